@@ -1,0 +1,244 @@
+"""Activity analysis: which values need derivative code.
+
+A name is *varied* if its value depends (differentiably) on a differentiated
+input, and *useful* if the output depends (differentiably) on it. Only names
+that are both, the *active* names, get adjoint code. Everything else is a
+constant to the differentiator, so expressions over constant data cost
+nothing extra.
+
+The analysis also infers a *kind* for every name: 'array' for numbers and
+arrays, 'other' for tuples, lists, dicts and values of unknown structure.
+Cotangents of 'array' names are added with `+`; others with `add_cot`.
+"""
+
+import gast
+
+from . import astutil, ir
+
+ARRAY, OTHER, SCALAR = "array", "other", "scalar"
+
+
+def _join(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return ARRAY if a == b == ARRAY else OTHER
+
+
+class Activity:
+    """Varied, useful and kind facts for one lowered function.
+
+    `calls(stmt, varied_args)` is asked about calls to other user functions:
+    it returns (result_varied, result_kind) for the given varied arguments.
+    """
+
+    def __init__(self, fn, wrt, kinds, calls, extra_varied=()):
+        self.fn = fn
+        self.calls = calls
+        self.varied = set(wrt) | set(extra_varied)
+        self.kind = {n: ARRAY if k == SCALAR else k for n, k in kinds.items()}
+        self.scalars = {n for n, k in kinds.items() if k == SCALAR}
+        self.int_names = set()
+        self._forward(fn.body)
+        self.useful = set()
+        self._backward_result(fn.result)
+        self._backward(fn.body)
+
+    def active(self, name):
+        return name in self.varied and name in self.useful
+
+    def is_active_atom(self, node):
+        return isinstance(node, gast_Name) and self.active(node.id)
+
+    # -- varied (forward) ------------------------------------------------------------------
+    def _atoms_varied(self, nodes):
+        return any(n in self.varied for node in nodes for n in astutil.names_loaded(node))
+
+    def _forward(self, body):
+        for s in body:
+            self._forward_stmt(s)
+
+    def _forward_stmt(self, s):
+        if isinstance(s, ir.Assign):
+            names = astutil.target_names(s.target)
+            varied, kind = self._op_varied(s)
+            if varied:
+                self.varied.update(names)
+            for n in names:
+                self.kind[n] = kind if isinstance(s.target, str) else self._unpacked_kind(s, kind)
+            if isinstance(s.target, str) and self._op_scalar(s):
+                self.scalars.add(s.target)
+        elif isinstance(s, ir.Cond):
+            self._forward(s.true.body)
+            self._forward(s.false.body)
+            for k, out in enumerate(s.outs):
+                rs = (s.true.results[k], s.false.results[k])
+                if self._atoms_varied(rs):
+                    self.varied.add(out)
+                self.kind[out] = _join(self._atom_kind(rs[0]), self._atom_kind(rs[1]))
+                if all(self.scalar(r) for r in rs):
+                    self.scalars.add(out)
+        elif isinstance(s, ir.Loop):
+            if s.kind == "scan" and isinstance(s.item, str) and _is_range(s.xs):
+                self.int_names.add(s.item)
+            for c, init in zip(s.carry, s.init):
+                if self._atoms_varied([init]):
+                    self.varied.add(c)
+                self.kind[c] = self._atom_kind(init)
+                if self.scalar(init):
+                    self.scalars.add(c)
+            while True:
+                before = (len(self.varied), dict(self.kind), set(self.scalars))
+                self._forward(s.test_body)
+                self._forward(s.body)
+                for c, r in zip(s.carry, s.results):
+                    if self._atoms_varied([r]):
+                        self.varied.add(c)
+                    self.kind[c] = _join(self.kind.get(c), self._atom_kind(r))
+                    if not self.scalar(r):
+                        self.scalars.discard(c)
+                if (len(self.varied), self.kind, self.scalars) == before:
+                    break
+
+    def scalar(self, node):
+        """Statically known to be a scalar (a number, not an array of any other shape)."""
+        if isinstance(node, gast_Constant):
+            return type(node.value) in (int, float)
+        return isinstance(node, gast_Name) and node.id in self.scalars
+
+    def _op_scalar(self, s):
+        op, v = s.op, s.value
+        if op.kind == "copy":
+            return self.scalar(v)
+        if op.kind == "const":
+            return isinstance(v, gast_Constant) and type(v.value) in (int, float)
+        if op.kind == "rule":
+            rule = op.rule
+            if rule.is_scalar_output(rule.static_args(op.bound)):
+                return True
+            if rule.kind == "elementwise":
+                return all(self.scalar(n) for n in op.bound.values() if not isinstance(n, list))
+        return False
+
+    def _unpacked_kind(self, s, kind):
+        if s.op.kind == "rule" and s.op.rule.tuple_output:
+            return ARRAY
+        return OTHER if kind != ARRAY or s.op.kind in ("copy", "user", "local") else ARRAY
+
+    def _atom_kind(self, node):
+        if isinstance(node, gast_Name):
+            if node.id in self.kind:
+                return self.kind[node.id]
+            return None if node.id == "UNDEFINED" else OTHER
+        if isinstance(node, gast_Constant):
+            return ARRAY if isinstance(node.value, (int, float, complex)) else None
+        return OTHER
+
+    def _op_varied(self, s):
+        op, v = s.op, s.value
+        k = op.kind
+        if k == "copy":
+            return v.id in self.varied, self.kind.get(v.id, OTHER)
+        if k == "const":
+            return False, ARRAY if _numeric_constant(v) else OTHER
+        if k == "rule":
+            rule = op.rule
+            diff = [node for p, node in op.bound.items() if p in rule.vjps]
+            flat = []
+            for node in diff:
+                flat.extend(node if isinstance(node, list) else [node])
+            varied = self._atoms_varied(flat)
+            return varied, OTHER if rule.tuple_output else ARRAY
+        if k == "getitem":
+            base = v.value
+            kind = ARRAY if self._atom_kind(base) == ARRAY else OTHER
+            return self._atoms_varied([base]), kind
+        if k in ("tuple", "list"):
+            return self._atoms_varied(v.elts), OTHER
+        if k == "dict":
+            return self._atoms_varied(v.values), OTHER
+        if k == "setitem":
+            base, _, val = v.args
+            return self._atoms_varied([base, val]), self._atom_kind(base)
+        if k == "append":
+            return self._atoms_varied(v.args), OTHER
+        if k in ("user", "local"):
+            args = list(v.args) + [kw.value for kw in v.keywords]
+            return self.calls(s, [self._atoms_varied([a]) for a in args], self)
+        # unknown calls: varied if anything they read is varied (an error later if also useful)
+        return self._atoms_varied([v]), OTHER
+
+    # -- useful (backward) ------------------------------------------------------------------
+    def _mark_useful(self, nodes):
+        for node in nodes:
+            self.useful.update(astutil.names_loaded(node))
+
+    def _backward_result(self, result):
+        self._mark_useful([result])
+
+    def _backward(self, body):
+        for s in reversed(body):
+            self._backward_stmt(s)
+
+    def _backward_stmt(self, s):
+        if isinstance(s, ir.Assign):
+            if not any(n in self.useful for n in astutil.target_names(s.target)):
+                return
+            self._mark_useful(self._diff_operands(s))
+        elif isinstance(s, ir.Cond):
+            for k, out in enumerate(s.outs):
+                if out in self.useful:
+                    self._mark_useful([s.true.results[k], s.false.results[k]])
+            self._backward(s.true.body)
+            self._backward(s.false.body)
+        elif isinstance(s, ir.Loop):
+            while True:
+                before = len(self.useful)
+                for c, r in zip(s.carry, s.results):
+                    if c in self.useful:
+                        self._mark_useful([r])
+                self._backward(s.body)
+                if len(self.useful) == before:
+                    break
+            for c, init in zip(s.carry, s.init):
+                if c in self.useful:
+                    self._mark_useful([init])
+
+    def _diff_operands(self, s):
+        """Operands through which a statement's output depends differentiably on its inputs."""
+        op, v = s.op, s.value
+        k = op.kind
+        if k == "copy":
+            return [v]
+        if k == "rule":
+            out = []
+            for p, node in op.bound.items():
+                if p in op.rule.vjps:
+                    out.extend(node if isinstance(node, list) else [node])
+            return out
+        if k == "getitem":
+            return [v.value]
+        if k in ("tuple", "list"):
+            return list(v.elts)
+        if k == "dict":
+            return list(v.values)
+        if k == "setitem":
+            return [v.args[0], v.args[2]]
+        if k == "append":
+            return list(v.args)
+        if k in ("user", "local", "unknown"):
+            return [v]
+        return []
+
+
+def _numeric_constant(v):
+    return isinstance(v, gast_Constant) and isinstance(v.value, (int, float, complex)) \
+        and not isinstance(v.value, bool)
+
+
+def _is_range(xs):
+    return isinstance(xs, gast_Call) and isinstance(xs.func, gast_Name) and xs.func.id == "range"
+
+
+gast_Name, gast_Constant, gast_Call = gast.Name, gast.Constant, gast.Call

@@ -1,0 +1,192 @@
+"""Small helpers to build and inspect gast trees."""
+
+import copy
+import functools
+
+import gast
+
+
+def name(id_, ctx=None):
+    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def store(id_):
+    return name(id_, gast.Store())
+
+
+def param(id_):
+    return name(id_, gast.Param())
+
+
+def const(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def attr(value, attribute):
+    if isinstance(value, str):
+        value = name(value)
+    return gast.Attribute(value=value, attr=attribute, ctx=gast.Load())
+
+
+def call(func, args=(), keywords=None):
+    if isinstance(func, str):
+        func = name(func)
+    kws = [gast.keyword(arg=k, value=v) for k, v in (keywords or {}).items()]
+    return gast.Call(func=func, args=list(args), keywords=kws)
+
+
+def tuple_(elts, ctx=None):
+    return gast.Tuple(elts=list(elts), ctx=ctx or gast.Load())
+
+
+def target(t):
+    """A store target from a name or a (nested) tuple of names."""
+    if isinstance(t, str):
+        return store(t)
+    return tuple_([target(e) for e in t], gast.Store())
+
+
+def load(t):
+    """A load expression from a name or a (nested) tuple of names."""
+    if isinstance(t, str):
+        return name(t)
+    return tuple_([load(e) for e in t])
+
+
+def assign(targets, value, lineno=None):
+    node = gast.Assign(targets=[target(targets) if isinstance(targets, (str, tuple)) else targets],
+                       value=value, type_comment=None)
+    if lineno is not None:
+        node.lineno = lineno
+    return node
+
+
+def expr_stmt(value, lineno=None):
+    node = gast.Expr(value=value)
+    if lineno is not None:
+        node.lineno = lineno
+    return node
+
+
+def ret(value):
+    return gast.Return(value=value)
+
+
+def arguments(params, defaults=()):
+    return gast.arguments(args=[param(p) for p in params], posonlyargs=[], vararg=None,
+                          kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=list(defaults))
+
+
+def function_def(fname, args, body, lineno=None):
+    if not isinstance(args, gast.arguments):
+        args = arguments(args)
+    node = gast.FunctionDef(name=fname, args=args, body=body, decorator_list=[], returns=None,
+                            type_comment=None, type_params=[])
+    if lineno is not None:
+        node.lineno = lineno
+    return node
+
+
+@functools.lru_cache(maxsize=None)
+def _parse_expr_cached(text):
+    return gast.parse(text, mode="eval").body
+
+
+def parse_expr(text):
+    """A fresh gast expression node parsed from text."""
+    return copy.deepcopy(_parse_expr_cached(text))
+
+
+def names_loaded(node):
+    """Names read anywhere in node (including nested functions' free reads)."""
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def names_stored(node):
+    return {n.id for n in gast.walk(node)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
+
+
+def all_names(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+def target_names(t):
+    """Flat list of names in a target spec (a name or nested tuple of names)."""
+    if isinstance(t, str):
+        return [t]
+    out = []
+    for e in t:
+        out.extend(target_names(e))
+    return out
+
+
+def target_spec(node):
+    """A Name/Tuple store target as a name or nested tuple of names (or None)."""
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, (gast.Tuple, gast.List)):
+        parts = [target_spec(e) for e in node.elts]
+        if any(p is None for p in parts):
+            return None
+        return tuple(parts)
+    return None
+
+
+def is_atom(node):
+    """A name or a constant: what one-operation-per-statement code computes with."""
+    return isinstance(node, (gast.Name, gast.Constant))
+
+
+def is_constant_literal(node):
+    """A constant, or a tuple/list of constant literals (like an axis tuple)."""
+    if isinstance(node, gast.Constant):
+        return True
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return isinstance(node.operand, gast.Constant)
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return all(is_constant_literal(e) for e in node.elts)
+    return False
+
+
+def literal_value(node):
+    """The Python value of a constant literal node."""
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, gast.UnaryOp):
+        v = literal_value(node.operand)
+        return -v if isinstance(node.op, gast.USub) else +v
+    if isinstance(node, gast.Tuple):
+        return tuple(literal_value(e) for e in node.elts)
+    if isinstance(node, gast.List):
+        return [literal_value(e) for e in node.elts]
+    raise ValueError("not a literal")
+
+
+def rename(node, mapping):
+    """Rename Name nodes in place according to mapping; returns node."""
+    if not mapping:
+        return node
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and n.id in mapping:
+            n.id = mapping[n.id]
+    return node
+
+
+def substitute(node, mapping):
+    """Replace loaded Names by copies of the expressions in mapping (in a copy)."""
+
+    class _Sub(gast.NodeTransformer):
+        def visit_Name(self, n):
+            if isinstance(n.ctx, gast.Load) and n.id in mapping:
+                return copy.deepcopy(mapping[n.id])
+            return n
+
+    return _Sub().visit(copy.deepcopy(node))
+
+
+def set_lineno(node, lineno):
+    for n in gast.walk(node):
+        if isinstance(n, (gast.stmt, gast.expr)):
+            n.lineno = lineno
+    return node

@@ -1,0 +1,94 @@
+"""Specialization cache: one compiled gradient per key, LRU-bounded, thread-safe.
+
+A key is what selects a different program: the values (with their types) of
+static arguments and the structure of the differentiated arguments. Array
+shapes and values are never part of a key. A key is transformed once even
+when many threads ask for it at the same time.
+
+`cache_info()` returns a `CacheInfo(hits, misses, maxsize, currsize)` like
+`functools.lru_cache`. Why a call missed is logged at DEBUG level on the
+`adsrc.cache` logger (set ADSRC_LOG_MISSES=1 to print it without logging set up).
+"""
+
+import collections
+import logging
+import os
+import sys
+import threading
+
+log = logging.getLogger("adsrc.cache")
+
+CacheInfo = collections.namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize"])
+
+DEFAULT_MAXSIZE = 64
+
+
+class SpecializationCache:
+    def __init__(self, maxsize=DEFAULT_MAXSIZE, name="function"):
+        if maxsize is not None and (not isinstance(maxsize, int) or maxsize < 1):
+            raise ValueError(f"cache_size must be a positive integer or None, got {maxsize!r}")
+        self.maxsize = maxsize
+        self.name = name
+        self._data = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._building = {}            # key -> Event while one thread transforms it
+        self.hits = 0
+        self.misses = 0
+        self._last_key = None
+
+    def get(self, key, build, describe=None):
+        """The value for key, building it (once) with build() on a miss."""
+        data = self._data
+        value = data.get(key)
+        if value is not None:
+            with self._lock:
+                self.hits += 1
+                if key in data:
+                    data.move_to_end(key)
+            return value
+        while True:
+            with self._lock:
+                value = data.get(key)
+                if value is not None:
+                    self.hits += 1
+                    data.move_to_end(key)
+                    return value
+                event = self._building.get(key)
+                if event is None:
+                    event = self._building[key] = threading.Event()
+                    self.misses += 1
+                    previous, self._last_key = self._last_key, key
+                    break
+            event.wait()
+        try:
+            self._log_miss(previous, key, describe)
+            value = build()
+            with self._lock:
+                data[key] = value
+                if self.maxsize is not None:
+                    while len(data) > self.maxsize:
+                        data.popitem(last=False)
+            return value
+        finally:
+            with self._lock:
+                del self._building[key]
+            event.set()
+
+    def _log_miss(self, previous, key, describe):
+        if not (log.isEnabledFor(logging.DEBUG) or os.environ.get("ADSRC_LOG_MISSES")):
+            return
+        why = describe(previous, key) if describe else f"new key {key!r}"
+        msg = f"adsrc: transforming {self.name}: {why}"
+        log.debug(msg)
+        if os.environ.get("ADSRC_LOG_MISSES") and not log.isEnabledFor(logging.DEBUG):
+            print(msg, file=sys.stderr)
+
+    def info(self):
+        with self._lock:
+            return CacheInfo(self.hits, self.misses, self.maxsize, len(self._data))
+
+    def clear(self):
+        with self._lock:
+            self._data.clear()
+            self.hits = self.misses = 0
+            self._last_key = None

@@ -1,0 +1,271 @@
+"""Frontend: find a function's source, parse it with gast, resolve its names.
+
+`load(fun)` returns a `UserFunction`: the function's definition as a gast
+`FunctionDef` (lambdas become a `def` that returns the lambda's body) with
+file-absolute line numbers, and everything needed to resolve a free name to
+the object it means (closure cells, module globals, builtins).
+"""
+
+import ast
+import builtins
+import functools
+import inspect
+import linecache
+import types
+
+import gast
+
+from . import astutil
+from .errors import Location, transform_error
+
+_NO_SOURCE_HINT = (
+    "adsrc reads a function's source code to differentiate it. Define the "
+    "function in a file (a module, a script or a notebook cell) rather than "
+    "at an interactive prompt or through exec()."
+)
+
+
+class UserFunction:
+    """A user function, parsed, with the means to resolve its free names."""
+
+    def __init__(self, fun, node, filename):
+        self.fun = fun
+        self.node = node
+        self.filename = filename
+        self.name = "lambda" if fun.__name__ == "<lambda>" else fun.__name__
+        self.qualname = getattr(fun, "__qualname__", self.name)
+        self.globals = fun.__globals__
+        code = fun.__code__
+        self.cells = dict(zip(code.co_freevars, fun.__closure__ or ()))
+        b = fun.__globals__.get("__builtins__", builtins)
+        self.builtins = b if isinstance(b, dict) else vars(b)
+        self.locals = local_names(node)
+
+    def __deepcopy__(self, memo):
+        return self   # shared, never mutated after loading
+
+    # -- locations and errors -------------------------------------------------
+    def loc(self, node_or_lineno):
+        if isinstance(node_or_lineno, int):
+            return Location(self.filename, node_or_lineno, None, self.name)
+        return Location(self.filename, getattr(node_or_lineno, "lineno", None),
+                        getattr(node_or_lineno, "col_offset", None), self.name)
+
+    def error(self, node, problem, hint=None):
+        return transform_error(self.loc(node), problem, hint)
+
+    def line(self, lineno):
+        return linecache.getline(self.filename, lineno).strip()
+
+    # -- names ------------------------------------------------------------------
+    def lookup(self, id_):
+        """(kind, value) for a name free in this function.
+
+        kind is 'closure', 'global', 'builtin' or 'missing'. Closure values are
+        read from the cell now; generated code reads the cell when it runs.
+        """
+        if id_ in self.cells:
+            try:
+                return "closure", self.cells[id_].cell_contents
+            except ValueError:  # empty cell: defined later in the enclosing scope
+                return "missing", None
+        if id_ in self.globals:
+            return "global", self.globals[id_]
+        if id_ in self.builtins:
+            return "builtin", self.builtins[id_]
+        return "missing", None
+
+
+class _NotStatic(Exception):
+    pass
+
+
+def static_value(node, uf, local):
+    """The object a Name/Attribute chain rooted at a non-local name means now.
+
+    `local` is a predicate telling whether a name is local at this point.
+    Raises LookupError if the expression is not such a chain.
+    """
+    if isinstance(node, gast.Name):
+        if local(node.id):
+            raise LookupError(node.id)
+        kind, value = uf.lookup(node.id)
+        if kind == "missing":
+            raise LookupError(node.id)
+        return value
+    if isinstance(node, gast.Attribute):
+        base = static_value(node.value, uf, local)
+        try:
+            return getattr(base, node.attr)
+        except AttributeError:
+            raise LookupError(node.attr) from None
+    raise LookupError(type(node).__name__)
+
+
+def local_names(fdef):
+    """Names local to a function definition (parameters and assigned names).
+
+    Nested function, lambda and comprehension scopes are not entered, but the
+    names of nested defs are local.
+    """
+    out = set()
+    a = fdef.args
+    for p in list(a.posonlyargs or []) + list(a.args) + list(a.kwonlyargs):
+        out.add(p.id)
+    for p in (a.vararg, a.kwarg):
+        if p is not None:
+            out.add(p.id)
+
+    def visit(node):
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                out.add(child.name)
+                continue
+            if isinstance(child, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                                  gast.GeneratorExp)):
+                continue
+            if isinstance(child, gast.Name) and isinstance(child.ctx, (gast.Store, gast.Del)):
+                out.add(child.id)
+            visit(child)
+
+    for stmt in fdef.body:
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            out.add(stmt.name)
+        else:
+            visit(stmt)
+    if isinstance(fdef.body, list):
+        for stmt in fdef.body:
+            if isinstance(stmt, (gast.Global, gast.Nonlocal)):
+                out.difference_update(stmt.names)
+    return out
+
+
+# -- source retrieval -----------------------------------------------------------
+
+@functools.lru_cache(maxsize=64)
+def _parse_file(filename, text):
+    return ast.parse(text, filename=filename)
+
+
+def _file_tree(fun):
+    code = fun.__code__
+    filename = code.co_filename
+    lines = linecache.getlines(filename, fun.__globals__)
+    if not lines:
+        raise transform_error(
+            None, f"adsrc cannot find the source code of `{fun.__qualname__}` "
+                  f"(defined in {filename!r}).", _NO_SOURCE_HINT)
+    try:
+        return filename, _parse_file(filename, "".join(lines))
+    except SyntaxError as e:
+        raise transform_error(
+            None, f"adsrc could not parse {filename!r} to find `{fun.__qualname__}`: {e}",
+            "Make sure the file on disk is the one the function was loaded from.") from None
+
+
+def _find_def(tree, code):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            if code.co_firstlineno in (node.lineno, first):
+                return node
+    return None
+
+
+def _lambda_params(node):
+    a = node.args
+    return [p.arg for p in list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)]
+
+
+def _find_lambda(tree, fun):
+    code = fun.__code__
+    cands = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
+    nargs = code.co_argcount + code.co_kwonlyargcount
+    params = list(code.co_varnames[:nargs])
+    cands = [n for n in cands if _lambda_params(n) == params]
+    if len(cands) > 1 and hasattr(code, "co_positions"):
+        cols = [p[2] for p in code.co_positions() if p[0] == code.co_firstlineno and p[2] is not None]
+        if cols:
+            col = min(cols)
+            inside = [n for n in cands if n.body.col_offset <= col and
+                      (n.body.end_lineno > n.lineno or col < n.body.end_col_offset)]
+            if inside:
+                # the innermost lambda whose body contains the first instruction
+                cands = [max(inside, key=lambda n: n.body.col_offset)]
+    if len(cands) > 1:
+        def key(n):
+            return ast.dump(n.body)
+        bodies = {key(n) for n in cands}
+        if len(bodies) == 1:
+            cands = cands[:1]
+    return cands
+
+
+def load(fun):
+    """Parse a Python function (or lambda) into a UserFunction."""
+    fun = inspect.unwrap(fun)
+    if isinstance(fun, types.MethodType):
+        raise transform_error(None, f"adsrc cannot differentiate the bound method `{fun.__qualname__}` directly.",
+                              "Differentiate the plain function and pass the object as an argument.")
+    if not isinstance(fun, types.FunctionType):
+        raise transform_error(None, f"adsrc can only differentiate Python functions, not {type(fun).__name__} "
+                                    f"objects ({fun!r}).",
+                              "Wrap the computation in a `def` or a lambda.")
+    code = fun.__code__
+    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        raise transform_error(None, f"`{fun.__qualname__}` is a generator or coroutine; adsrc differentiates "
+                                    "plain functions.", "Return a value instead of yielding.")
+    filename, tree = _file_tree(fun)
+    if fun.__name__ == "<lambda>":
+        cands = _find_lambda(tree, fun)
+        if len(cands) != 1:
+            where = Location(filename, code.co_firstlineno)
+            problem = ("adsrc cannot tell which lambda on this line to differentiate."
+                       if cands else "adsrc cannot find this lambda's source (was the file edited since it was loaded?).")
+            raise transform_error(where, problem, "Give the function a name with `def`.")
+        lam = gast.ast_to_gast(cands[0])
+        body = gast.Return(value=lam.body)
+        body.lineno = lam.body.lineno
+        body.col_offset = lam.body.col_offset
+        node = gast.FunctionDef(name="lambda_", args=lam.args, body=[body], decorator_list=[],
+                                returns=None, type_comment=None, type_params=[])
+        node.lineno, node.col_offset = cands[0].lineno, cands[0].col_offset
+    else:
+        found = _find_def(tree, code)
+        if found is None:
+            raise transform_error(
+                Location(filename, code.co_firstlineno),
+                f"adsrc cannot find the definition of `{fun.__qualname__}` in its file.",
+                "The file may have been edited since the function was loaded: reload it.")
+        if isinstance(found, ast.AsyncFunctionDef):
+            raise transform_error(Location(filename, found.lineno, found.col_offset),
+                                  f"`{fun.__qualname__}` is an async function.",
+                                  "adsrc differentiates plain functions.")
+        node = gast.ast_to_gast(found)
+        node.decorator_list = []
+    _fill_args(node.args)
+    return UserFunction(fun, node, filename)
+
+
+def _fill_args(a):
+    for field in ("posonlyargs", "args", "kwonlyargs", "kw_defaults", "defaults"):
+        if getattr(a, field, None) is None:
+            setattr(a, field, [])
+    for field in ("vararg", "kwarg"):
+        if not hasattr(a, field):
+            setattr(a, field, None)
+
+
+def param_names(fdef):
+    """Positional-or-keyword parameter names (positional-only first)."""
+    a = fdef.args
+    return [p.id for p in list(a.posonlyargs) + list(a.args)]
+
+
+def lambda_to_def(lam, fname):
+    """A gast FunctionDef equivalent to a gast Lambda."""
+    _fill_args(lam.args)
+    body = gast.Return(value=lam.body)
+    astutil.set_lineno(body, getattr(lam, "lineno", None) or 0)
+    node = astutil.function_def(fname, lam.args, [body], getattr(lam, "lineno", None))
+    return node

@@ -1,0 +1,170 @@
+"""What does the right-hand side of a normalized assignment compute?
+
+`Classifier.op(value)` returns an `ir.Op`: which derivative rule applies, or
+whether the value is a call to another user function, a container display,
+an index, or something never differentiated.
+"""
+
+import types
+
+import gast
+
+from .. import astutil, primitives
+from .. import rules as rules_mod
+from ..frontend import static_value
+from ..ir import Op
+
+# Functions whose source adsrc never transforms: they need rules.
+_NO_SOURCE_MODULES = ("numpy", "builtins", "math", "adsrc")
+
+# Methods that mutate their object in place: not supported.
+MUTATING_METHODS = frozenset({
+    "sort", "fill", "extend", "pop", "insert", "remove", "resize", "put", "itemset", "setfield",
+    "clear", "update", "setdefault", "popitem", "partition", "byteswap", "setflags", "reverse",
+})
+
+# Attributes of arrays that are never differentiated.
+CONSTANT_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
+
+
+def is_user_function(obj):
+    if not isinstance(obj, types.FunctionType):
+        return False
+    module = getattr(obj, "__module__", None) or ""
+    return module.split(".")[0] not in _NO_SOURCE_MODULES
+
+
+def callable_name(obj, node=None):
+    mod = getattr(obj, "__module__", None)
+    qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if qual is None and node is not None:
+        return _dotted(node)
+    if mod in (None, "builtins"):
+        return qual or repr(obj)
+    if mod.startswith("numpy"):
+        return "np." + (qual or "?") if mod == "numpy" or isinstance(obj, __import__("numpy").ufunc) \
+            else f"{mod}.{qual}"
+    return f"{mod}.{qual}"
+
+
+def _dotted(node):
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return _dotted(node.value) + "." + node.attr
+    return "<expression>"
+
+
+class Classifier:
+    def __init__(self, uf, is_local, local_defs):
+        self.uf = uf
+        self.is_local = is_local          # name -> bool
+        self.local_defs = local_defs      # name -> True if a local def
+
+    def error(self, node, problem, hint=None):
+        return self.uf.error(node, problem, hint)
+
+    def static(self, node):
+        try:
+            return static_value(node, self.uf, self.is_local)
+        except LookupError:
+            return rules_mod.NOT_STATIC
+
+    def op(self, v, at):
+        if isinstance(v, gast.Name):
+            return Op("copy")
+        if isinstance(v, gast.Constant):
+            return Op("const")
+        if isinstance(v, gast.BinOp):
+            rule = rules_mod.OPERATORS.get(type(v.op))
+            if rule is None:
+                return Op("const")
+            return Op("rule", rule=rule, bound={"x": v.left, "y": v.right}, describe=rule.name)
+        if isinstance(v, gast.UnaryOp):
+            rule = rules_mod.OPERATORS.get(type(v.op))
+            if rule is None:
+                return Op("const")
+            return Op("rule", rule=rule, bound={"x": v.operand}, describe=rule.name)
+        if isinstance(v, gast.Subscript):
+            return Op("getitem")
+        if isinstance(v, gast.Tuple):
+            return Op("tuple")
+        if isinstance(v, gast.List):
+            return Op("list")
+        if isinstance(v, gast.Dict):
+            return Op("dict")
+        if isinstance(v, gast.Attribute):
+            return self.attribute(v, at)
+        if isinstance(v, gast.Call):
+            return self.call(v, at)
+        return Op("const")   # comparisons, `not`, f-strings...: never differentiated
+
+    def attribute(self, v, at):
+        if self.static(v) is not rules_mod.NOT_STATIC:
+            return Op("const")
+        if v.attr in CONSTANT_ATTRIBUTES:
+            return Op("const")
+        rule = rules_mod.ATTRIBUTES.get(v.attr)
+        if rule is not None:
+            return Op("rule", rule=rule, bound={"x": v.value}, describe=rule.name)
+        return Op("unknown", describe=f"the attribute `.{v.attr}`",
+                  hint="adsrc knows the array attributes .T, .real, .imag, .shape, .ndim, .size and .dtype.")
+
+    def call(self, v, at):
+        f = v.func
+        obj = self.static(f)
+        if obj is not rules_mod.NOT_STATIC:
+            return self.static_call(v, obj, at)
+        if isinstance(f, gast.Name) and self.local_defs(f.id):
+            return Op("local", callee=f.id, describe=f"`{f.id}`")
+        if isinstance(f, gast.Attribute):
+            return self.method_call(v, at)
+        what = _dotted(f)
+        return Op("unknown", describe=f"`{what}`",
+                  hint="adsrc differentiates calls to functions it can resolve when transforming: module "
+                       "functions, closures and functions defined in this function.")
+
+    def static_call(self, v, obj, at):
+        if primitives.is_primitive(obj):
+            raise self.error(at, f"adsrc.{primitives.primitive_name(obj)} must be called as a statement of "
+                                 "its own.", None)
+        rule = rules_mod.lookup(obj)
+        if rule is not None:
+            if rule.nondiff:
+                return Op("const")
+            try:
+                bound = rule.bind(v.args, v.keywords)
+            except TypeError as e:
+                raise self.error(at, f"{e}.", "Check the call against adsrc's rule table "
+                                              "(`python -m adsrc rules`).") from None
+            return Op("rule", rule=rule, bound=bound, describe=rule.name)
+        if is_user_function(obj):
+            return Op("user", callee=obj, describe=f"`{callable_name(obj)}`")
+        return Op("unknown", describe=f"`{callable_name(obj, v.func)}`",
+                  hint=_no_rule_hint(obj))
+
+    def method_call(self, v, at):
+        name = v.func.attr
+        if name in MUTATING_METHODS:
+            raise self.error(at, f"the method `.{name}()` changes its object in place, which adsrc does not "
+                                 "support inside a differentiated function.",
+                             "Compute a new value instead (for example `np.sort(x)` or `a + b`).")
+        rule = rules_mod.METHODS.get(name)
+        if rule is None:
+            return Op("unknown", describe=f"the method `.{name}()`",
+                      hint=f"adsrc has no rule for `.{name}()`; call the NumPy function instead, or "
+                           "register one with adsrc.defvjp.")
+        if rule.nondiff:
+            return Op("const")
+        try:
+            bound = rule.bind([v.func.value] + list(v.args), v.keywords)
+        except TypeError as e:
+            raise self.error(at, f"{e}.", None) from None
+        return Op("rule", rule=rule, bound=bound, describe=rule.name)
+
+
+def _no_rule_hint(obj):
+    name = getattr(obj, "__name__", None) or type(obj).__name__
+    return (f"`{name}` has no Python source adsrc can transform and no derivative rule. Give it one with "
+            f"`adsrc.defvjp({name}, ...)`, wrap it in a function decorated with `@adsrc.custom_vjp`, or "
+            "call it on values that are not differentiated.")

@@ -1,0 +1,452 @@
+"""Lower structured Python into the IR: `if` -> Cond, `for` -> scan, `while` -> while_loop.
+
+Input: a normalized function whose jumps were removed (`jumps.py`). Output:
+an `ir.Function`. An `if` outputs the variables either branch assigns that
+are read afterwards; a loop carries the variables its body assigns that are
+live at the top of an iteration or after the loop. A branch or loop that
+does not assign such a variable passes on its current value, or UNDEFINED
+when it has none yet.
+
+A `for` loop becomes a scan over `range(...)`: over the range itself when
+the loop iterates a `range`, otherwise over indices of the sequence, with
+the loop target read by indexing (`x = xs[i]`). Calls to the primitives
+`cond`, `scan`, `while_loop` and `fori_loop` become the same IR, with their
+function arguments inlined.
+"""
+
+import copy
+
+import gast
+
+from .. import astutil, ir, primitives
+from .. import rules as rules_mod
+from ..frontend import local_names, static_value
+from . import inplace, liveness
+from .classify import Classifier
+
+
+
+class Lowerer:
+    def __init__(self, uf, namer, scopes=None, local_defs=None):
+        self.uf = uf
+        self.namer = namer
+        self.scopes = list(scopes or [])
+        self.local_defs = dict(local_defs or {})   # name -> normalized FunctionDef
+        self.aliases = None
+
+    # -- entry -----------------------------------------------------------------------
+    def function(self, fdef):
+        self.scopes.append(local_names(fdef))
+        try:
+            liveness.annotate(fdef.body)
+            self.aliases = inplace.Aliases(fdef, self.is_local)
+            self.classifier = Classifier(self.uf, self.is_local, lambda n: n in self.local_defs)
+            params = _arg_names(fdef.args)
+            body_stmts, final = fdef.body[:-1], fdef.body[-1]
+            body, _ = self.block(body_stmts, set(params))
+            fn = ir.Function(fdef.name, fdef.args, body, copy.deepcopy(final.value), self.uf, fdef.lineno)
+            _drop_unused_local_defs(fn)
+            return fn
+        finally:
+            self.scopes.pop()
+
+    def undefined(self):
+        return astutil.name(self.namer.helper("UNDEFINED"))
+
+    def is_local(self, n):
+        return any(n in s for s in self.scopes)
+
+    def static(self, node):
+        try:
+            return static_value(node, self.uf, self.is_local)
+        except LookupError:
+            return rules_mod.NOT_STATIC
+
+    # -- blocks ------------------------------------------------------------------------
+    def block(self, stmts, defined):
+        """IR statements for a block; `defined` (names with a value) is updated."""
+        out = []
+        for s in stmts:
+            out.extend(self.statement(s, defined))
+        return out, defined
+
+    def statement(self, s, defined):
+        if isinstance(s, gast.Assign):
+            return self.assign(s, defined)
+        if isinstance(s, gast.Expr):
+            lst = liveness.appended_list(s)
+            if lst is not None and self.is_local(lst):
+                inplace.check(self.uf, s, lst, self.aliases, f"`{lst}.append(...)`")
+                value = astutil.call(astutil.name(self.namer.helper("list_append")), [astutil.name(lst), s.value.args[0]])
+                defined.add(lst)
+                return [ir.Assign(lst, value, ir.Op("append")).at(s)]
+            self.classifier.op(s.value, s)  # raises for unsupported in-place methods
+            return [ir.Effect(s.value).at(s)]
+        if isinstance(s, (gast.Assert, gast.Raise)):
+            return [ir.Raw(s).at(s)]
+        if isinstance(s, gast.If):
+            return [self.cond(s, defined)]
+        if isinstance(s, gast.For):
+            return [self.for_loop(s, defined)]
+        if isinstance(s, gast.While):
+            return [self.while_loop(s, defined)]
+        if isinstance(s, gast.FunctionDef):
+            self.local_defs[s.name] = s
+            sub = Lowerer(self.uf, self.namer, self.scopes, self.local_defs)
+            fn = sub.function(copy.deepcopy(s))
+            defined.add(s.name)
+            return [ir.LocalDef(s.name, fn).at(s)]
+        raise self.uf.error(s, f"internal error: unexpected {type(s).__name__} after normalization")
+
+    def assign(self, s, defined):
+        t = s.targets[0]
+        if isinstance(t, gast.Subscript):
+            base = t.value.id
+            inplace.check(self.uf, s, base, self.aliases, f"assigning to `{base}[...]`")
+            value = astutil.call(astutil.name(self.namer.helper("index_update")), [astutil.name(base), t.slice, s.value])
+            defined.add(base)
+            return [ir.Assign(base, value, ir.Op("setitem")).at(s)]
+        spec = astutil.target_spec(t)
+        if getattr(s, "augmented", False):
+            inplace.check(self.uf, s, spec, self.aliases, f"the in-place operator on `{spec}`")
+        value = s.value
+        if isinstance(value, gast.Call):
+            prim = self.static(value.func)
+            if prim is not rules_mod.NOT_STATIC and primitives.is_primitive(prim):
+                return self.primitive(s, spec, value, prim, defined)
+        op = self.classifier.op(value, s)
+        defined.update(astutil.target_names(spec))
+        return [ir.Assign(spec, value, op).at(s)]
+
+    # -- if ------------------------------------------------------------------------------
+    def cond(self, s, defined):
+        outs = [n for n in liveness.assigned(s.body + s.orelse) if n in s.live_out]
+        branches = []
+        after = None
+        for stmts in (s.body, s.orelse):
+            d = set(defined)
+            body, d = self.block(stmts, d)
+            results = [astutil.name(n) if n in d else self.undefined() for n in outs]
+            branches.append(ir.Branch(body, results))
+            after = d if after is None else after & d
+        defined.update(after)
+        defined.update(outs)
+        return ir.Cond(s.test, branches[0], branches[1], outs).at(s)
+
+    # -- for -----------------------------------------------------------------------------
+    def for_loop(self, s, defined):
+        target = astutil.target_spec(s.target)
+        targets = astutil.target_names(target)
+        carry = [n for n in liveness.assigned(s.body) + targets if n in s.header_live]
+        carry = list(dict.fromkeys(carry))
+        xs, item, prelude = self.iteration(s, target, carry)
+        init = [astutil.name(n) if n in defined else self.undefined() for n in carry]
+        inner = set(defined) | set(carry) | set(astutil.target_names(item))
+        pre_ir, inner = self.block(prelude, inner)
+        body, inner = self.block(s.body, inner)
+        loop = ir.Loop("scan", carry, init, pre_ir + body, [astutil.name(n) for n in carry], list(carry))
+        loop.item = item
+        loop.xs = xs
+        loop.stop = getattr(s, "break_flag", None)
+        defined.update(carry)
+        return loop.at(s)
+
+    def iteration(self, s, target, carry):
+        """(xs expression, item name, prelude statements) for `for target in iter`."""
+        it = s.iter
+        kind = None
+        if isinstance(it, gast.Call):
+            fn = self.static(it.func)
+            kind = {range: "range", enumerate: "enumerate", zip: "zip", reversed: "reversed"}.get(fn) \
+                if fn is not rules_mod.NOT_STATIC and _hashable(fn) else None
+        targets = astutil.target_names(target)
+        if kind == "range" and isinstance(target, str) and target not in carry:
+            return it, target, []
+        index = self.namer.fresh("i")
+        prelude = []
+
+        def bind(tgt, value):
+            prelude.append(_at(astutil.assign(tgt, value), s))
+
+        def item(seq):
+            return gast.Subscript(value=copy.deepcopy(seq), slice=astutil.name(index), ctx=gast.Load())
+
+        if kind == "range":
+            bind(target, item(it))
+            xs = _range_len(it)
+        elif kind == "enumerate":
+            seq = it.args[0]
+            start = it.args[1] if len(it.args) > 1 else None
+            counter = astutil.name(index) if start is None else \
+                gast.BinOp(left=astutil.name(index), op=gast.Add(), right=copy.deepcopy(start))
+            self._bind_pair(target, [counter, item(seq)], bind, s)
+            xs = astutil.call("range", [astutil.call("len", [copy.deepcopy(seq)])])
+        elif kind == "zip":
+            seqs = it.args
+            self._bind_pair(target, [item(q) for q in seqs], bind, s)
+            lens = [astutil.call("len", [copy.deepcopy(q)]) for q in seqs]
+            xs = astutil.call("range", [lens[0] if len(lens) == 1 else astutil.call("min", lens)])
+        elif kind == "reversed":
+            seq = it.args[0]
+            bind(target, item(seq))
+            n = astutil.call("len", [copy.deepcopy(seq)])
+            xs = astutil.call("range", [gast.BinOp(left=n, op=gast.Sub(), right=astutil.const(1)),
+                                        astutil.const(-1), astutil.const(-1)])
+        else:
+            seq = it if isinstance(it, gast.Name) else it
+            bind(target, item(seq))
+            xs = astutil.call("range", [astutil.call("len", [copy.deepcopy(seq)])])
+        for n in targets:
+            self.scopes[-1].add(n)
+        self.scopes[-1].add(index)
+        return xs, index, prelude
+
+    def _bind_pair(self, target, values, bind, s):
+        if isinstance(target, tuple) and len(target) == len(values):
+            for t, v in zip(target, values):
+                if isinstance(t, str):
+                    bind(t, v)
+                else:
+                    tmp = self.namer.fresh("item")
+                    bind(tmp, v)
+                    bind(t, astutil.name(tmp))
+        else:
+            tmps = []
+            for v in values:
+                tmp = self.namer.fresh("item")
+                bind(tmp, v)
+                tmps.append(astutil.name(tmp))
+            bind(target, astutil.tuple_(tmps))
+
+    # -- while ---------------------------------------------------------------------------
+    def while_loop(self, s, defined):
+        carry = [n for n in liveness.assigned(s.body) if n in s.header_live]
+        init = [astutil.name(n) if n in defined else self.undefined() for n in carry]
+        inner = set(defined) | set(carry)
+        body, inner = self.block(s.body, inner)
+        loop = ir.Loop("while", carry, init, body, [astutil.name(n) for n in carry], list(carry))
+        loop.test = s.test
+        defined.update(carry)
+        return loop.at(s)
+
+    # -- primitives called by the user -------------------------------------------------------
+    def primitive(self, s, spec, call, prim, defined):
+        name = primitives.primitive_name(prim)
+        args = list(call.args)
+        kws = {k.arg: k.value for k in call.keywords}
+        order = {"cond": ["pred", "true_fun", "false_fun"],
+                 "scan": ["f", "init", "xs", "length", "reverse"],
+                 "while_loop": ["cond_fun", "body_fun", "init_val"],
+                 "fori_loop": ["lower", "upper", "body_fun", "init_val"]}[name]
+        if name == "cond":
+            ops = args[3:]
+            args = args[:3]
+        bound = dict(zip(order, args))
+        for k, v in kws.items():
+            if k not in order or k in bound:
+                raise self.uf.error(call, f"adsrc.{name} got an unexpected argument `{k}`.", None)
+            bound[k] = v
+        missing = [p for p in order if p not in bound and p not in ("xs", "length", "reverse")]
+        if missing:
+            raise self.uf.error(call, f"adsrc.{name} is missing the argument `{missing[0]}`.", None)
+        out = self.namer.fresh(name)
+        stmts = getattr(self, "prim_" + name)(s, bound, ops if name == "cond" else None, out, defined)
+        stmts.append(_ir_assign(spec, astutil.name(out), self.classifier, s, defined))
+        return stmts
+
+    def inline(self, fn_node, params, s, defined):
+        """IR statements computing a function applied to `params` (atoms); returns (stmts, result atom)."""
+        if isinstance(fn_node, gast.Name) and fn_node.id in self.local_defs:
+            fdef = copy.deepcopy(self.local_defs[fn_node.id])
+            a = fdef.args
+            pnames = [p.id for p in list(a.posonlyargs) + list(a.args)]
+            if a.vararg or a.kwarg or a.kwonlyargs or len(pnames) != len(params):
+                raise self.uf.error(s, f"the function passed here must take exactly {len(params)} "
+                                       "positional argument(s).", None)
+            renames = {n: self.namer.fresh(n) for n in local_names(fdef)}
+            astutil.rename(fdef, renames)
+            pnames = [renames.get(p, p) for p in pnames]
+            self.scopes[-1].update(renames.values())
+            liveness.annotate(fdef.body)
+            pre = [_at(astutil.assign(p, copy.deepcopy(v)), s) for p, v in zip(pnames, params)]
+            stmts, defined = self.block(pre + fdef.body[:-1], defined)
+            return stmts, fdef.body[-1].value
+        callee = copy.deepcopy(fn_node)
+        res = self.namer.fresh("result")
+        call = astutil.call(callee, [copy.deepcopy(p) for p in params])
+        node = _at(astutil.assign(res, call), s)
+        stmts, defined = self.block([node], defined)
+        return stmts, astutil.name(res)
+
+    def prim_cond(self, s, b, ops, out, defined):
+        branches = []
+        for key in ("true_fun", "false_fun"):
+            d = set(defined)
+            body, result = self.inline(b[key], ops, s, d)
+            branches.append(ir.Branch(body, [result]))
+        defined.add(out)
+        return [ir.Cond(copy.deepcopy(b["pred"]), branches[0], branches[1], [out]).at(s)]
+
+    def prim_while_loop(self, s, b, ops, out, defined):
+        carry = self.namer.fresh("carry")
+        self.scopes[-1].add(carry)
+        inner = set(defined) | {carry}
+        test_body, test = self.inline(b["cond_fun"], [astutil.name(carry)], s, set(inner))
+        body, result = self.inline(b["body_fun"], [astutil.name(carry)], s, inner)
+        loop = ir.Loop("while", [carry], [copy.deepcopy(b["init_val"])], body, [result], [out])
+        loop.test_body, loop.test = test_body, test
+        defined.add(out)
+        return [loop.at(s)]
+
+    def prim_fori_loop(self, s, b, ops, out, defined):
+        carry = self.namer.fresh("carry")
+        index = self.namer.fresh("i")
+        self.scopes[-1].update({carry, index})
+        inner = set(defined) | {carry, index}
+        body, result = self.inline(b["body_fun"], [astutil.name(index), astutil.name(carry)], s, inner)
+        loop = ir.Loop("scan", [carry], [copy.deepcopy(b["init_val"])], body, [result], [out])
+        loop.item = index
+        loop.xs = astutil.call("range", [copy.deepcopy(b["lower"]), copy.deepcopy(b["upper"])])
+        defined.add(out)
+        return [loop.at(s)]
+
+    def prim_scan(self, s, b, ops, out, defined):
+        carry = self.namer.fresh("carry")
+        index = self.namer.fresh("i")
+        ys = self.namer.fresh("ys")
+        xs = b.get("xs")
+        self.scopes[-1].update({carry, index, ys})
+        pre = []
+        if xs is not None and not (isinstance(xs, gast.Constant) and xs.value is None):
+            x = self.namer.fresh("x")
+            self.scopes[-1].add(x)
+            pre.append(_at(astutil.assign(x, astutil.call(self.namer.helper("scan_slice"), [copy.deepcopy(xs),
+                                                                           astutil.name(index)])), s))
+            x_atom = astutil.name(x)
+            length = astutil.call(self.namer.helper("scan_length"), [copy.deepcopy(xs), copy.deepcopy(b.get("length",
+                                                                                           astutil.const(None)))])
+        else:
+            x_atom = astutil.const(None)
+            length = astutil.call(self.namer.helper("scan_length"), [astutil.const(None), copy.deepcopy(b["length"])])
+        reverse = b.get("reverse")
+        if reverse is not None and not astutil.is_constant_literal(reverse):
+            raise self.uf.error(s, "adsrc.scan needs `reverse` to be a constant True or False.", None)
+        rev = bool(reverse is not None and astutil.literal_value(reverse))
+        inner = set(defined) | {carry, index, ys}
+        pre_ir, inner = self.block(pre, inner)
+        body, result = self.inline(b["f"], [astutil.name(carry), x_atom], s, inner)
+        new_carry, y = self.namer.fresh("carry"), self.namer.fresh("y")
+        ys_new = self.namer.fresh("ys")
+        self.scopes[-1].update({new_carry, y, ys_new})
+        tail = [_at(astutil.assign((new_carry, y), result), s),
+                _at(astutil.assign(ys_new, astutil.call(self.namer.helper("list_append"), [astutil.name(ys), astutil.name(y)])), s)]
+        tail_ir = []
+        for t in tail:
+            tail_ir.append(_ir_assign(astutil.target_spec(t.targets[0]), t.value, self.classifier, t, inner))
+        tail_ir[-1].op = ir.Op("append")
+        ys_init = self.namer.fresh("ys")
+        final_ys = self.namer.fresh("ys")
+        loop = ir.Loop("scan", [carry, ys], [copy.deepcopy(b["init"]), astutil.name(ys_init)],
+                       pre_ir + body + tail_ir, [astutil.name(new_carry), astutil.name(ys_new)],
+                       [self.namer.fresh("carry"), final_ys])
+        loop.item = index
+        n = length
+        loop.xs = astutil.call("range", [gast.BinOp(left=n, op=gast.Sub(), right=astutil.const(1)),
+                                         astutil.const(-1), astutil.const(-1)]) if rev else \
+            astutil.call("range", [n])
+        stacked = self.namer.fresh("ys")
+        self.scopes[-1].update({ys_init, final_ys, stacked})
+        first = _at(astutil.assign(ys_init, gast.List(elts=[], ctx=gast.Load())), s)
+        ys_order = astutil.name(final_ys) if not rev else \
+            gast.Subscript(value=astutil.name(final_ys), slice=gast.Slice(lower=None, upper=None,
+                                                                          step=astutil.const(-1)),
+                           ctx=gast.Load())
+        stack = _at(astutil.assign(stacked, astutil.call(self.namer.helper("stack_ys"), [ys_order])), s)
+        pack = _at(astutil.assign(out, astutil.tuple_([astutil.name(loop.outs[0]), astutil.name(stacked)])), s)
+        stmts = [_ir_assign(ys_init, first.value, self.classifier, first, defined), loop.at(s)]
+        defined.update(loop.outs)
+        if rev:
+            rev_name = self.namer.fresh("ys")
+            stmts.append(_ir_assign(rev_name, ys_order, self.classifier, stack, defined))
+            stack.value.args = [astutil.name(rev_name)]
+        stmts.append(_ir_assign(stacked, stack.value, self.classifier, stack, defined))
+        stmts.append(_ir_assign(out, pack.value, self.classifier, pack, defined))
+        return stmts
+
+
+def _ir_assign(spec, value, classifier, at, defined):
+    op = classifier.op(value, at)
+    defined.update(astutil.target_names(spec))
+    return ir.Assign(spec, value, op).at(at)
+
+
+def _at(node, like):
+    node.lineno = getattr(like, "lineno", None)
+    node.col_offset = getattr(like, "col_offset", 0)
+    node.op_lineno = getattr(like, "op_lineno", node.lineno)
+    return node
+
+
+def _hashable(x):
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False
+
+
+def _range_len(call):
+    return astutil.call("range", [astutil.call("len", [copy.deepcopy(call)])])
+
+
+def _arg_names(args):
+    names = [p.id for p in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)]
+    for p in (args.vararg, args.kwarg):
+        if p is not None:
+            names.append(p.id)
+    return names
+
+
+def _drop_unused_local_defs(fn):
+    """Remove local defs nothing calls (lambdas inlined into cond/scan bodies)."""
+    def prune(body):
+        used = set()
+        for s in ir.walk(body):
+            for e in ir.expressions(s):
+                used |= astutil.names_loaded(e)
+            if isinstance(s, ir.Cond):
+                for br in (s.true, s.false):
+                    for r in br.results:
+                        used |= astutil.names_loaded(r)
+            if isinstance(s, ir.Loop):
+                for r in s.results:
+                    used |= astutil.names_loaded(r)
+                if s.test is not None:
+                    used |= astutil.names_loaded(s.test)
+            if isinstance(s, ir.LocalDef):
+                used |= ir.free_names(s.fn)
+        used |= astutil.names_loaded(fn.result)
+        return used
+
+    used = prune(fn.body)
+
+    def clean(body):
+        out = []
+        for s in body:
+            if isinstance(s, ir.LocalDef) and s.name not in used:
+                continue
+            if isinstance(s, ir.Cond):
+                s.true.body = clean(s.true.body)
+                s.false.body = clean(s.false.body)
+            if isinstance(s, ir.Loop):
+                s.body = clean(s.body)
+                s.test_body = clean(s.test_body)
+            out.append(s)
+        return out
+
+    fn.body = clean(fn.body)
+
+
+def lower(uf, fdef, namer):
+    """The IR Function for a normalized, jump-free FunctionDef."""
+    return Lowerer(uf, namer).function(fdef)

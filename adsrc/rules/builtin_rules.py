@@ -1,0 +1,32 @@
+"""Derivative rules for Python builtins (abs, float, sum, max, min, pow, ...)."""
+
+import builtins
+
+import numpy as np
+
+from . import FUNCTIONS, NOT_STATIC, Rule, general, nondiff, register, rule_copy
+
+
+def _max_a(b=NOT_STATIC, **_):
+    return "extremum_items_cot(g, a, ans)" if b is None else "g * (a >= b)"
+
+
+def _min_a(b=NOT_STATIC, **_):
+    return "extremum_items_cot(g, a, ans)" if b is None else "g * (a <= b)"
+
+
+def _install():
+    register(builtins.abs, rule_copy(FUNCTIONS[np.absolute], "abs"))
+    register(builtins.pow, rule_copy(FUNCTIONS[np.power], "pow"))
+    register(builtins.float, Rule("float", "x=0.0, /", {"x": "g"}, kind="elementwise",
+                                  scalar_out=lambda **_: True))
+    general(builtins.sum, "sum", "iterable, /, start=0", lazy=True,
+            iterable="iterable_sum_cot(g, iterable)", start="g")
+    register(builtins.max, Rule("max", "a, b=None, /", {"a": _max_a, "b": "g * (a < b)"}, kind="general"))
+    register(builtins.min, Rule("min", "a, b=None, /", {"a": _min_a, "b": "g * (a > b)"}, kind="general"))
+    for fn in (builtins.len, builtins.range, builtins.int, builtins.bool, builtins.isinstance, builtins.print,
+               builtins.round, builtins.type, builtins.str, builtins.repr, builtins.hash, builtins.id,
+               builtins.callable, builtins.hasattr, builtins.getattr, builtins.issubclass, builtins.format,
+               builtins.divmod, builtins.any, builtins.all, builtins.enumerate, builtins.zip,
+               builtins.ord, builtins.chr):
+        nondiff(fn, fn.__name__)

@@ -1,0 +1,34 @@
+"""Derivative rules for ndarray methods and attributes (`x.sum()`, `x.T`).
+
+A method's receiver is its rule's first parameter. Most methods share the
+rule of the NumPy function of the same name.
+"""
+
+import numpy as np
+
+from . import ATTRIBUTES, FUNCTIONS, METHODS, Rule, rule_copy
+
+_SAME_AS_FUNCTION = {
+    "sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min, "var": np.var,
+    "std": np.std, "cumsum": np.cumsum, "cumprod": np.cumprod, "dot": np.dot, "clip": np.clip,
+    "ravel": np.ravel, "squeeze": np.squeeze, "conjugate": np.conjugate,
+}
+
+
+def _install():
+    for name, fn in _SAME_AS_FUNCTION.items():
+        METHODS[name] = rule_copy(FUNCTIONS[fn], f".{name}()")
+    METHODS["conj"] = rule_copy(FUNCTIONS[np.conjugate], ".conj()")
+    METHODS["reshape"] = Rule(".reshape()", "a, *shape, order='C'", {"a": "reshape_like(g, a)"})
+    METHODS["transpose"] = Rule(".transpose()", "a, *axes", {"a": "transpose_method_vjp(g, axes)"})
+    METHODS["flatten"] = Rule(".flatten()", "a, order='C'", {"a": "reshape_like(g, a)"})
+    METHODS["copy"] = Rule(".copy()", "a, order='C'", {"a": "g"}, kind="elementwise")
+    METHODS["astype"] = Rule(".astype()", "a, dtype, order='K', casting='unsafe', subok=True, copy=True",
+                             {"a": "g"}, kind="elementwise")
+    METHODS["item"] = Rule(".item()", "a, *args", {"a": "g"}, lazy=True)
+    METHODS["swapaxes"] = Rule(".swapaxes()", "a, axis1, axis2", {"a": "np.swapaxes(g, axis1, axis2)"})
+    for name in ("argmax", "argmin", "argsort", "nonzero", "all", "any", "tolist", "round", "searchsorted"):
+        METHODS[name] = Rule(f".{name}()", "*args", nondiff=True)
+    ATTRIBUTES["T"] = Rule(".T", "x", {"x": "np.transpose(g)"})
+    ATTRIBUTES["mT"] = Rule(".mT", "x", {"x": "np.swapaxes(g, -1, -2)"})
+    ATTRIBUTES["real"] = Rule(".real", "x", {"x": "np.real(g)"}, kind="elementwise")

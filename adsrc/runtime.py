@@ -1,0 +1,426 @@
+"""The few helpers generated code calls.
+
+Cotangents in generated code follow one convention: the cotangent of a value
+is any array *broadcastable* to the value's shape (so the scalar `0.0` is the
+zero cotangent of anything, and `1.0` seeds a scalar output). Cotangents of
+tuples, lists and dicts are tuples, lists and dicts of cotangents (or `0.0`).
+The helpers here bring cotangents back to exact shapes when needed, sum them
+over broadcast axes, accumulate them, and scatter them into indexed arrays.
+
+Every helper that generated code may call is registered in `HELPERS` by the
+name the code uses for it.
+"""
+
+import numbers
+
+import numpy as np
+
+from .primitives import UNDEFINED, _leaves, _slice, _stack, scan_length as _scan_length
+
+HELPERS = {}
+_nd = np.ndarray
+
+
+def helper(fn):
+    HELPERS[fn.__name__] = fn
+    return fn
+
+
+HELPERS["UNDEFINED"] = UNDEFINED
+HELPERS["np"] = np
+
+
+def is_zero(c):
+    """True for the symbolic zero cotangent 0.0 (a Python float)."""
+    return type(c) is float and c == 0.0
+
+
+def shape(x):
+    return x.shape if type(x) is _nd else np.shape(x)
+
+
+# -- shapes ------------------------------------------------------------------------------
+
+@helper
+def unbroadcast(g, x, out):
+    """Sum the cotangent g of `out` (broadcastable to out) down to x's shape.
+
+    `out` was computed from `x` by broadcasting. Returns a cotangent
+    broadcastable to x's shape.
+    """
+    xs = x.shape if type(x) is _nd else np.shape(x)
+    os_ = out.shape if type(out) is _nd else np.shape(out)
+    if xs == os_:
+        return g
+    return _sum_to(g, xs, os_)
+
+
+def _sum_to(g, xs, os_):
+    gs = np.shape(g)
+    nlead = len(os_) - len(xs)
+    goff = len(os_) - len(gs)
+    factor = 1
+    axes = []
+    for a in range(len(os_)):
+        if not (a < nlead or (xs[a - nlead] == 1 and os_[a] != 1)):
+            continue
+        ga = a - goff
+        if ga < 0 or gs[ga] == 1:
+            factor *= os_[a]        # g is constant along this axis: the sum is a product
+        else:
+            axes.append(ga)
+    if axes:
+        g = np.sum(g, axis=tuple(axes), keepdims=True)
+    drop = nlead - goff
+    if drop > 0:
+        g = np.reshape(g, np.shape(g)[drop:])
+    if factor != 1:
+        g = g * factor
+    return g
+
+
+@helper
+def full(g, like):
+    """g with exactly like's shape (a read-only view when broadcasting is needed)."""
+    ls = like.shape if type(like) is _nd else np.shape(like)
+    if type(g) is _nd and g.shape == ls:
+        return g
+    if ls == () and np.ndim(g) == 0:
+        return g
+    return np.broadcast_to(g, ls)
+
+
+@helper
+def grad_output(g, x):
+    """The gradient handed to the user for input x: x's shape and dtype, a fresh object."""
+    if type(x) is _nd:
+        if type(g) is _nd and g.shape == x.shape and g.dtype == x.dtype and g is not x \
+                and g.flags.writeable:
+            return g
+        dtype = x.dtype if x.dtype.kind in "fc" else np.float64
+        out = np.empty(x.shape, dtype=dtype)
+        out[...] = g
+        return out
+    if isinstance(x, float) and not isinstance(x, np.floating):
+        return float(np.real(g)) if np.ndim(g) == 0 else _scalar_error(g)
+    if isinstance(x, np.generic):
+        if np.ndim(g) != 0:
+            return _scalar_error(g)
+        return x.dtype.type(g)
+    return grad_tree(g, x)
+
+
+def _scalar_error(g):
+    raise ValueError(f"internal error: a scalar input received a cotangent of shape {np.shape(g)}")
+
+
+def grad_tree(g, x):
+    """Gradient of a container input: same structure, leaves as in grad_output."""
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        parts = [grad_output(_part(g, i, k), v) for i, (k, v) in enumerate(zip(x._fields, x))]
+        return type(x)(*parts)
+    if isinstance(x, (tuple, list)):
+        parts = [grad_output(_part(g, i, None), v) for i, v in enumerate(x)]
+        return type(x)(parts) if isinstance(x, list) else tuple(parts)
+    if isinstance(x, dict):
+        return type(x)((k, grad_output(_part(g, k, k), v)) for k, v in x.items())
+    if _is_dataclass_instance(x):
+        import dataclasses
+        vals = {f.name: grad_output(_part(g, f.name, f.name), getattr(x, f.name))
+                for f in dataclasses.fields(x)}
+        return dataclasses.replace(x, **vals)
+    if isinstance(x, numbers.Integral) or x is None or isinstance(x, (str, bytes)):
+        return None
+    if isinstance(x, (bool, np.bool_)) or (type(x) is _nd and x.dtype.kind not in "fc"):
+        return None
+    return g
+
+
+def _is_dataclass_instance(x):
+    return hasattr(type(x), "__dataclass_fields__")
+
+
+def _part(g, index, key):
+    """The cotangent of one element of a container from the container's cotangent."""
+    if is_zero(g):
+        return 0.0
+    if isinstance(g, dict):
+        return g.get(key if key is not None else index, 0.0)
+    if isinstance(g, (tuple, list)):
+        return g[index]
+    if hasattr(g, "__dataclass_fields__"):
+        return getattr(g, key)
+    if type(g) is _nd or isinstance(g, np.generic):
+        return g[index]
+    raise TypeError(f"internal error: cotangent {type(g).__name__} for a container")
+
+
+# -- accumulation ----------------------------------------------------------------------------
+
+@helper
+def add_cot(a, b):
+    """a + b for cotangents of any structure (0.0 is zero)."""
+    if is_zero(a):
+        return b
+    if is_zero(b):
+        return a
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return tuple(add_cot(x, y) for x, y in zip(a, b))
+    if isinstance(a, list) and isinstance(b, list):
+        return [add_cot(x, y) for x, y in zip(a, b)]
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = add_cot(out[k], v) if k in out else v
+        return out
+    if isinstance(a, (tuple, list, dict)) or isinstance(b, (tuple, list, dict)):
+        return _add_mixed(a, b)
+    return a + b
+
+
+def _add_mixed(a, b):
+    # an array cotangent for a sequence used as an array (np.sum([a, b])): split it
+    if isinstance(a, (tuple, list, dict)):
+        a, b = b, a
+    if isinstance(b, dict):
+        raise TypeError("internal error: adding an array cotangent to a dict cotangent")
+    parts = [add_cot(a[i], v) for i, v in enumerate(b)]
+    return type(b)(parts) if isinstance(b, list) else tuple(parts)
+
+
+@helper
+def owned(g, x):
+    """A fresh writable array of x's shape (float) holding g: safe to update in place."""
+    if type(x) is _nd or isinstance(x, np.generic):
+        dtype = x.dtype if x.dtype.kind in "fc" else np.float64
+        out = np.zeros(np.shape(x), dtype=dtype)
+        if not is_zero(g):
+            out[...] = g
+        return out if type(x) is _nd else out[()]
+    if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
+        return 0.0 if is_zero(g) else g
+    if isinstance(x, (list, tuple)):
+        base = [0.0] * len(x) if is_zero(g) else [_part(g, i, None) for i in range(len(x))]
+        return base
+    if isinstance(x, dict):
+        return {} if is_zero(g) else dict(g)
+    return g
+
+
+def _is_basic_index(idx):
+    if isinstance(idx, tuple):
+        return all(_is_basic_index(i) for i in idx)
+    return idx is None or idx is Ellipsis or isinstance(idx, (slice, numbers.Integral, np.integer))
+
+
+@helper
+def add_at(dx, x, idx, g):
+    """dx[idx] += g with repeated indices accumulating; dx from `owned` (updated in place)."""
+    if type(dx) is _nd:
+        if _is_basic_index(idx):
+            dx[idx] += g
+        else:
+            np.add.at(dx, idx, g)
+        return dx
+    if isinstance(dx, list):
+        if isinstance(idx, slice):
+            for j, gi in zip(range(*idx.indices(len(dx))), _iter_cot(g, len(range(*idx.indices(len(dx)))))):
+                dx[j] = add_cot(dx[j], gi)
+        else:
+            dx[idx] = add_cot(dx[idx], g)
+        return dx
+    if isinstance(dx, dict):
+        dx[idx] = add_cot(dx[idx], g) if idx in dx else g
+        return dx
+    if isinstance(dx, float):   # a scalar indexed with () or ...
+        return dx + g
+    raise TypeError(f"internal error: cannot scatter into {type(dx).__name__}")
+
+
+def _iter_cot(g, n):
+    if is_zero(g):
+        return [0.0] * n
+    return [g[i] for i in range(n)]
+
+
+@helper
+def getitem_cot(x, idx, g):
+    """The cotangent of x from the cotangent g of x[idx] (out of place)."""
+    return add_at(owned(0.0, x), x, idx, g)
+
+
+@helper
+def item_cot(g, index):
+    """Cotangent of element `index` of a sequence or mapping, from the container's cotangent."""
+    if is_zero(g):
+        return 0.0
+    if isinstance(g, dict):
+        return g.get(index, 0.0)
+    return g[index]
+
+
+@helper
+def zeros_cot(n):
+    return (0.0,) * n
+
+
+@helper
+def unpack_cot(g, n):
+    """A tuple of n cotangents from the cotangent of an n-element sequence."""
+    if is_zero(g):
+        return (0.0,) * n
+    return tuple(g[i] for i in range(n))
+
+
+# -- functional updates -------------------------------------------------------------------------
+
+@helper
+def index_update(x, idx, v):
+    """A copy of x with x[idx] = v (what `x[idx] = v` computes, without mutating x)."""
+    if isinstance(x, list):
+        out = list(x)
+        out[idx] = v
+        return out
+    if isinstance(x, dict):
+        out = dict(x)
+        out[idx] = v
+        return out
+    out = np.array(x, copy=True)
+    out[idx] = v
+    return out
+
+
+@helper
+def index_update_vjp_value(g, x, idx, v):
+    """Cotangent of v in index_update(x, idx, v) given the output cotangent g."""
+    if type(x) is _nd or isinstance(x, np.generic):
+        if not _is_basic_index(idx):
+            _check_unique(idx, np.shape(x))
+        part = full(g, x)[idx]
+        return unbroadcast(part, v, part)
+    return item_cot(g, idx)
+
+
+@helper
+def index_update_vjp_base(g, x, idx):
+    """Cotangent of x in index_update(x, idx, v): g with the overwritten part zeroed."""
+    if type(x) is _nd or isinstance(x, np.generic):
+        out = owned(g, x)
+        out[idx] = 0.0
+        return out
+    if is_zero(g):
+        return 0.0
+    out = list(g) if isinstance(g, (list, tuple)) else dict(g)
+    out[idx] = 0.0
+    return out
+
+
+def _check_unique(idx, shp):
+    flat = np.arange(int(np.prod(shp))).reshape(shp)[idx]
+    if np.unique(flat).size != np.size(flat):
+        raise ValueError("adsrc: assigning through an index array with repeated entries (x[idx] = v) has no "
+                         "well-defined gradient, because which write wins is unspecified. Use unique indices "
+                         "or accumulate with np.add.at on a new array instead.")
+
+
+@helper
+def list_append(lst, v):
+    """lst + [v] (what `lst.append(v)` computes, without mutating lst)."""
+    out = list(lst)
+    out.append(v)
+    return out
+
+
+@helper
+def list_append_vjp(g, n):
+    """(cotangent of the list before the append, cotangent of the appended value)."""
+    if is_zero(g):
+        return 0.0, 0.0
+    g = list(g)
+    return g[:n], g[n]
+
+
+# -- scan helpers -----------------------------------------------------------------------------
+
+@helper
+def scan_slice(xs, i):
+    return _slice(xs, i)
+
+
+@helper
+def scan_length(xs, length):
+    return _scan_length(xs, length)
+
+
+@helper
+def stack_ys(ys):
+    if not ys:
+        return None
+    return _stack(ys)
+
+
+@helper
+def unstack_cot(g, n):
+    """Per-step cotangents from the cotangent of stacked scan outputs."""
+    if is_zero(g) or g is None:
+        return [0.0] * n
+    if isinstance(g, tuple) and not hasattr(g, "_fields"):
+        cols = [unstack_cot(c, n) for c in g]
+        return [tuple(c[i] for c in cols) for i in range(n)]
+    if isinstance(g, list):
+        cols = [unstack_cot(c, n) for c in g]
+        return [[c[i] for c in cols] for i in range(n)]
+    if isinstance(g, dict):
+        cols = {k: unstack_cot(c, n) for k, c in g.items()}
+        return [{k: c[i] for k, c in cols.items()} for i in range(n)]
+    return [g[i] for i in range(n)]
+
+
+@helper
+def scan_slice_cot(dxs, xs, i, g):
+    """Accumulate the cotangent g of scan_slice(xs, i) into dxs (owned)."""
+    if is_zero(g):
+        return dxs
+    if isinstance(xs, (tuple, list)) and not hasattr(xs, "_fields"):
+        parts = [scan_slice_cot(d, x, i, gi) for d, x, gi in zip(dxs, xs, unpack_cot(g, len(xs)))]
+        return type(xs)(parts) if isinstance(xs, list) else tuple(parts)
+    if isinstance(xs, dict):
+        return {k: scan_slice_cot(dxs[k], xs[k], i, item_cot(g, k)) for k in xs}
+    return add_at(dxs, xs, i, g)
+
+
+@helper
+def owned_tree(g, x):
+    """`owned` applied leaf by leaf to a pytree of arrays."""
+    if isinstance(x, (tuple, list)) and not hasattr(x, "_fields"):
+        parts = [owned_tree(item_cot(g, i), v) for i, v in enumerate(x)]
+        return type(x)(parts) if isinstance(x, list) else tuple(parts)
+    if isinstance(x, dict):
+        return {k: owned_tree(item_cot(g, k), v) for k, v in x.items()}
+    return owned(g, x)
+
+
+# -- checks -----------------------------------------------------------------------------------
+
+class NonScalarOutput(TypeError):
+    pass
+
+
+@helper
+def check_scalar(out, fname):
+    """Raise unless out is a real scalar (the output of a function given to grad)."""
+    if isinstance(out, (float, int)) and not isinstance(out, bool):
+        return out
+    shp = np.shape(out) if isinstance(out, (np.ndarray, np.generic)) else None
+    if shp == () and np.asarray(out).dtype.kind in "fiu":
+        return out
+    if shp is None:
+        what = f"a {type(out).__name__}"
+    else:
+        what = f"an array of shape {shp} and dtype {np.asarray(out).dtype}"
+    raise NonScalarOutput(
+        f"adsrc.grad needs `{fname}` to return a real scalar (shape ()), but it returned {what}. "
+        "Reduce the output (for example with np.sum), or use adsrc.vjp for non-scalar outputs.")
+
+
+_ = (_leaves,)

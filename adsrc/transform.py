@@ -1,0 +1,358 @@
+"""The pipeline, end to end: source -> lowered IR -> adjoint -> compiled function.
+
+`lowered(fun)` runs the frontend, normalization and lowering once per
+function. `build(...)` differentiates a lowered function into a `Unit`: the
+generated source, the compiled function, and the other units it calls
+(each user function called with the same differentiated arguments is
+transformed once; recursion refers back to the unit being built).
+"""
+
+import copy
+import inspect
+import threading
+import types
+import weakref
+
+import gast
+
+from . import astutil, emit, ir, primitives, runtime
+from .activity import ARRAY, OTHER
+from .differentiate import AdjState, Adjoint, _tag, comment
+from .errors import transform_error
+from .frontend import load
+from .lower.jumps import eliminate_jumps
+from .lower.ssa import to_ssa
+from .lower.structure import lower
+from .normalize import normalize
+
+LOCK = threading.RLock()       # transformations are serialized; generated code runs freely
+
+_LOWERED = weakref.WeakKeyDictionary()   # function -> Lowered
+_VJP_UNITS = weakref.WeakKeyDictionary()  # function -> {(mask, kinds): Unit}
+
+
+class Lowered:
+    """A function after the frontend and lowering passes (independent of what is differentiated)."""
+
+    def __init__(self, fun):
+        self.uf = load(fun)
+        fdef, namer = normalize(self.uf)
+        assigned = astutil.names_stored(self.uf.node)
+        for base in ("np", "math"):
+            if base not in assigned and self.uf.lookup(base)[1] is runtime.HELPERS[base]:
+                namer.share(base)
+        eliminate_jumps(fdef, namer)
+        self.fn = lower(self.uf, fdef, namer)
+        to_ssa(self.fn, namer)
+        self.namer = namer
+
+    def fresh(self):
+        """A private copy of the IR and the namer, for one transformation."""
+        return copy.deepcopy(self.fn), copy.deepcopy(self.namer)
+
+    def line_text(self, lineno):
+        return self.uf.line(lineno)
+
+    def source(self):
+        fn, namer = self.fresh()
+        printer = ir.Printer(primitive_names(namer), namer)
+        fdef = printer.function(fn)
+        return emit.render(fdef, self.line_text), namer
+
+
+def lowered(fun):
+    with LOCK:
+        lw = _LOWERED.get(fun)
+        if lw is None or lw.code is not fun.__code__:
+            lw = Lowered(fun)
+            lw.code = fun.__code__
+            _LOWERED[fun] = lw
+        return lw
+
+
+def primitive_names(namer):
+    return {p: namer.helper(p) for p in ("cond", "scan", "while_loop")}
+
+
+runtime.HELPERS.update({"cond": primitives.cond, "scan": primitives.scan,
+                        "while_loop": primitives.while_loop})
+
+
+class Unit:
+    """One generated function."""
+
+    def __init__(self, name):
+        self.name = name
+        self.cell = types.CellType()   # holds the compiled function once built
+        self.text = None
+        self.fn = None
+        self.callees = []              # Units this one calls
+        self.result_varied = True
+        self.result_kind = OTHER
+        self.building = True
+
+
+class UnitBuilder:
+    """Answers the differentiator's questions about calls, for one unit."""
+
+    def __init__(self, namer, unit):
+        self.namer = namer
+        self.unit = unit
+        self.refs = {}                 # name in generated code -> Unit
+
+    def primitive_names(self, namer):
+        return primitive_names(namer)
+
+    def call_info(self, stmt, varied_args, activity):
+        """(result varied, result kind) of a call to another user function; prepares its vjp call."""
+        callee = stmt.op.callee
+        call = stmt.value
+        try:
+            sig = inspect.signature(callee)
+        except (TypeError, ValueError):
+            sig = None
+        params = list(sig.parameters.values()) if sig else []
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params) or sig is None:
+            if any(varied_args):
+                raise activity.fn.uf.error(_node_at(stmt), f"adsrc cannot differentiate the call to "
+                                                           f"{stmt.op.describe}, which takes *args or **kwargs.",
+                                           "Give the function explicit parameters.")
+            return False, OTHER
+        names = [p.name for p in params]
+        atoms = {}
+        pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        for i, a in enumerate(call.args):
+            if isinstance(a, gast.Starred) or i >= len(pos):
+                raise activity.fn.uf.error(_node_at(stmt), f"adsrc cannot match the arguments of the call to "
+                                                           f"{stmt.op.describe}.",
+                                           "Pass the arguments explicitly, one per parameter.")
+            atoms[pos[i].name] = a
+        for kw in call.keywords:
+            if kw.arg is None or kw.arg not in names:
+                raise activity.fn.uf.error(_node_at(stmt), f"adsrc cannot match the keyword arguments of the "
+                                                           f"call to {stmt.op.describe}.", None)
+            atoms[kw.arg] = kw.value
+        wrt = []
+        kinds = {}
+        for pname in names:
+            node = atoms.get(pname)
+            if isinstance(node, gast.Name) and node.id in activity.varied:
+                wrt.append(pname)
+                kinds[pname] = activity.kind.get(node.id, OTHER)
+        if not wrt:
+            return False, OTHER
+        unit = vjp_unit(callee, tuple(wrt), tuple(kinds[p] for p in wrt))
+        if unit is not self.unit:
+            self.unit.callees.append(unit)
+        ref = self.namer.fresh(unit.name)
+        self.refs[ref] = unit
+        stmt.op.vjp_call = astutil.call(astutil.name(ref), [copy.deepcopy(a) for a in call.args],
+                                        {k.arg: copy.deepcopy(k.value) for k in call.keywords})
+        stmt.op.vjp_args = [atoms[p] for p in wrt]
+        if unit.building:
+            return True, OTHER
+        return unit.result_varied, unit.result_kind
+
+    def bindings(self, uf):
+        out = {}
+        for name, base in self.namer.helpers.items():
+            out[name] = runtime.HELPERS[base]
+        for name, unit in self.refs.items():
+            out[name] = unit.cell
+        for name, cell in uf.cells.items():
+            out[name] = cell
+        return out
+
+
+def _node_at(stmt):
+    class _N:
+        pass
+    n = _N()
+    n.lineno = stmt.op_lineno or stmt.lineno
+    n.col_offset = stmt.col
+    return n
+
+
+def vjp_unit(fun, wrt, kinds):
+    """The unit `f_vjp(args) -> (out, pullback)` for fun, differentiated in `wrt`."""
+    with LOCK:
+        table = _VJP_UNITS.setdefault(fun, {})
+        key = (wrt, kinds)
+        unit = table.get(key)
+        if unit is not None:
+            return unit
+        lw = lowered(fun)
+        unit = Unit(lw.uf.name + "_vjp")
+        table[key] = unit
+        try:
+            build(lw, unit, list(wrt), dict(zip(wrt, kinds)), mode="vjp")
+        except BaseException:
+            del table[key]
+            raise
+        return unit
+
+
+def build(lw, unit, wrt, kinds, mode, options=None):
+    """Generate, print and compile `unit` from a lowered function."""
+    options = options or {}
+    fn, namer = lw.fresh()
+    unit.name = namer.fresh(unit.name)
+    builder = UnitBuilder(namer, unit)
+    adj = Adjoint(fn, namer, wrt, kinds, builder, mode)
+    if mode == "grad":
+        fdef = _assemble_grad(adj, fn, unit.name, options)
+    else:
+        fdef = _assemble_vjp(adj, fn, unit.name, options)
+    unit.result_varied = _atom_varied(adj, fn.result)
+    unit.result_kind = _atom_kind(adj, fn.result)
+    unit.text = emit.render(fdef, lw.line_text)
+    unit.filename = emit.filename_for(unit.name, f"{lw.uf.filename}:{lw.uf.node.lineno}")
+    defaults = lw.uf.fun.__defaults__
+    unit.fn = emit.compile_function(unit.text, unit.name, unit.filename, lw.uf.globals,
+                                    builder.bindings(lw.uf), defaults, lw.uf.fun.__kwdefaults__)
+    unit.cell.cell_contents = unit.fn
+    unit.building = False
+    unit.lowered = lw
+    return unit
+
+
+def _atom_varied(adj, atom):
+    return isinstance(atom, gast.Name) and atom.id in adj.act.varied
+
+
+def _atom_kind(adj, atom):
+    if isinstance(atom, gast.Name):
+        return adj.act.kind.get(atom.id, OTHER)
+    return ARRAY
+
+
+def _signature(fn):
+    return copy.deepcopy(fn.args)
+
+
+def _result_parts(fn, n):
+    """Atoms of a result that is a tuple display of n elements, else subscripts of it."""
+    res = fn.result
+    if isinstance(res, gast.Name):
+        for s in fn.body:
+            if isinstance(s, ir.Assign) and s.target == res.id and s.op.kind == "tuple" \
+                    and len(s.value.elts) == n:
+                return [copy.deepcopy(e) for e in s.value.elts]
+    return [gast.Subscript(value=copy.deepcopy(res), slice=astutil.const(i), ctx=gast.Load()) for i in range(n)]
+
+
+def _known_scalar(fn, atom):
+    """True if atom is statically known to be a scalar (a full reduction, a float constant, ...)."""
+    if isinstance(atom, gast.Constant):
+        return isinstance(atom.value, (int, float)) and not isinstance(atom.value, bool)
+    if not isinstance(atom, gast.Name):
+        return False
+    defs = {}
+    for s in fn.body:
+        if isinstance(s, ir.Assign) and isinstance(s.target, str):
+            defs[s.target] = s
+
+    def scalar(node, depth=0):
+        if isinstance(node, gast.Constant):
+            return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        if not isinstance(node, gast.Name) or depth > 50:
+            return False
+        s = defs.get(node.id)
+        if s is None:
+            return False
+        if s.op.kind == "copy":
+            return scalar(s.value, depth + 1)
+        if s.op.kind != "rule":
+            return False
+        rule = s.op.rule
+        if rule.is_scalar_output(rule.static_args(s.op.bound)):
+            return True
+        if rule.kind == "elementwise":
+            operands = [v for v in s.op.bound.values() if not isinstance(v, list)]
+            return all(scalar(v, depth + 1) for v in operands)
+        return False
+
+    return scalar(atom)
+
+
+def _assemble_grad(adj, fn, name, options):
+    has_aux = options.get("has_aux", False)
+    with_value = options.get("with_value", False)
+    single = options.get("single", True)
+    res = fn.result
+    if has_aux:
+        value, aux = _result_parts(fn, 2)
+    else:
+        value, aux = res, None
+    if isinstance(res, gast.Name) and res.id in adj.act.varied:
+        if has_aux:
+            adj.adj[res.id] = AdjState(astutil.tuple_([astutil.const(1.0), astutil.const(0.0)]), lazy=False)
+        else:
+            adj.adj[res.id] = AdjState(astutil.const(1.0), lazy=False)
+    fwd, bwd = adj.block(fn.body, repeated=False)
+    tail = []
+    if not _known_scalar(fn, value):
+        tail.append(astutil.expr_stmt(adj.hcall("check_scalar", copy.deepcopy(value),
+                                                astutil.const(fn.uf.qualname))))
+    grads = []
+    for p in adj.wrt:
+        st = adj.adj.get(p)
+        g = st.expr if st is not None else astutil.const(0.0)
+        grads.append(adj.hcall("grad_output", g, astutil.name(p)))
+    grads_expr = grads[0] if single else astutil.tuple_(grads)
+    if has_aux:
+        out = astutil.tuple_([astutil.tuple_([copy.deepcopy(value), aux]), grads_expr]) if with_value \
+            else astutil.tuple_([grads_expr, aux])
+    else:
+        out = astutil.tuple_([copy.deepcopy(value), grads_expr]) if with_value else grads_expr
+    ret = gast.Return(value=out)
+    fwd = _dce(fwd, bwd + tail + [ret]) if not with_value and not has_aux else fwd
+    body = fwd + tail + ([comment("backward pass")] if bwd else []) + bwd + [ret]
+    fdef = astutil.function_def(name, _signature(fn), body, fn.lineno)
+    return fdef
+
+
+def _assemble_vjp(adj, fn, name, options):
+    res = fn.result
+    dout = adj.namer.fresh("d" + (res.id if isinstance(res, gast.Name) else "out"))
+    if isinstance(res, gast.Name) and res.id in adj.act.varied:
+        adj.adj[res.id] = AdjState(astutil.name(dout), lazy=True)
+    fwd, bwd = adj.block(fn.body, repeated=False)
+    grads = []
+    for p in adj.wrt:
+        st = adj.adj.get(p)
+        g = st.expr if st is not None else astutil.const(0.0)
+        if options.get("final"):
+            g = adj.hcall("grad_output", g, astutil.name(p))
+        grads.append(g)
+    pb_name = adj.namer.fresh(fn.uf.name + "_pullback")
+    pb_body = bwd + [gast.Return(value=astutil.tuple_(grads))]
+    pullback = astutil.function_def(pb_name, [dout], pb_body)
+    ret = gast.Return(value=astutil.tuple_([copy.deepcopy(res), astutil.name(pb_name)]))
+    body = fwd + [pullback, ret]
+    return astutil.function_def(name, _signature(fn), body, fn.lineno)
+
+
+def _pure(s):
+    if isinstance(s, gast.Assign):
+        return not any(isinstance(n, gast.Call) for n in gast.walk(s.value)) or getattr(s, "adsrc_pure", False)
+    return False
+
+
+def _dce(fwd, rest):
+    """Drop forward assignments nothing reads (grad mode computes no unused value)."""
+    needed = set()
+    for s in rest:
+        needed |= astutil.names_loaded(s)
+    out = []
+    for s in reversed(fwd):
+        stored = astutil.names_stored(s) if isinstance(s, gast.Assign) else set()
+        if isinstance(s, gast.Assign) and _pure(s) and not (stored & needed):
+            continue
+        needed |= astutil.names_loaded(s)
+        out.append(s)
+    out.reverse()
+    return out
+
+
+_ = (_tag, transform_error)
