@@ -141,7 +141,7 @@ class Activity:
         if k == "copy":
             return v.id in self.varied, self.kind.get(v.id, OTHER)
         if k == "const":
-            return False, ARRAY if _numeric_constant(v) else OTHER
+            return False, ARRAY if _numeric_constant(v) or getattr(op, "array", False) else OTHER
         if k == "rule":
             rule = op.rule
             diff = [node for p, node in op.bound.items() if p in rule.vjps]

@@ -190,3 +190,12 @@ def set_lineno(node, lineno):
         if isinstance(n, (gast.stmt, gast.expr)):
             n.lineno = lineno
     return node
+
+
+def index_value(idx):
+    """An index node as a value expression: slices become slice(...) calls."""
+    if isinstance(idx, gast.Slice):
+        return call("slice", [idx.lower or const(None), idx.upper or const(None), idx.step or const(None)])
+    if isinstance(idx, gast.Tuple):
+        return tuple_([index_value(e) for e in idx.elts])
+    return idx

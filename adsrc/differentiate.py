@@ -334,7 +334,7 @@ class Adjoint:
             out.append(gast.AugAssign(target=target, op=gast.Add(), value=g))
         else:
             out.append(astutil.assign(var, self.hcall("add_at", astutil.name(var), astutil.name(n),
-                                                      _index_expr(idx), g)))
+                                                      astutil.index_value(idx), g)))
 
     def _basic_index(self, idx):
         if isinstance(idx, gast.Tuple):
@@ -380,9 +380,9 @@ class Adjoint:
         g = self._exact_g(s, g, out) if isinstance(s.target, str) and not isinstance(g, gast.Name) else g
         if self._active_name(val):
             self.accumulate(val.id, self.hcall("index_update_vjp_value", g, copy.deepcopy(base),
-                                               _index_expr(copy.deepcopy(idx)), copy.deepcopy(val)), out)
+                                               astutil.index_value(copy.deepcopy(idx)), copy.deepcopy(val)), out)
         if self._active_name(base):
-            contrib = self.hcall("index_update_vjp_base", g, copy.deepcopy(base), _index_expr(copy.deepcopy(idx)))
+            contrib = self.hcall("index_update_vjp_base", g, copy.deepcopy(base), astutil.index_value(copy.deepcopy(idx)))
             if base.id not in self.adj:
                 out.append(astutil.assign(self.dname(base.id), contrib))
                 self.adj[base.id] = AdjState(astutil.name(self.dname(base.id)), lazy=False,
@@ -403,11 +403,23 @@ class Adjoint:
 
     def adj_user(self, s, g, out):
         active_args = s.op.vjp_args      # atoms whose cotangents the pullback returns, in order
-        temps = [self.namer.fresh("d" + _base(a.id)) for a in active_args]
-        out.append(astutil.assign(tuple(temps), astutil.call(astutil.name(s.op.pullback), [g])))
-        for a, t in zip(active_args, temps):
-            if self._active_name(a):
-                self.accumulate(a.id, astutil.name(t), out)
+        ids = [a.id for a in active_args]
+        targets, direct = [], []
+        for a in ids:
+            if self.act.active(a) and a not in self.adj and ids.count(a) == 1:
+                targets.append(self.dname(a))      # first cotangent: straight into the adjoint
+                direct.append(True)
+            else:
+                targets.append(self.namer.fresh("d" + _base(a)))
+                direct.append(False)
+        out.append(astutil.assign(tuple(targets), astutil.call(astutil.name(s.op.pullback), [g])))
+        for a, t, d in zip(ids, targets, direct):
+            if not self.act.active(a):
+                continue
+            if d:
+                self.adj[a] = AdjState(astutil.name(t), lazy=a not in self.act.scalars)
+            else:
+                self.accumulate(a, astutil.name(t), out)
 
     # -- cond -------------------------------------------------------------------------------------
     def cond(self, s, repeated):
@@ -425,13 +437,13 @@ class Adjoint:
         states, bodies = [], []
         for br in (s.true, s.false):
             self.adj = {k: v.copy() for k, v in before.items() if k not in s.outs}
+            # the outputs' adjoints flow into this branch's results (first, in reverse order)
             seed = []
-            fwd_b, bwd_b = self.block(br.body, repeated)
-            # the outputs' adjoints flow into this branch's results
             for o, r in zip(s.outs, br.results):
                 st = out_g.get(o)
                 if st is not None and self._active_name(r):
                     self.accumulate(r.id, st.expr, seed, lazy=st.lazy)
+            fwd_b, bwd_b = self.block(br.body, repeated)
             fwd_b = fwd_b + [astutil.assign(o, copy.deepcopy(r)) for o, r in zip(s.outs, br.results)
                              if not (isinstance(r, gast.Name) and r.id == o)]
             # branch-local names are dead after the branch
@@ -440,7 +452,7 @@ class Adjoint:
                 if n in local and n not in before:
                     del self.adj[n]
             states.append(self.adj)
-            bodies.append((fwd_b, self._seed_then(seed, bwd_b)))
+            bodies.append((fwd_b, seed + bwd_b))
         merged, tails = self._merge(before, states, s.outs)
         self.adj = merged
         (fwd_t, bwd_t), (fwd_f, bwd_f) = bodies
@@ -453,10 +465,6 @@ class Adjoint:
             bwd = [gast.If(test=copy.deepcopy(pred), body=bwd_t or [gast.Pass()], orelse=bwd_f)]
         _ = outs_active, after
         return _tag(fwd, s.lineno), _tag(bwd, s.lineno)
-
-    def _seed_then(self, seed, bwd):
-        # in reverse program order the branch's results are consumed first
-        return seed + bwd
 
     def _merge(self, before, states, outs):
         """Bring both branches' adjoint states to one state; returns (state, [tail_t, tail_f])."""
@@ -640,16 +648,6 @@ def _base(n):
 def _NOT_STATIC():
     from .rules import NOT_STATIC
     return NOT_STATIC
-
-
-def _index_expr(idx):
-    """An index node as a value expression (slices become slice(...) calls)."""
-    if isinstance(idx, gast.Slice):
-        return astutil.call("slice", [idx.lower or astutil.const(None), idx.upper or astutil.const(None),
-                                      idx.step or astutil.const(None)])
-    if isinstance(idx, gast.Tuple):
-        return astutil.tuple_([_index_expr(e) for e in idx.elts])
-    return idx
 
 
 def _module(stmts):

@@ -184,7 +184,8 @@ def _find_lambda(tree, fun):
     params = list(code.co_varnames[:nargs])
     cands = [n for n in cands if _lambda_params(n) == params]
     if len(cands) > 1 and hasattr(code, "co_positions"):
-        cols = [p[2] for p in code.co_positions() if p[0] == code.co_firstlineno and p[2] is not None]
+        cols = [p[2] for p in code.co_positions()
+                if p[0] == code.co_firstlineno and p[2] is not None and p[3] is not None and p[3] > p[2]]
         if cols:
             col = min(cols)
             inside = [n for n in cands if n.body.col_offset <= col and

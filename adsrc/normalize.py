@@ -15,6 +15,8 @@ statements; comprehensions become loops; lambdas become local `def`s;
 item assignment (which `lower/inplace.py` then makes functional).
 """
 
+import copy
+
 import gast
 
 from . import astutil, primitives
@@ -191,12 +193,16 @@ class Normalizer:
             rhs = self.atom(s.value)
             new = self.temp(_BINOP_NAMES.get(op, "binop"))
             self.emit(astutil.assign(new, gast.BinOp(left=astutil.name(cur), op=s.op, right=rhs)), s)
-            self.setitem(base, astutil.copy.deepcopy(index) if False else index, astutil.name(new), t)
+            self.setitem(base, copy.deepcopy(index), astutil.name(new), t)
         else:
             raise self.error(t, "augmented assignment to an attribute is not supported.",
                              "Compute the new value into a local variable instead.")
 
     def assign_to(self, t, value, augmented=False):
+        if isinstance(t, gast.Name) and isinstance(value, gast.Lambda):
+            # f = lambda x: ...  is  def f(x): return ...
+            self.lambda_def(value, t.id)
+            return
         if isinstance(t, gast.Name):
             v = self.op(value)
             node = astutil.assign(t.id, v)
@@ -247,9 +253,7 @@ class Normalizer:
         self.emit(gast.If(test=test, body=body, orelse=orelse))
 
     def stmt_For(self, s):
-        if s.type_comment:
-            pass
-        it = self.atom(s.iter)
+        it = self.loop_iter(s.iter)
         tgt = astutil.target_spec(s.target)
         if tgt is None:
             raise self.error(s.target, "this loop target is not supported.",
@@ -257,6 +261,16 @@ class Normalizer:
         body = self.block(s.body)
         orelse = self.block(s.orelse)
         self.emit(gast.For(target=astutil.target(tgt), iter=it, body=body, orelse=orelse, type_comment=None))
+
+    def loop_iter(self, it):
+        """range/enumerate/zip/reversed calls stay calls (their arguments atoms); others become atoms."""
+        if isinstance(it, gast.Call) and not any(isinstance(a, gast.Starred) for a in it.args):
+            fn = self.static(it.func)
+            if fn in (range, enumerate, zip, reversed) and all(k.arg for k in it.keywords):
+                return gast.Call(func=it.func, args=[self.atom(a) for a in it.args],
+                                 keywords=[gast.keyword(arg=k.arg, value=self.atom(k.value))
+                                           for k in it.keywords])
+        return self.atom(it)
 
     def stmt_While(self, s):
         test = self.raw(s.test)

@@ -400,6 +400,14 @@ def owned_tree(g, x):
     return owned(g, x)
 
 
+@helper
+def check_immutable(value, message):
+    """`a += b` on an array another live name shares would change that name too: refuse."""
+    if isinstance(value, (np.ndarray, list, dict)):
+        from .errors import TransformError
+        raise TransformError(message)
+
+
 # -- checks -----------------------------------------------------------------------------------
 
 class NonScalarOutput(TypeError):

@@ -182,7 +182,9 @@ def vjp_unit(fun, wrt, kinds):
         if unit is not None:
             return unit
         lw = lowered(fun)
-        unit = Unit(lw.uf.name + "_vjp")
+        params = [p for p in lw.fn.params]
+        suffix = "" if list(wrt) == params else "_" + "_".join(wrt)
+        unit = Unit(lw.uf.name + "_vjp" + suffix)
         table[key] = unit
         try:
             build(lw, unit, list(wrt), dict(zip(wrt, kinds)), mode="vjp")

@@ -131,7 +131,7 @@ class Classifier:
         rule = rules_mod.lookup(obj)
         if rule is not None:
             if rule.nondiff:
-                return Op("const")
+                return Op("const", array=rule.name.startswith("np."))
             try:
                 bound = rule.bind(v.args, v.keywords)
             except TypeError as e:

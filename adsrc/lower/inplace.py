@@ -104,14 +104,23 @@ def _is_known_fresh(fname, is_method):
     return fname in rules_mod.FRESH_NAMES
 
 
-def check(uf, stmt, base, aliases, what):
-    """Raise if a name sharing memory with `base` is read after `stmt`."""
+def shared_live(stmt, base, aliases):
+    """A name other than base that may share base's memory and is read after stmt (or None)."""
     live = getattr(stmt, "live_out", set())
     shared = sorted((aliases.group(base) - {base}) & live)
-    if shared:
-        other = shared[0]
-        raise uf.error(
-            stmt, f"{what} changes `{base}` in place, but `{other}` may share its memory and is used "
-                  "afterwards; adsrc cannot differentiate through that aliasing.",
-            f"Make an explicit copy first (`{base} = {base}.copy()` or `{other} = {other}.copy()`), "
-            "or build a new value instead of updating in place.")
+    return shared[0] if shared else None
+
+
+def alias_error(uf, stmt, base, other, what):
+    return uf.error(
+        stmt, f"{what} changes `{base}` in place, but `{other}` may share its memory and is used "
+              "afterwards; adsrc cannot differentiate through that aliasing.",
+        f"Make an explicit copy first (`{base} = {base}.copy()` or `{other} = {other}.copy()`), "
+        "or build a new value instead of updating in place.")
+
+
+def check(uf, stmt, base, aliases, what):
+    """Raise if a name sharing memory with `base` is read after `stmt`."""
+    other = shared_live(stmt, base, aliases)
+    if other is not None:
+        raise alias_error(uf, stmt, base, other, what)

@@ -157,6 +157,12 @@ class JumpEliminator:
             self.loops.pop()
         if loop._skip is not None:
             body = [self._set(loop.skip, False, s)] + body
+        if loop._broke is not None:
+            if isinstance(s, gast.For):
+                # iterations after a break do nothing (the emitted loop stops at once)
+                body = [_at(gast.If(test=_not(astutil.name(loop.broke)), body=body, orelse=[]), s)]
+            else:
+                s.test = gast.BoolOp(op=gast.And(), values=[_not(astutil.name(loop.broke)), s.test])
         s.body = body
         orelse, s.orelse = s.orelse, []
         out = []
@@ -201,6 +207,8 @@ def _returns_only_at_end(body):
 
 
 def _walk_no_defs(node):
+    if isinstance(node, gast.FunctionDef):
+        return
     stack = [node]
     while stack:
         n = stack.pop()

@@ -33,6 +33,7 @@ class Lowerer:
         self.scopes = list(scopes or [])
         self.local_defs = dict(local_defs or {})   # name -> normalized FunctionDef
         self.aliases = None
+        self.inlining = []                          # nested defs being inlined (to refuse recursion)
 
     # -- entry -----------------------------------------------------------------------
     def function(self, fdef):
@@ -103,20 +104,35 @@ class Lowerer:
         if isinstance(t, gast.Subscript):
             base = t.value.id
             inplace.check(self.uf, s, base, self.aliases, f"assigning to `{base}[...]`")
-            value = astutil.call(astutil.name(self.namer.helper("index_update")), [astutil.name(base), t.slice, s.value])
+            value = astutil.call(astutil.name(self.namer.helper("index_update")),
+                                 [astutil.name(base), astutil.index_value(t.slice), s.value])
             defined.add(base)
             return [ir.Assign(base, value, ir.Op("setitem")).at(s)]
         spec = astutil.target_spec(t)
+        pre = []
         if getattr(s, "augmented", False):
-            inplace.check(self.uf, s, spec, self.aliases, f"the in-place operator on `{spec}`")
+            other = inplace.shared_live(s, spec, self.aliases)
+            if other is not None:
+                # `a += b` mutates arrays but rebinds numbers: decide when the code runs
+                err = inplace.alias_error(self.uf, s, spec, other, f"the in-place operator on `{spec}`")
+                check = astutil.call(astutil.name(self.namer.helper("check_immutable")),
+                                     [astutil.name(spec), astutil.const(str(err))])
+                pre.append(ir.Effect(check).at(s))
         value = s.value
         if isinstance(value, gast.Call):
             prim = self.static(value.func)
             if prim is not rules_mod.NOT_STATIC and primitives.is_primitive(prim):
                 return self.primitive(s, spec, value, prim, defined)
+            if isinstance(value.func, gast.Name) and value.func.id in self.local_defs:
+                if any(isinstance(a, gast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+                    raise self.uf.error(s, "calls with *args or **kwargs to nested functions are not supported.",
+                                        "Pass the arguments one by one.")
+                stmts, result = self.inline(value.func, value.args, s, defined,
+                                            {k.arg: k.value for k in value.keywords})
+                return pre + stmts + [_ir_assign(spec, copy.deepcopy(result), self.classifier, s, defined)]
         op = self.classifier.op(value, s)
         defined.update(astutil.target_names(spec))
-        return [ir.Assign(spec, value, op).at(s)]
+        return pre + [ir.Assign(spec, value, op).at(s)]
 
     # -- if ------------------------------------------------------------------------------
     def cond(self, s, defined):
@@ -254,29 +270,66 @@ class Lowerer:
         stmts.append(_ir_assign(spec, astutil.name(out), self.classifier, s, defined))
         return stmts
 
-    def inline(self, fn_node, params, s, defined):
-        """IR statements computing a function applied to `params` (atoms); returns (stmts, result atom)."""
+    def inline(self, fn_node, params, s, defined, keywords=None):
+        """IR statements computing a function applied to arguments; returns (stmts, result atom).
+
+        A function defined in this function is inlined (its locals renamed);
+        any other function is called.
+        """
+        keywords = keywords or {}
         if isinstance(fn_node, gast.Name) and fn_node.id in self.local_defs:
-            fdef = copy.deepcopy(self.local_defs[fn_node.id])
-            a = fdef.args
-            pnames = [p.id for p in list(a.posonlyargs) + list(a.args)]
-            if a.vararg or a.kwarg or a.kwonlyargs or len(pnames) != len(params):
-                raise self.uf.error(s, f"the function passed here must take exactly {len(params)} "
-                                       "positional argument(s).", None)
+            name = fn_node.id
+            if name in self.inlining:
+                raise self.uf.error(s, f"the nested function `{name}` calls itself; adsrc does not differentiate "
+                                       "recursive nested functions.",
+                                    "Define the recursive function at module level.")
+            fdef = copy.deepcopy(self.local_defs[name])
             renames = {n: self.namer.fresh(n) for n in local_names(fdef)}
             astutil.rename(fdef, renames)
-            pnames = [renames.get(p, p) for p in pnames]
             self.scopes[-1].update(renames.values())
+            bound = self._bind_def(fdef, params, keywords, s, name)
             liveness.annotate(fdef.body)
-            pre = [_at(astutil.assign(p, copy.deepcopy(v)), s) for p, v in zip(pnames, params)]
-            stmts, defined = self.block(pre + fdef.body[:-1], defined)
+            pre = [_at(astutil.assign(p, v), s) for p, v in bound]
+            self.inlining.append(name)
+            try:
+                stmts, defined = self.block(pre + fdef.body[:-1], defined)
+            finally:
+                self.inlining.pop()
             return stmts, fdef.body[-1].value
-        callee = copy.deepcopy(fn_node)
         res = self.namer.fresh("result")
-        call = astutil.call(callee, [copy.deepcopy(p) for p in params])
-        node = _at(astutil.assign(res, call), s)
-        stmts, defined = self.block([node], defined)
+        call = astutil.call(copy.deepcopy(fn_node), [copy.deepcopy(p) for p in params],
+                            {k: copy.deepcopy(v) for k, v in keywords.items()})
+        stmts, defined = self.block([_at(astutil.assign(res, call), s)], defined)
         return stmts, astutil.name(res)
+
+    def _bind_def(self, fdef, args, keywords, s, name):
+        """(parameter, value) pairs binding a call's arguments to a nested def's parameters."""
+        a = fdef.args
+        if a.vararg is not None or a.kwarg is not None:
+            raise self.uf.error(s, f"adsrc cannot inline the nested function `{name}`, which takes *args or "
+                                   "**kwargs.", "Give it explicit parameters.")
+        pos = [p.id for p in list(a.posonlyargs) + list(a.args)]
+        defaults = dict(zip(pos[len(pos) - len(a.defaults):], a.defaults))
+        for p, d in zip(a.kwonlyargs, a.kw_defaults):
+            if d is not None:
+                defaults[p.id] = d
+        names = pos + [p.id for p in a.kwonlyargs]
+        if len(args) > len(pos):
+            raise self.uf.error(s, f"`{name}` takes {len(pos)} positional arguments but {len(args)} were given.")
+        values = dict(zip(pos, args))
+        for k, v in keywords.items():
+            if k not in names or k in values:
+                raise self.uf.error(s, f"`{name}` got an unexpected or repeated argument `{k}`.")
+            values[k] = v
+        out = []
+        for p in names:
+            if p in values:
+                out.append((p, copy.deepcopy(values[p])))
+            elif p in defaults:
+                out.append((p, copy.deepcopy(defaults[p])))
+            else:
+                raise self.uf.error(s, f"`{name}` is missing the argument `{p}`.")
+        return out
 
     def prim_cond(self, s, b, ops, out, defined):
         branches = []

@@ -1,0 +1,140 @@
+"""check_grads: compare adsrc's gradient with central finite differences."""
+
+import numpy as np
+
+from . import api, runtime
+
+
+class GradientMismatch(AssertionError):
+    pass
+
+
+def _leaves(x, path="x"):
+    """(path, leaf) pairs of the float leaves of a pytree."""
+    if isinstance(x, dict):
+        return [p for k in x for p in _leaves(x[k], f"{path}[{k!r}]")]
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return [p for k, v in zip(x._fields, x) for p in _leaves(v, f"{path}.{k}")]
+    if isinstance(x, (tuple, list)):
+        return [p for i, v in enumerate(x) for p in _leaves(v, f"{path}[{i}]")]
+    if hasattr(type(x), "__dataclass_fields__"):
+        import dataclasses
+        return [p for f in dataclasses.fields(x) for p in _leaves(getattr(x, f.name), f"{path}.{f.name}")]
+    if isinstance(x, np.ndarray) and x.dtype.kind in "fc" or isinstance(x, (float, np.floating)):
+        return [(path, x)]
+    return []
+
+
+def _map(x, fn):
+    """The pytree x with each float leaf replaced by fn(path, leaf)."""
+    def go(v, path):
+        if isinstance(v, dict):
+            return type(v)((k, go(v[k], f"{path}[{k!r}]")) for k in v)
+        if isinstance(v, tuple) and hasattr(v, "_fields"):
+            return type(v)(*(go(e, f"{path}.{k}") for k, e in zip(v._fields, v)))
+        if isinstance(v, (tuple, list)):
+            return type(v)(go(e, f"{path}[{i}]") for i, e in enumerate(v))
+        if hasattr(type(v), "__dataclass_fields__"):
+            import dataclasses
+            return dataclasses.replace(v, **{f.name: go(getattr(v, f.name), f"{path}.{f.name}")
+                                             for f in dataclasses.fields(v)})
+        if isinstance(v, np.ndarray) and v.dtype.kind in "fc" or isinstance(v, (float, np.floating)):
+            return fn(path, v)
+        return v
+    return go(x, "x")
+
+
+def _dot(grad, direction):
+    total = 0.0
+    g_leaves = dict(_leaves(grad))
+    for path, d in _leaves(direction):
+        g = g_leaves.get(path)
+        if g is None:
+            raise GradientMismatch(f"the gradient has no entry for {path}")
+        total += float(np.sum(np.asarray(g) * np.asarray(d)))
+    return total
+
+
+def check_grads(f, args, argnums=0, *, directions=3, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0,
+                kwargs=None, full=False):
+    """Check adsrc.grad(f) at args against central finite differences.
+
+    For each of `directions` random directions v (one per differentiated
+    argument, same structure), compares the directional derivative
+    <grad, v> with (f(x + eps v) - f(x - eps v)) / (2 eps). With full=True,
+    checks every coordinate of every array instead (for small inputs).
+    Raises GradientMismatch with the worst mismatch; returns the gradient.
+    NaN or inf anywhere in the gradient is a failure.
+    """
+    kwargs = kwargs or {}
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    grads = api.grad(f, argnums=argnums)(*args, **kwargs)
+    gtuple = (grads,) if single else tuple(grads)
+    for i, g in zip(nums, gtuple):
+        for path, leaf in _leaves(g, f"argument {i}"):
+            if not np.all(np.isfinite(leaf)):
+                raise GradientMismatch(f"adsrc's gradient for {path} is not finite: {leaf}")
+    rng = np.random.default_rng(seed)
+
+    def value(shifted):
+        out = f(*shifted, **kwargs)
+        out = np.asarray(out, dtype=float)
+        if out.shape != ():
+            raise GradientMismatch(f"f must return a scalar, got shape {out.shape}")
+        return float(out)
+
+    def shifted(dirs, step):
+        new = list(args)
+        for i, d in zip(nums, dirs):
+            leaves = dict(_leaves(d))
+            new[i] = _map(args[i], lambda path, v: _shift(v, leaves[path], step))
+        return new
+
+    worst = (0.0, None)
+    trials = []
+    if full:
+        for k, i in enumerate(nums):
+            for path, leaf in _leaves(args[i]):
+                arr = np.asarray(leaf, dtype=float)
+                for idx in np.ndindex(arr.shape):
+                    def unit(p, v, path=path, idx=idx):
+                        e = np.zeros(np.shape(v))
+                        if p == path:
+                            e[idx] = 1.0
+                        return e if np.ndim(v) else float(e)
+                    dirs = [_map(args[j], unit) if j == i else _map(args[j], lambda p, v: np.zeros(np.shape(v)))
+                            for j in nums]
+                    trials.append((f"{path}{list(idx) if idx else ''}", dirs))
+    else:
+        for t in range(directions):
+            dirs = [_map(args[i], lambda p, v: rng.standard_normal(np.shape(v)) if np.ndim(v)
+                         else float(rng.standard_normal())) for i in nums]
+            trials.append((f"random direction {t}", dirs))
+    for label, dirs in trials:
+        scale = max(1.0, max((float(np.max(np.abs(leaf))) for i in nums for _, leaf in _leaves(args[i])),
+                             default=1.0))
+        h = eps * scale
+        fd = (value(shifted(dirs, h)) - value(shifted(dirs, -h))) / (2 * h)
+        ad = sum(_dot(g, d) for g, d in zip(gtuple, dirs))
+        if not np.isfinite(fd):
+            raise GradientMismatch(f"finite differences are not finite along {label}: {fd}")
+        err = abs(ad - fd)
+        tol = atol + rtol * abs(fd)
+        if err - tol > worst[0] or (worst[1] is None and err > tol):
+            worst = (err - tol, (label, ad, fd, err, tol))
+    if worst[1] is not None:
+        label, ad, fd, err, tol = worst[1]
+        raise GradientMismatch(f"gradient of {getattr(f, '__qualname__', f)} disagrees with finite differences "
+                               f"along {label}: adsrc {ad!r}, finite differences {fd!r} (error {err:.3g} > "
+                               f"tolerance {tol:.3g}, rtol={rtol}, atol={atol})")
+    return grads
+
+
+def _shift(v, d, step):
+    if isinstance(v, np.ndarray):
+        return v + step * np.asarray(d, dtype=v.dtype)
+    return type(v)(v + step * float(d))
+
+
+_ = runtime

@@ -1,0 +1,38 @@
+"""Registering test functions with their inputs, for parametrized gradient checks."""
+
+import numpy as np
+
+
+class Case:
+    def __init__(self, fn, args, argnums, rtol, atol, full, kwargs):
+        self.fn = fn
+        self.args = args
+        self.argnums = argnums
+        self.rtol = rtol
+        self.atol = atol
+        self.full = full
+        self.kwargs = kwargs
+
+    @property
+    def id(self):
+        return self.fn.__name__
+
+
+class Registry(list):
+    def case(self, *args, argnums=0, rtol=1e-5, atol=1e-7, full=True, kwargs=None):
+        def deco(fn):
+            self.append(Case(fn, args, argnums, rtol, atol, full, kwargs or {}))
+            return fn
+        return deco
+
+
+_RNG = np.random.default_rng(20261122)
+
+
+def rand(*shape, low=-1.0, high=1.0):
+    """Random test input (a new draw at every call, deterministic per module order)."""
+    return _RNG.uniform(low, high, size=shape)
+
+
+def pos(*shape):
+    return rand(*shape, low=0.5, high=2.0)
