@@ -154,6 +154,8 @@ class Activity:
             base = v.value
             kind = ARRAY if self._atom_kind(base) == ARRAY else OTHER
             return self._atoms_varied([base]), kind
+        if k == "slice":
+            return self._atoms_varied([v.args[0]]), OTHER
         if k in ("tuple", "list"):
             return self._atoms_varied(v.elts), OTHER
         if k == "dict":
@@ -219,6 +221,8 @@ class Activity:
             return out
         if k == "getitem":
             return [v.value]
+        if k == "slice":
+            return [v.args[0]]
         if k in ("tuple", "list"):
             return list(v.elts)
         if k == "dict":

@@ -25,6 +25,7 @@ Two shapes of output:
   from one user function to another and for `adsrc.vjp`.
 """
 
+import builtins
 import copy
 
 import gast
@@ -51,6 +52,7 @@ def _is_const(node, value=None):
         and type(node.value) in (int, float)
 
 
+_BUILTINS = frozenset(dir(builtins))
 _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b, gast.Mult: lambda a, b: a * b}
 
 
@@ -288,7 +290,7 @@ class Adjoint:
                 mapping[p.name] = astutil.tuple_([copy.deepcopy(n) for n in node])
             else:
                 mapping[p.name] = node
-        helpers = {n: self.h(n) for n in template.names if n not in mapping}
+        helpers = {n: self.h(n) for n in template.names if n not in mapping and n not in _BUILTINS}
         mapping.update(helpers)
         expr = astutil.substitute(template.expr, mapping)
         return self.fold(expr)
@@ -335,6 +337,21 @@ class Adjoint:
         else:
             out.append(astutil.assign(var, self.hcall("add_at", astutil.name(var), astutil.name(n),
                                                       astutil.index_value(idx), g)))
+
+    def adj_slice(self, s, g, out):
+        """x = scan_slice(xs, i): one step's slice of the scanned pytree xs."""
+        base, index = s.value.args
+        if not self._active_name(base):
+            return
+        n = base.id
+        st = self.adj.get(n)
+        var = self.dname(n)
+        if st is None or not st.owned:
+            init = self.materialize(n, out).expr if st is not None else astutil.const(0.0)
+            out.append(astutil.assign(var, self.hcall("owned_tree", init, astutil.name(n))))
+            self.adj[n] = AdjState(astutil.name(var), lazy=False, owned=True)
+        out.append(astutil.assign(var, self.hcall("scan_slice_cot", astutil.name(var), astutil.name(n),
+                                                  copy.deepcopy(index), g)))
 
     def _basic_index(self, idx):
         if isinstance(idx, gast.Tuple):
@@ -494,8 +511,8 @@ class Adjoint:
         return merged, tails
 
     def _pack_branch_residuals(self, fwd_t, bwd_t, fwd_f, bwd_f):
-        res_t = sorted(astutil.names_loaded(_module(bwd_t)) & _stored(fwd_t))
-        res_f = sorted(astutil.names_loaded(_module(bwd_f)) & _stored(fwd_f))
+        res_t = sorted(_reads(bwd_t) & _stored(fwd_t))
+        res_f = sorted(_reads(bwd_f) & _stored(fwd_f))
         if not res_t and not res_f:
             return fwd_t, bwd_t, fwd_f, bwd_f
         var = self.namer.fresh("branch")
@@ -520,13 +537,15 @@ class Adjoint:
         free_active = sorted({n for n in _loaded_in(body, s) if self.act.active(n)} - inner_defined)
         pre_bwd = []
         for n in free_active:
+            # adjoints accumulated across iterations live in variables from before the loop
             st = self.adj.get(n)
             if self.act.kind.get(n) == ARRAY and (st is None or not st.owned):
                 init = astutil.const(0.0) if st is None else self.materialize(n, pre_bwd).expr
                 pre_bwd.append(astutil.assign(self.dname(n), self.hcall("owned", init, astutil.name(n))))
                 self.adj[n] = AdjState(astutil.name(self.dname(n)), lazy=False, owned=True)
             elif st is None:
-                self.adj[n] = AdjState(astutil.const(0.0), lazy=True)
+                pre_bwd.append(astutil.assign(self.dname(n), astutil.const(0.0)))
+                self.adj[n] = AdjState(astutil.name(self.dname(n)), lazy=True)
             else:
                 self.materialize(n, pre_bwd)
         head = {k: v.copy() for k, v in self.adj.items()}
@@ -573,7 +592,7 @@ class Adjoint:
                 del self.adj[n]
         # what the backward pass reads from the forward pass, saved per iteration
         stored = _stored(fwd_body) | set(carry) | set(astutil.target_names(s.item) if s.item else [])
-        residuals = sorted(astutil.names_loaded(_module(bwd_body)) & stored)
+        residuals = sorted(_reads(bwd_body) & stored)
         fwd, bwd = self._emit_loop(s, fwd_body, bwd_body, residuals, pre_bwd, out_states, active_carry, dcarry)
         # after the loop (in reverse order: before it), the carried adjoints reach the initial values
         post = []
@@ -652,6 +671,11 @@ def _NOT_STATIC():
 
 def _module(stmts):
     return gast.Module(body=list(stmts), type_ignores=[])
+
+
+def _reads(stmts):
+    """Names code reads that it does not assign itself (what it needs from outside)."""
+    return astutil.names_loaded(_module(stmts)) - _stored(stmts)
 
 
 def _stored(stmts):

@@ -4,7 +4,7 @@ import numpy as np
 
 
 class Case:
-    def __init__(self, fn, args, argnums, rtol, atol, full, kwargs):
+    def __init__(self, fn, args, argnums, rtol, atol, full, kwargs, label=None):
         self.fn = fn
         self.args = args
         self.argnums = argnums
@@ -12,16 +12,17 @@ class Case:
         self.atol = atol
         self.full = full
         self.kwargs = kwargs
+        self.label = label
 
     @property
     def id(self):
-        return self.fn.__name__
+        return self.fn.__name__ + (f"[{self.label}]" if self.label else "")
 
 
 class Registry(list):
-    def case(self, *args, argnums=0, rtol=1e-5, atol=1e-7, full=True, kwargs=None):
+    def case(self, *args, argnums=0, rtol=1e-5, atol=1e-7, full=True, kwargs=None, label=None):
         def deco(fn):
-            self.append(Case(fn, args, argnums, rtol, atol, full, kwargs or {}))
+            self.append(Case(fn, args, argnums, rtol, atol, full, kwargs or {}, label))
             return fn
         return deco
 
@@ -36,3 +37,15 @@ def rand(*shape, low=-1.0, high=1.0):
 
 def pos(*shape):
     return rand(*shape, low=0.5, high=2.0)
+
+
+def check_case(case):
+    """check_grads on a case, and check that its inputs were not mutated."""
+    from adsrc.checks import check_grads
+
+    before = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in case.args]
+    check_grads(case.fn, case.args, case.argnums, rtol=case.rtol, atol=case.atol, full=case.full,
+                kwargs=case.kwargs)
+    for a, b in zip(case.args, before):
+        if isinstance(a, np.ndarray):
+            assert np.array_equal(a, b), "an input was mutated"

@@ -56,10 +56,11 @@ def _dotted(node):
 
 
 class Classifier:
-    def __init__(self, uf, is_local, local_defs):
+    def __init__(self, uf, is_local, local_defs, helpers):
         self.uf = uf
         self.is_local = is_local          # name -> bool
         self.local_defs = local_defs      # name -> True if a local def
+        self.helpers = helpers            # generated name -> runtime helper base name
 
     def error(self, node, problem, hint=None):
         return self.uf.error(node, problem, hint)
@@ -112,6 +113,8 @@ class Classifier:
 
     def call(self, v, at):
         f = v.func
+        if isinstance(f, gast.Name) and f.id in self.helpers:
+            return self.helper_call(v, self.helpers[f.id], at)
         obj = self.static(f)
         if obj is not rules_mod.NOT_STATIC:
             return self.static_call(v, obj, at)
@@ -123,6 +126,16 @@ class Classifier:
         return Op("unknown", describe=f"`{what}`",
                   hint="adsrc differentiates calls to functions it can resolve when transforming: module "
                        "functions, closures and functions defined in this function.")
+
+    def helper_call(self, v, base, at):
+        """Calls to adsrc's runtime helpers that the lowering itself introduced."""
+        from .. import runtime
+        if base == "scan_slice":
+            return Op("slice")
+        rule = rules_mod.lookup(runtime.HELPERS[base])
+        if rule is None or rule.nondiff:
+            return Op("const")
+        return Op("rule", rule=rule, bound=rule.bind(v.args, v.keywords), describe=rule.name)
 
     def static_call(self, v, obj, at):
         if primitives.is_primitive(obj):

@@ -75,6 +75,8 @@ class JumpEliminator:
             fdef.body = _drop_unread_flags(head + body[-1:], self.flags)
             return fdef
         new, status = self.block(body)
+        if self._returned is not None:
+            new = [self._set(self.returned, False, fdef)] + new
         if status != ALWAYS:
             new = [_at(astutil.assign(self.retval, astutil.const(None)), fdef)] + new
         final = _at(gast.Return(value=astutil.name(self.retval)), body[-1] if body else fdef)

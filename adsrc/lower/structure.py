@@ -41,7 +41,8 @@ class Lowerer:
         try:
             liveness.annotate(fdef.body)
             self.aliases = inplace.Aliases(fdef, self.is_local)
-            self.classifier = Classifier(self.uf, self.is_local, lambda n: n in self.local_defs)
+            self.classifier = Classifier(self.uf, self.is_local, lambda n: n in self.local_defs,
+                                         self.namer.helpers)
             params = _arg_names(fdef.args)
             body_stmts, final = fdef.body[:-1], fdef.body[-1]
             body, _ = self.block(body_stmts, set(params))

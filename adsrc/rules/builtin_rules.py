@@ -16,6 +16,10 @@ def _min_a(b=NOT_STATIC, **_):
 
 
 def _install():
+    from .. import runtime
+    general(runtime.stack_ys, "stacking scan outputs", "ys", ys="unstack_cot(g, len(ys))")
+    for helper in (runtime.scan_length,):
+        nondiff(helper, helper.__name__)
     register(builtins.abs, rule_copy(FUNCTIONS[np.absolute], "abs"))
     register(builtins.pow, rule_copy(FUNCTIONS[np.power], "pow"))
     register(builtins.float, Rule("float", "x=0.0, /", {"x": "g"}, kind="elementwise",
