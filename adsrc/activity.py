@@ -82,6 +82,7 @@ class Activity:
         elif isinstance(s, ir.Loop):
             if s.kind == "scan" and isinstance(s.item, str) and _is_range(s.xs):
                 self.int_names.add(s.item)
+                self.scalars.add(s.item)
             for c, init in zip(s.carry, s.init):
                 if self._atoms_varied([init]):
                     self.varied.add(c)
@@ -100,6 +101,12 @@ class Activity:
                         self.scalars.discard(c)
                 if (len(self.varied), self.kind, self.scalars) == before:
                     break
+            for c, out in zip(s.carry, s.outs):
+                if c in self.varied:
+                    self.varied.add(out)
+                self.kind[out] = self.kind.get(c)
+                if c in self.scalars:
+                    self.scalars.add(out)
 
     def scalar(self, node):
         """Statically known to be a scalar (a number, not an array of any other shape)."""
@@ -195,6 +202,9 @@ class Activity:
             self._backward(s.true.body)
             self._backward(s.false.body)
         elif isinstance(s, ir.Loop):
+            for c, out in zip(s.carry, s.outs):
+                if out in self.useful:
+                    self.useful.add(c)
             while True:
                 before = len(self.useful)
                 for c, r in zip(s.carry, s.results):

@@ -530,8 +530,8 @@ class Adjoint:
         body = _unguard(s)
         carry = s.carry
         # adjoints of the loop's outputs are the carried adjoints entering the backward loop
-        out_states = {c: self.adj.get(c) for c in carry}
-        self.kill(carry)
+        out_states = {c: self.adj.get(o) for c, o in zip(carry, s.outs)}
+        self.kill(s.outs)
         before = {k: v.copy() for k, v in self.adj.items()}
         inner_defined = _defined_in(body) | set(carry) | set(astutil.target_names(s.item) if s.item else [])
         free_active = sorted({n for n in _loaded_in(body, s) if self.act.active(n)} - inner_defined)
@@ -631,6 +631,7 @@ class Adjoint:
         if s.stop is not None:
             stop = [gast.If(test=astutil.name(carry[s.stop]), body=[gast.Break()], orelse=[])]
         body = fwd_body + save + carry_update + stop
+        after = [astutil.assign(o, astutil.name(c)) for o, c in zip(s.outs, carry) if o != c]
         if s.kind == "scan":
             item = astutil.target(s.item) if s.item is not None else astutil.store("_")
             fwd.append(gast.For(target=item, iter=copy.deepcopy(s.xs), body=body or [gast.Pass()], orelse=[],
@@ -643,12 +644,15 @@ class Adjoint:
                                      orelse=[])] + body
                 test = astutil.const(True)
             fwd.append(gast.While(test=test, body=body or [gast.Pass()], orelse=[]))
+        fwd.extend(after)
         if not needs_backward:
             return fwd, []
         bwd = list(pre_bwd)
         for k in active_carry:
             st = out_states.get(carry[k])
-            bwd.append(astutil.assign(dcarry[k], st.expr if st is not None else astutil.const(0.0)))
+            value = st.expr if st is not None else astutil.const(0.0)
+            if not (isinstance(value, gast.Name) and value.id == dcarry[k]):
+                bwd.append(astutil.assign(dcarry[k], value))
         if len(residuals) == 0:
             target = astutil.store("_")
         elif len(residuals) == 1:

@@ -15,7 +15,7 @@ import weakref
 
 import gast
 
-from . import astutil, emit, ir, primitives, runtime
+from . import astutil, copyprop, dce, emit, ir, primitives, runtime
 from .activity import ARRAY, OTHER
 from .differentiate import AdjState, Adjoint, _tag, comment
 from .errors import transform_error
@@ -243,40 +243,6 @@ def _result_parts(fn, n):
     return [gast.Subscript(value=copy.deepcopy(res), slice=astutil.const(i), ctx=gast.Load()) for i in range(n)]
 
 
-def _known_scalar(fn, atom):
-    """True if atom is statically known to be a scalar (a full reduction, a float constant, ...)."""
-    if isinstance(atom, gast.Constant):
-        return isinstance(atom.value, (int, float)) and not isinstance(atom.value, bool)
-    if not isinstance(atom, gast.Name):
-        return False
-    defs = {}
-    for s in fn.body:
-        if isinstance(s, ir.Assign) and isinstance(s.target, str):
-            defs[s.target] = s
-
-    def scalar(node, depth=0):
-        if isinstance(node, gast.Constant):
-            return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
-        if not isinstance(node, gast.Name) or depth > 50:
-            return False
-        s = defs.get(node.id)
-        if s is None:
-            return False
-        if s.op.kind == "copy":
-            return scalar(s.value, depth + 1)
-        if s.op.kind != "rule":
-            return False
-        rule = s.op.rule
-        if rule.is_scalar_output(rule.static_args(s.op.bound)):
-            return True
-        if rule.kind == "elementwise":
-            operands = [v for v in s.op.bound.values() if not isinstance(v, list)]
-            return all(scalar(v, depth + 1) for v in operands)
-        return False
-
-    return scalar(atom)
-
-
 def _assemble_grad(adj, fn, name, options):
     has_aux = options.get("has_aux", False)
     with_value = options.get("with_value", False)
@@ -293,7 +259,7 @@ def _assemble_grad(adj, fn, name, options):
             adj.adj[res.id] = AdjState(astutil.const(1.0), lazy=False)
     fwd, bwd = adj.block(fn.body, repeated=False)
     tail = []
-    if not _known_scalar(fn, value):
+    if not adj.act.scalar(value):
         tail.append(astutil.expr_stmt(adj.hcall("check_scalar", copy.deepcopy(value),
                                                 astutil.const(fn.uf.qualname))))
     grads = []
@@ -308,8 +274,8 @@ def _assemble_grad(adj, fn, name, options):
     else:
         out = astutil.tuple_([copy.deepcopy(value), grads_expr]) if with_value else grads_expr
     ret = gast.Return(value=out)
-    fwd = _dce(fwd, bwd + tail + [ret]) if not with_value and not has_aux else fwd
     body = fwd + tail + ([comment("backward pass")] if bwd else []) + bwd + [ret]
+    body, _ = dce.eliminate(copyprop.propagate(body))
     fdef = astutil.function_def(name, _signature(fn), body, fn.lineno)
     return fdef
 
@@ -331,30 +297,8 @@ def _assemble_vjp(adj, fn, name, options):
     pb_body = bwd + [gast.Return(value=astutil.tuple_(grads))]
     pullback = astutil.function_def(pb_name, [dout], pb_body)
     ret = gast.Return(value=astutil.tuple_([copy.deepcopy(res), astutil.name(pb_name)]))
-    body = fwd + [pullback, ret]
+    body, _ = dce.eliminate(copyprop.propagate(fwd + [pullback, ret]))
     return astutil.function_def(name, _signature(fn), body, fn.lineno)
-
-
-def _pure(s):
-    if isinstance(s, gast.Assign):
-        return not any(isinstance(n, gast.Call) for n in gast.walk(s.value)) or getattr(s, "adsrc_pure", False)
-    return False
-
-
-def _dce(fwd, rest):
-    """Drop forward assignments nothing reads (grad mode computes no unused value)."""
-    needed = set()
-    for s in rest:
-        needed |= astutil.names_loaded(s)
-    out = []
-    for s in reversed(fwd):
-        stored = astutil.names_stored(s) if isinstance(s, gast.Assign) else set()
-        if isinstance(s, gast.Assign) and _pure(s) and not (stored & needed):
-            continue
-        needed |= astutil.names_loaded(s)
-        out.append(s)
-    out.reverse()
-    return out
 
 
 _ = (_tag, transform_error)

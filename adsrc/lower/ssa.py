@@ -1,8 +1,8 @@
 """Static single assignment: every name is assigned once (once per iteration in a loop).
 
 The first assignment of a user name keeps the name; later ones get `x_1`,
-`x_2`, ... A loop's results after the loop are its carried names, so a loop
-adds only the copy of its initial values. Run after `structure.py`.
+`x_2`, ... A loop's carried values have their own names inside the loop and
+new names after it. Run after `structure.py`.
 """
 
 from .. import astutil, ir
@@ -69,10 +69,7 @@ class SSA:
             self.block(s.body, inner)
             s.results = [astutil.rename(r, inner) for r in s.results]
             s.stop = stop_index
-            # after the loop, its values live in the carried names
-            for n, c in zip(s.outs, s.carry):
-                env[n] = c
-            s.outs = list(s.carry)
+            s.outs = [self.define(n, env) for n in s.outs]
         elif isinstance(s, ir.LocalDef):
             free = {n: env[n] for n in ir.free_names(s.fn) if n in env}
             s.name = self.define(s.name, env)

@@ -126,26 +126,38 @@ def cumprod_vjp(g, x, ans, axis):
 
 @helper
 def matmul_dx(g, x, y):
-    x, y, g = np.asarray(x), np.asarray(y), np.asarray(g)
-    if y.ndim == 1:
-        if x.ndim == 1:
+    """Cotangent of x in x @ y."""
+    xn, yn = np.ndim(x), np.ndim(y)
+    if yn == 1:
+        if xn == 1:
             return g * y
-        return np.expand_dims(g, -1) * y
-    if x.ndim == 1:
-        return sum_leading(np.matmul(g[..., None, :], np.swapaxes(y, -1, -2))[..., 0, :], x.shape)
-    return sum_leading(np.matmul(g, np.swapaxes(y, -1, -2)), x.shape)
+        if xn == 2:
+            return np.multiply.outer(g, y)
+        return np.asarray(g)[..., None] * y
+    if xn == 2 and yn == 2:
+        return np.matmul(g, np.transpose(y))
+    g = np.asarray(g)
+    if xn == 1:
+        return sum_leading(np.matmul(g[..., None, :], np.swapaxes(y, -1, -2))[..., 0, :], np.shape(x))
+    return sum_leading(np.matmul(g, np.swapaxes(y, -1, -2)), np.shape(x))
 
 
 @helper
 def matmul_dy(g, x, y):
-    x, y, g = np.asarray(x), np.asarray(y), np.asarray(g)
-    if x.ndim == 1:
-        if y.ndim == 1:
+    """Cotangent of y in x @ y."""
+    xn, yn = np.ndim(x), np.ndim(y)
+    if xn == 2 and yn <= 2:
+        return np.matmul(np.transpose(x), g)
+    if xn == 1:
+        if yn == 1:
             return g * x
-        return sum_leading(np.matmul(x[:, None], np.expand_dims(g, -2)), y.shape)
-    if y.ndim == 1:
-        return sum_leading(np.matmul(np.swapaxes(x, -1, -2), g[..., None])[..., 0], y.shape)
-    return sum_leading(np.matmul(np.swapaxes(x, -1, -2), g), y.shape)
+        if yn == 2:
+            return np.multiply.outer(x, g)
+        return sum_leading(np.matmul(np.asarray(x)[:, None], np.expand_dims(g, -2)), np.shape(y))
+    g = np.asarray(g)
+    if yn == 1:
+        return sum_leading(np.matmul(np.swapaxes(x, -1, -2), g[..., None])[..., 0], np.shape(y))
+    return sum_leading(np.matmul(np.swapaxes(x, -1, -2), g), np.shape(y))
 
 
 @helper

@@ -1,0 +1,77 @@
+"""Copy propagation on generated code.
+
+After `a = b`, later reads of `a` read `b` instead, until either name is
+assigned again; the copy then usually becomes dead and `dce.py` removes it.
+Applied within each block; a loop body or branch only sees copies whose
+names it does not assign itself, and nested functions are treated on their
+own (they run later, when the copy may no longer hold).
+"""
+
+import gast
+
+
+def _stored(node):
+    out = set()
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            out.add(n.id)
+    return out
+
+
+def _rewrite(node, mapping):
+    """Replace loaded names in node (not inside nested functions)."""
+    if not mapping:
+        return
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in mapping:
+            n.id = mapping[n.id]
+        for c in gast.iter_child_nodes(n):
+            if not isinstance(c, (gast.FunctionDef, gast.Lambda)):
+                stack.append(c)
+
+
+def _kill(mapping, names):
+    return {a: b for a, b in mapping.items() if a not in names and b not in names}
+
+
+def propagate(stmts, mapping=None):
+    """Propagate copies through a list of statements (in place); returns the list."""
+    mapping = dict(mapping or {})
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.FunctionDef):
+            propagate(s.body)
+            mapping = _kill(mapping, {s.name})
+            out.append(s)
+            continue
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            inner = _kill(mapping, _stored(s))
+            if isinstance(s, gast.For):
+                _rewrite(s.iter, mapping)        # evaluated once, before the loop
+            else:
+                _rewrite(s.test, mapping if isinstance(s, gast.If) else inner)
+            s.body = propagate(s.body, inner)
+            s.orelse = propagate(s.orelse, inner)
+            mapping = _kill(mapping, _stored(s))
+            out.append(s)
+            continue
+        if isinstance(s, gast.Assign):
+            _rewrite(s.value, mapping)
+        elif isinstance(s, gast.AugAssign):
+            _rewrite(s.value, mapping)
+            if not isinstance(s.target, gast.Name):
+                _rewrite(s.target, mapping)
+        else:
+            _rewrite(s, mapping)
+        stored = _stored(s)
+        mapping = _kill(mapping, stored)
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) \
+                and isinstance(s.value, gast.Name):
+            a, b = s.targets[0].id, s.value.id
+            if a == b:
+                continue
+            mapping[a] = b
+        out.append(s)
+    return out
