@@ -40,6 +40,7 @@ class Activity:
         self.kind = {n: ARRAY if k == SCALAR else k for n, k in kinds.items()}
         self.scalars = {n for n, k in kinds.items() if k == SCALAR}
         self.int_names = set()
+        self.shape_rep = {}      # name -> an earlier name certainly of the same shape
         self._forward(fn.body)
         self.useful = set()
         self._backward_result(fn.result)
@@ -69,6 +70,10 @@ class Activity:
                 self.kind[n] = kind if isinstance(s.target, str) else self._unpacked_kind(s, kind)
             if isinstance(s.target, str) and self._op_scalar(s):
                 self.scalars.add(s.target)
+            if isinstance(s.target, str):
+                rep = self._same_shape_as(s)
+                if rep is not None:
+                    self.shape_rep[s.target] = self.shape_rep.get(rep, rep)
         elif isinstance(s, ir.Cond):
             self._forward(s.true.body)
             self._forward(s.false.body)
@@ -127,6 +132,22 @@ class Activity:
             if rule.kind == "elementwise":
                 return all(self.scalar(n) for n in op.bound.values() if not isinstance(n, list))
         return False
+
+    def _same_shape_as(self, s):
+        """A name the output of s certainly has the shape of, or None."""
+        op, v = s.op, s.value
+        if op.kind == "copy":
+            return v.id
+        if op.kind == "rule" and op.rule.kind == "elementwise":
+            arrays = {n.id for n in op.bound.values() if isinstance(n, gast_Name) and n.id not in self.scalars}
+            others = [n for n in op.bound.values()
+                      if not isinstance(n, (gast_Name, list)) and not self.scalar(n)]
+            if len(arrays) == 1 and not others:
+                return arrays.pop()
+        return None
+
+    def rep(self, name):
+        return self.shape_rep.get(name, name)
 
     def _unpacked_kind(self, s, kind):
         if s.op.kind == "rule" and s.op.rule.tuple_output:

@@ -12,6 +12,7 @@ from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .errors import TransformError
 
 _nd = np.ndarray
+_ARRAY_KEY = ("array",)
 
 
 # -- argument kinds -------------------------------------------------------------------------------
@@ -105,6 +106,7 @@ class Gradient:
         self._nums = tuple(norm)
         self._wrt = [self._positional[i] for i in norm]
         self._max = max(norm)
+        self._first = norm[0] if len(norm) == 1 else None
         self._cache = SpecializationCache(cache_size, name=fname)
 
     def __repr__(self):
@@ -123,8 +125,23 @@ class Gradient:
         return tuple(arg_kind(v, self._fname, p) for v, p in zip(self._values(args, kwargs), self._wrt))
 
     def __call__(self, *args, **kwargs):
-        key = self._key(args, kwargs)
-        unit = self._cache.get(key, lambda: self._build(key))
+        # the hot path: positional float arrays, a key already compiled
+        if kwargs or len(args) <= self._max:
+            key = self._key(args, kwargs)
+        elif self._first is not None:
+            a = args[self._first]
+            key = _ARRAY_KEY if type(a) is _nd and a.dtype.kind == "f" else self._key(args, kwargs)
+        else:
+            key = self._key(args, kwargs)
+        cache = self._cache
+        unit = cache._data.get(key)
+        if unit is None:
+            unit = cache.get(key, lambda: self._build(key))
+        else:
+            cache.hits += 1
+            if len(cache._data) > 1:
+                cache.lookup(key)
+                cache.hits -= 1
         try:
             return unit.fn(*args, **kwargs)
         except Exception as e:
@@ -199,10 +216,16 @@ def _annotate(e):
             if note:
                 notes.append(note)
         tb = tb.tb_next
-    if notes and hasattr(e, "add_note") and not getattr(e, "_adsrc_annotated", False):
-        for n in notes[-1:]:
-            e.add_note(n)
+    if not notes or getattr(e, "_adsrc_annotated", False):
+        return
+    try:
         e._adsrc_annotated = True
+    except AttributeError:
+        return
+    if hasattr(e, "add_note"):
+        e.add_note(notes[-1])
+    elif len(e.args) == 1 and isinstance(e.args[0], str):
+        e.args = (e.args[0] + "\n" + notes[-1],)   # Python 3.10 has no exception notes
 
 
 def _origin_note(filename, lineno):

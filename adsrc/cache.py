@@ -36,16 +36,25 @@ class SpecializationCache:
         self.misses = 0
         self._last_key = None
 
-    def get(self, key, build, describe=None):
-        """The value for key, building it (once) with build() on a miss."""
+    def lookup(self, key):
+        """The value for key, or None; counts a hit (the fast path of every call)."""
         data = self._data
         value = data.get(key)
         if value is not None:
-            with self._lock:
-                self.hits += 1
-                if key in data:
+            self.hits += 1          # a statistic: exact under the GIL, never used for correctness
+            if len(data) > 1:
+                try:
                     data.move_to_end(key)
+                except KeyError:    # evicted by another thread meanwhile
+                    pass
+        return value
+
+    def get(self, key, build, describe=None):
+        """The value for key, building it (once) with build() on a miss."""
+        value = self.lookup(key)
+        if value is not None:
             return value
+        data = self._data
         while True:
             with self._lock:
                 value = data.get(key)

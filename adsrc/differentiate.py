@@ -252,8 +252,10 @@ class Adjoint:
             contrib = self.instantiate(rule.template(pname, static), rule, bound, g, ans)
             if rule.kind == "elementwise":
                 lazy = True
-                if not self._output_shaped_like(node, operands):
-                    contrib = self.hcall("unbroadcast", contrib, astutil.name(node.id), ans)
+                if not self._output_shaped_like(node, operands) and not (
+                        isinstance(s.target, str) and self.act.rep(node.id) == self.act.rep(s.target)):
+                    contrib = self.hcall("unbroadcast", contrib, astutil.name(self.act.rep(node.id)),
+                                         self._shape_of(s.target))
             else:
                 lazy = rule.lazy
             self.accumulate(node.id, contrib, out, lazy=lazy)
@@ -268,15 +270,21 @@ class Adjoint:
         others = [o for o in operands if o is not x]
         return all(self._is_scalar(o) or (isinstance(o, gast.Name) and o.id == x.id) for o in others)
 
+    def _shape_of(self, target):
+        """An expression with target's shape (an earlier name of the same shape if there is one)."""
+        if isinstance(target, str):
+            return astutil.name(self.act.rep(target))
+        return astutil.load(target)
+
     def _exact_g(self, s, g, out):
         """The cotangent with exactly the output's shape (general rules need it)."""
         if not self.g_lazy:
             return g
         if isinstance(s.target, str):
             if isinstance(g, gast.Name):
-                out.append(astutil.assign(g.id, self.hcall("full", g, astutil.name(s.target))))
+                out.append(astutil.assign(g.id, self.hcall("full", g, self._shape_of(s.target))))
                 return astutil.name(g.id)
-            return self.hcall("full", g, astutil.name(s.target))
+            return self.hcall("full", g, self._shape_of(s.target))
         return astutil.tuple_([self.hcall("full", e, astutil.load(t)) for t, e in zip(s.target, g.elts)])
 
     def instantiate(self, template, rule, bound, g, ans):
@@ -293,7 +301,18 @@ class Adjoint:
         helpers = {n: self.h(n) for n in template.names if n not in mapping and n not in _BUILTINS}
         mapping.update(helpers)
         expr = astutil.substitute(template.expr, mapping)
+        self._shape_only_args(expr)
         return self.fold(expr)
+
+    def _shape_only_args(self, expr):
+        """In np.size(a), np.shape(a), np.ndim(a), only a's shape matters: use its representative."""
+        np_name = self.namer.helper("np")
+        for n in gast.walk(expr):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                    isinstance(n.func.value, gast.Name) and n.func.value.id == np_name and \
+                    n.func.attr in ("size", "shape", "ndim") and len(n.args) == 1 and \
+                    isinstance(n.args[0], gast.Name):
+                n.args[0].id = self.act.rep(n.args[0].id)
 
     def fold(self, e):
         """Fold arithmetic on literals, and `1.0 * y` (the grad seed) to `y` where that is exact."""

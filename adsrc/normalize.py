@@ -266,7 +266,9 @@ class Normalizer:
         """range/enumerate/zip/reversed calls stay calls (their arguments atoms); others become atoms."""
         if isinstance(it, gast.Call) and not any(isinstance(a, gast.Starred) for a in it.args):
             fn = self.static(it.func)
-            if fn in (range, enumerate, zip, reversed) and all(k.arg for k in it.keywords):
+            if fn is range and not it.keywords:
+                return gast.Call(func=it.func, args=[self.raw(a) for a in it.args], keywords=[])
+            if fn in (enumerate, zip, reversed) and all(k.arg for k in it.keywords):
                 return gast.Call(func=it.func, args=[self.atom(a) for a in it.args],
                                  keywords=[gast.keyword(arg=k.arg, value=self.atom(k.value))
                                            for k in it.keywords])

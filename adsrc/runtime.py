@@ -94,7 +94,7 @@ def full(g, like):
 def grad_output(g, x):
     """The gradient handed to the user for input x: x's shape and dtype, a fresh object."""
     if type(x) is _nd:
-        if type(g) is _nd and g.shape == x.shape and g.dtype == x.dtype and g is not x \
+        if type(g) is _nd and g.shape == x.shape and g.dtype is x.dtype and g is not x \
                 and g.flags.writeable:
             return g
         dtype = x.dtype if x.dtype.kind in "fc" else np.float64

@@ -22,6 +22,7 @@ from .errors import transform_error
 from .frontend import load
 from .lower.jumps import eliminate_jumps
 from .lower.ssa import to_ssa
+from .lower.tidy import tidy
 from .lower.structure import lower
 from .normalize import normalize
 
@@ -44,6 +45,7 @@ class Lowered:
         eliminate_jumps(fdef, namer)
         self.fn = lower(self.uf, fdef, namer)
         to_ssa(self.fn, namer)
+        tidy(self.fn.body)
         self.namer = namer
 
     def fresh(self):
@@ -59,8 +61,19 @@ class Lowered:
         fdef = printer.function(fn)
         return emit.render(fdef, self.line_text), namer
 
+    def compile(self):
+        """The lowered program as a runnable function (it computes what the user's function does)."""
+        text, namer = self.source()
+        filename = emit.filename_for(self.uf.name + "_lowered", self.uf.filename)
+        bindings = {name: runtime.HELPERS[base] for name, base in namer.helpers.items()}
+        bindings.update(self.uf.cells)
+        return emit.compile_function(text, self.fn.name, filename, self.uf.globals, bindings,
+                                     self.uf.fun.__defaults__, self.uf.fun.__kwdefaults__)
+
 
 def lowered(fun):
+    if not isinstance(fun, types.FunctionType):
+        load(fun)   # raises the error explaining what adsrc can differentiate
     with LOCK:
         lw = _LOWERED.get(fun)
         if lw is None or lw.code is not fun.__code__:
@@ -68,6 +81,13 @@ def lowered(fun):
             lw.code = fun.__code__
             _LOWERED[fun] = lw
         return lw
+
+
+def clear_caches():
+    """Forget every lowered function and generated vjp (for measuring first-call latency)."""
+    with LOCK:
+        _LOWERED.clear()
+        _VJP_UNITS.clear()
 
 
 def primitive_names(namer):

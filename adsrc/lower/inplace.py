@@ -8,6 +8,8 @@ another, from views, from containers holding them and from calls taking
 them) and `check` raises a TransformError when such a name is still live.
 """
 
+import collections
+
 import gast
 
 from .. import astutil
@@ -24,47 +26,61 @@ VIEW_NAMES = frozenset({
 
 
 class Aliases:
-    """Union-find over local names that may share memory."""
+    """Which local names may reference the object (or share the buffer) of another.
+
+    Edges b -> a mean "b's value may reference a's": 'same' (b = a, or a call
+    that may return a), 'contains' (a container holding a), 'view' (b = a[i],
+    a.T, ...: an array view of a, or an element of a sequence).
+    """
 
     def __init__(self, fdef, is_local):
         self.is_local = is_local
-        self.parent = {}
+        self.edges = collections.defaultdict(set)
         for s in _walk_stmts(fdef.body):
             self._statement(s)
 
-    def find(self, n):
-        while self.parent.get(n, n) != n:
-            n = self.parent[n]
-        return n
+    def _edge(self, b, a, kind, both=False):
+        if b != a and self.is_local(a) and self.is_local(b):
+            self.edges[b].add((a, kind))
+            if both:
+                self.edges[a].add((b, kind))
 
-    def union(self, a, b):
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[max(ra, rb)] = min(ra, rb)
-
-    def group(self, n):
-        root = self.find(n)
-        return {m for m in set(self.parent) | {n} if self.find(m) == root}
-
-    def _link(self, targets, sources):
-        for n in targets:
-            for m in sources:
-                if self.is_local(m):
-                    self.union(n, m)
+    def affected(self, x, through_views=True):
+        """Names other than x whose value may change when x's object is changed in place."""
+        reverse = collections.defaultdict(set)
+        for b, targets in self.edges.items():
+            for a, kind in targets:
+                if through_views or kind != "view":
+                    reverse[a].add(b)
+        seen, stack = {x}, [x]
+        while stack:
+            for b in reverse[stack.pop()]:
+                if b not in seen:
+                    seen.add(b)
+                    stack.append(b)
+        return seen - {x}
 
     def _statement(self, s):
         if isinstance(s, gast.Assign):
             t = s.targets[0]
             if isinstance(t, gast.Subscript):
-                self._link([t.value.id], astutil.names_loaded(s.value))
-            else:
-                self._link(astutil.target_names(astutil.target_spec(t)), _may_alias(s.value))
+                for m in astutil.names_loaded(s.value):
+                    self._edge(t.value.id, m, "contains")
+                return
+            targets = astutil.target_names(astutil.target_spec(t))
+            unpack = not isinstance(t, gast.Name)
+            for a, kind in _references(s.value):
+                for b in targets:
+                    self._edge(b, a, "view" if unpack else kind, both=kind in ("same", "view") or unpack)
         elif isinstance(s, gast.Expr):
             lst = appended_list(s)
             if lst:
-                self._link([lst], astutil.names_loaded(s.value.args[0]))
+                for m in astutil.names_loaded(s.value.args[0]):
+                    self._edge(lst, m, "contains")
         elif isinstance(s, gast.For):
-            self._link(astutil.target_names(astutil.target_spec(s.target)), astutil.names_loaded(s.iter))
+            for b in astutil.target_names(astutil.target_spec(s.target)):
+                for a in astutil.names_loaded(s.iter):
+                    self._edge(b, a, "view", both=True)
 
 
 def _walk_stmts(stmts):
@@ -76,12 +92,18 @@ def _walk_stmts(stmts):
             yield from _walk_stmts(getattr(s, field, None) or [])
 
 
-def _may_alias(v):
-    """Names whose memory the value of expression v may share."""
+def _references(v):
+    """(name, kind) pairs: what the value of expression v may reference."""
     if isinstance(v, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Constant)):
         return set()
+    if isinstance(v, gast.Name):
+        return {(v.id, "same")}
+    if isinstance(v, (gast.Tuple, gast.List, gast.Dict, gast.Set)):
+        return {(n, "contains") for n in astutil.names_loaded(v)}
+    if isinstance(v, (gast.Subscript, gast.Attribute)):
+        return {(n, "view") for n in astutil.names_loaded(v.value)}
     if not isinstance(v, gast.Call):
-        return astutil.names_loaded(v)
+        return {(n, "same") for n in astutil.names_loaded(v)}
     f = v.func
     args = set()
     for a in v.args:
@@ -91,9 +113,11 @@ def _may_alias(v):
     fname = f.attr if isinstance(f, gast.Attribute) else getattr(f, "id", None)
     is_method = isinstance(f, gast.Attribute)
     receiver = astutil.names_loaded(f.value) if is_method else set()
-    if fname in VIEW_NAMES or not _is_known_fresh(fname, is_method):
-        return args | receiver
-    return set()
+    if fname in VIEW_NAMES:
+        return {(n, "view") for n in args | receiver}
+    if _is_known_fresh(fname, is_method):
+        return set()
+    return {(n, "same") for n in args | receiver}
 
 
 def _is_known_fresh(fname, is_method):
@@ -104,10 +128,10 @@ def _is_known_fresh(fname, is_method):
     return fname in rules_mod.FRESH_NAMES
 
 
-def shared_live(stmt, base, aliases):
-    """A name other than base that may share base's memory and is read after stmt (or None)."""
+def shared_live(stmt, base, aliases, through_views=True):
+    """A name other than base that may see base's in-place change and is read after stmt (or None)."""
     live = getattr(stmt, "live_out", set())
-    shared = sorted((aliases.group(base) - {base}) & live)
+    shared = sorted(aliases.affected(base, through_views) & live)
     return shared[0] if shared else None
 
 
@@ -119,8 +143,8 @@ def alias_error(uf, stmt, base, other, what):
         "or build a new value instead of updating in place.")
 
 
-def check(uf, stmt, base, aliases, what):
+def check(uf, stmt, base, aliases, what, through_views=True):
     """Raise if a name sharing memory with `base` is read after `stmt`."""
-    other = shared_live(stmt, base, aliases)
+    other = shared_live(stmt, base, aliases, through_views)
     if other is not None:
         raise alias_error(uf, stmt, base, other, what)

@@ -78,7 +78,7 @@ class Lowerer:
         if isinstance(s, gast.Expr):
             lst = liveness.appended_list(s)
             if lst is not None and self.is_local(lst):
-                inplace.check(self.uf, s, lst, self.aliases, f"`{lst}.append(...)`")
+                inplace.check(self.uf, s, lst, self.aliases, f"`{lst}.append(...)`", through_views=False)
                 value = astutil.call(astutil.name(self.namer.helper("list_append")), [astutil.name(lst), s.value.args[0]])
                 defined.add(lst)
                 return [ir.Assign(lst, value, ir.Op("append")).at(s)]

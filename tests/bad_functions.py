@@ -1,0 +1,111 @@
+"""Functions adsrc must refuse, each with a clear error pointing at its line."""
+
+import numpy as np
+
+COUNTER = 0
+
+
+def uses_try(x):
+    try:
+        y = np.log(x)
+    except ValueError:
+        y = x
+    return y
+
+
+def uses_with(x):
+    with open("/dev/null") as fh:
+        fh.read()
+    return x * 2.0
+
+
+def assigns_global(x):
+    global COUNTER
+    COUNTER = 1
+    return x * 2.0
+
+
+def defines_class(x):
+    class Box:
+        pass
+    return x * 2.0
+
+
+def generator(x):
+    yield x
+
+
+def imports_inside(x):
+    import math
+    return math.sin(x)
+
+
+def deletes(x):
+    y = x * 2.0
+    del y
+    return x
+
+
+vectorized = np.vectorize(lambda t: t * 2.0)
+
+
+def calls_vectorize(x):
+    return np.sum(vectorized(x))
+
+
+def calls_no_rule_c_function(x):
+    return np.sum(np.frexp(x)[0])
+
+
+def aliased_setitem(x):
+    y = x * 1.0
+    view = y[:2]
+    y[0] = 5.0
+    return np.sum(view)
+
+
+def aliased_inplace_array(x):
+    y = x * 1.0
+    z = y
+    z += 1.0
+    return np.sum(y * z)
+
+
+def repeated_fancy_assignment(x):
+    y = np.zeros(3)
+    y[np.array([0, 0])] = x[:2]
+    return np.sum(y)
+
+
+def recursive_nested(x):
+    def fact(n):
+        if n <= 1:
+            return x
+        return fact(n - 1) * x
+    return fact(3)
+
+
+def runtime_error(x):
+    y = x * 2.0
+    z = y @ np.ones((5, 5))
+    return np.sum(z)
+
+
+def attribute_assignment(x, obj):
+    obj.value = x
+    return x
+
+
+def mutating_method(x):
+    y = x * 1.0
+    y.sort()
+    return np.sum(y)
+
+
+def unknown_method(x):
+    return np.sum(x.cumsum().conj().ptp())
+
+
+def starred_target(x):
+    a, *rest = x
+    return a

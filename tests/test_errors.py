@@ -1,0 +1,108 @@
+"""Unsupported code raises errors that name the file, line and construct, and say what to do."""
+
+import sys
+
+import numpy as np
+import pytest
+
+import adsrc
+import bad_functions as bad
+from adsrc import TransformError
+
+HERE = bad.__file__
+
+
+def line_of(fn, text):
+    import inspect
+    lines, start = inspect.getsourcelines(fn)
+    for i, line in enumerate(lines):
+        if text in line:
+            return start + i
+    raise AssertionError(text)
+
+
+CASES = [
+    (bad.uses_try, "try:", "`try`"),
+    (bad.uses_with, "with open", "`with`"),
+    (bad.assigns_global, "global COUNTER", "`global`"),
+    (bad.defines_class, "class Box", "class definitions"),
+    (bad.imports_inside, "import math", "`import`"),
+    (bad.deletes, "del y", "`del`"),
+    (bad.aliased_setitem, "y[0] = 5.0", "may share its memory"),
+    (bad.recursive_nested, "return fact(n - 1) * x", "calls itself"),
+    (bad.mutating_method, "y.sort()", "in place"),
+    (bad.starred_target, "a, *rest = x", "starred"),
+]
+
+
+@pytest.mark.parametrize("fn,line_text,what", CASES, ids=[c[0].__name__ for c in CASES])
+def test_unsupported_construct(fn, line_text, what):
+    with pytest.raises(TransformError) as info:
+        adsrc.grad(fn)(np.array([1.0, 2.0, 3.0]))
+    msg = str(info.value)
+    assert what in msg
+    assert HERE in msg
+    assert f"line {line_of(fn, line_text)}" in msg
+    assert line_text in msg          # the offending line is shown
+    assert "^" in msg                # with a caret under it
+    assert len(msg.strip().splitlines()) >= 4  # problem, location, line, caret (+ what to do)
+
+
+def test_attribute_assignment():
+    class Obj:
+        pass
+    with pytest.raises(TransformError, match="assignment to an attribute"):
+        adsrc.grad(bad.attribute_assignment)(1.0, Obj())
+
+
+def test_generator_is_refused():
+    with pytest.raises(TransformError, match="generator"):
+        adsrc.grad(bad.generator)(1.0)
+
+
+def test_function_without_rule_or_source_names_it_and_how_to_add_a_rule():
+    with pytest.raises(TransformError) as info:
+        adsrc.grad(bad.calls_vectorize)(np.array([1.0, 2.0]))
+    msg = str(info.value)
+    assert "vectorize" in msg and "defvjp" in msg and f"line {line_of(bad.calls_vectorize, 'vectorized(x)')}" in msg
+    with pytest.raises(TransformError, match=r"np\.frexp|frexp.*defvjp"):
+        adsrc.grad(bad.calls_no_rule_c_function)(np.array([1.0, 2.0]))
+
+
+def test_unknown_method_names_it():
+    with pytest.raises(TransformError, match=r"\.ptp\(\)"):
+        adsrc.grad(bad.unknown_method)(np.array([1.0, 2.0]))
+
+
+def test_inplace_operator_on_shared_array_is_refused_when_it_runs():
+    with pytest.raises(TransformError, match="may share its memory"):
+        adsrc.grad(bad.aliased_inplace_array)(np.array([1.0, 2.0]))
+
+
+def test_repeated_indices_in_assignment_raise():
+    with pytest.raises(ValueError, match="repeated entries"):
+        adsrc.grad(bad.repeated_fancy_assignment)(np.array([1.0, 2.0, 3.0]))
+
+
+def test_runtime_error_shows_generated_and_user_line():
+    with pytest.raises(ValueError) as info:
+        adsrc.grad(bad.runtime_error)(np.array([1.0, 2.0, 3.0]))
+    tb = info.traceback
+    generated = [entry for entry in tb if str(entry.path).startswith("<adsrc ")]
+    assert generated, "the traceback should go through the generated code"
+    assert "z = y @ ones" in str(generated[-1].statement)
+    notes = "\n".join(getattr(info.value, "__notes__", [])) if sys.version_info >= (3, 11) else str(info.value)
+    assert f"line {line_of(bad.runtime_error, 'z = y @')}" in notes and HERE in notes
+    assert "z = y @ np.ones((5, 5))" in notes
+
+
+def test_function_without_source_says_so():
+    namespace = {"np": np}
+    exec(compile("def typed_at_prompt(x):\n    return x * 2.0\n", "<stdin>", "exec"), namespace)
+    with pytest.raises(TransformError, match="interactive prompt"):
+        adsrc.grad(namespace["typed_at_prompt"])(1.0)
+
+
+def test_non_function_is_refused():
+    with pytest.raises(TransformError, match="only differentiate Python functions"):
+        adsrc.grad(np.sin)(1.0)
