@@ -4,10 +4,11 @@ import functools
 import inspect
 import numbers
 import sys
+import types
 
 import numpy as np
 
-from . import transform
+from . import frontend, transform
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .errors import TransformError
 
@@ -72,6 +73,8 @@ class Gradient:
     def __init__(self, fun, argnums=0, has_aux=False, with_value=False, cache_size=DEFAULT_MAXSIZE):
         if not callable(fun):
             raise TypeError(f"adsrc.grad expects a function, got {fun!r}")
+        if not isinstance(inspect.unwrap(fun), types.FunctionType):
+            frontend.load(fun)   # raises the error explaining what adsrc can differentiate
         self.fun = fun
         functools.update_wrapper(self, fun)
         self.has_aux = bool(has_aux)

@@ -194,12 +194,26 @@ def _find_lambda(tree, fun):
                 # the innermost lambda whose body contains the first instruction
                 cands = [max(inside, key=lambda n: n.body.col_offset)]
     if len(cands) > 1:
-        def key(n):
-            return ast.dump(n.body)
-        bodies = {key(n) for n in cands}
-        if len(bodies) == 1:
-            cands = cands[:1]
+        # no column information (Python 3.10): compare what each candidate's code refers to
+        target = _code_signature(code)
+        matching = [n for n in cands if _code_signature(_compile_lambda(n)) == target]
+        if matching:
+            cands = matching
+    if len(cands) > 1 and len({ast.dump(n.body) for n in cands}) == 1:
+        cands = cands[:1]
     return cands
+
+
+def _code_signature(code):
+    consts = tuple(repr(c) for c in code.co_consts if not hasattr(c, "co_code"))
+    return tuple(sorted(set(code.co_names) | set(code.co_freevars))), consts
+
+
+def _compile_lambda(node):
+    expr = ast.Expression(body=node)
+    ast.fix_missing_locations(expr)
+    module = compile(expr, "<lambda>", "eval")
+    return next(c for c in module.co_consts if hasattr(c, "co_code"))
 
 
 def load(fun):
