@@ -278,6 +278,10 @@ class Adjoint:
 
     def _exact_g(self, s, g, out):
         """The cotangent with exactly the output's shape (general rules need it)."""
+        if s.op.kind == "rule" and s.op.rule.tuple_output:
+            if isinstance(s.target, str):
+                return self.hcall("full_tuple", g, astutil.name(s.target))
+            return astutil.tuple_([self.hcall("full", e, astutil.load(t)) for t, e in zip(s.target, g.elts)])
         if not self.g_lazy:
             return g
         if isinstance(s.target, str):

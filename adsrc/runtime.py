@@ -91,6 +91,14 @@ def full(g, like):
 
 
 @helper
+def full_tuple(g, outs):
+    """A tuple of exact-shape cotangents for a function's tuple (or list) of outputs."""
+    if is_zero(g):
+        return tuple(np.zeros(np.shape(o)) for o in outs)
+    return tuple(full(gi if not is_zero(gi) else np.zeros(np.shape(o)), o) for gi, o in zip(g, outs))
+
+
+@helper
 def grad_output(g, x):
     """The gradient handed to the user for input x: x's shape and dtype, a fresh object."""
     if type(x) is _nd:

@@ -13,7 +13,10 @@ Kinds of rule:
 * elementwise: a broadcasting elementwise function. `g` may arrive as any
   array broadcastable to the output (a scalar for "all ones", say); each
   contribution is summed back to its argument's shape automatically.
-* general: anything else. `g` arrives with exactly the output's shape.
+* general: anything else. `g` arrives with exactly the output's shape. For a
+  function returning a tuple (or list) of arrays (`tuple_output=True`), `g` is
+  a tuple with one exact-shaped cotangent per output (zeros where an output
+  is not used).
 
 A template may also be a function of the call's static arguments (constant
 literals such as `axis=0`) returning the template text, for rules whose form
@@ -77,7 +80,7 @@ class Rule:
     """How the output cotangent of one callable flows back to its arguments."""
 
     def __init__(self, name, signature, vjps=None, kind="general", nondiff=False,
-                 scalar_out=None, lazy=False):
+                 scalar_out=None, lazy=False, tuple_output=False):
         self.name = name
         self.params = parse_signature(signature)
         self.param_names = [p.name for p in self.params]
@@ -89,7 +92,7 @@ class Rule:
         self.nondiff = nondiff
         self.scalar_out = scalar_out   # callable(static args) -> bool, or None
         self.lazy = lazy               # contributions may be merely broadcastable
-        self.tuple_output = False      # the function returns a tuple of arrays
+        self.tuple_output = tuple_output   # returns a tuple (or list) of arrays; g is then a tuple
 
     def __repr__(self):
         return f"<rule {self.name}>"
@@ -193,8 +196,10 @@ def elementwise(fn, name, *templates, signature=None):
     return register(fn, Rule(name, sig, vjps, kind="elementwise"))
 
 
-def general(fn, name, signature, lazy=False, scalar_out=None, **vjps):
-    return register(fn, Rule(name, signature, vjps, kind="general", lazy=lazy, scalar_out=scalar_out))
+def general(fn, name, signature, lazy=False, scalar_out=None, tuple_output=False, **vjps):
+    """Any other function: `g` has exactly the output's shape (a tuple of such for tuple outputs)."""
+    return register(fn, Rule(name, signature, vjps, kind="general", lazy=lazy, scalar_out=scalar_out,
+                             tuple_output=tuple_output))
 
 
 def nondiff(fn, name):
@@ -211,7 +216,7 @@ def lookup(fn):
 
 
 def _load_tables():
-    from . import helpers, numpy_rules, math_rules  # noqa: F401  (tables register on import)
+    from . import helpers, numpy_rules, linalg_rules, math_rules  # noqa: F401  (tables register on import)
     from . import operators, methods, builtin_rules
     operators._install()
     methods._install()
