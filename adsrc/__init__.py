@@ -8,12 +8,13 @@
     print(loss.source())        # the generated gradient code
 """
 
-from .api import Gradient, grad, value_and_grad
+from .api import Gradient, grad, value_and_grad, vjp
 from .cache import CacheInfo
+from .checks import check_grads
 from .errors import TransformError
-from .primitives import cond, fori_loop, scan, while_loop
+from .primitives import cond, fori_loop, scan, stop_gradient, while_loop, within_grad
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "Gradient", "TransformError", "CacheInfo",
-           "cond", "scan", "while_loop", "fori_loop"]
+__all__ = ["grad", "value_and_grad", "vjp", "Gradient", "TransformError", "CacheInfo", "check_grads",
+           "cond", "scan", "while_loop", "fori_loop", "stop_gradient", "within_grad"]

@@ -75,8 +75,16 @@ class Activity:
                 if rep is not None:
                     self.shape_rep[s.target] = self.shape_rep.get(rep, rep)
         elif isinstance(s, ir.Cond):
-            self._forward(s.true.body)
-            self._forward(s.false.body)
+            reps = []
+            for br in (s.true, s.false):
+                for out in s.outs:
+                    self.shape_rep.pop(out, None)
+                self._forward(br.body)
+                reps.append([self.rep(r.id) if isinstance(r, gast_Name) else None for r in br.results])
+            for out, rt, rf in zip(s.outs, *reps):
+                self.shape_rep.pop(out, None)
+                if rt is not None and rt == rf and rt != out:
+                    self.shape_rep[out] = rt     # the same shape whichever branch runs
             for k, out in enumerate(s.outs):
                 rs = (s.true.results[k], s.false.results[k])
                 if self._atoms_varied(rs):
@@ -139,7 +147,8 @@ class Activity:
         if op.kind == "copy":
             return v.id
         if op.kind == "rule" and op.rule.kind == "elementwise":
-            arrays = {n.id for n in op.bound.values() if isinstance(n, gast_Name) and n.id not in self.scalars}
+            arrays = {self.rep(n.id) for n in op.bound.values()
+                      if isinstance(n, gast_Name) and n.id not in self.scalars}
             others = [n for n in op.bound.values()
                       if not isinstance(n, (gast_Name, list)) and not self.scalar(n)]
             if len(arrays) == 1 and not others:
@@ -184,6 +193,8 @@ class Activity:
             return self._atoms_varied([base]), kind
         if k == "slice":
             return self._atoms_varied([v.args[0]]), OTHER
+        if k == "getattr":
+            return self._atoms_varied([v.value]), OTHER
         if k in ("tuple", "list"):
             return self._atoms_varied(v.elts), OTHER
         if k == "dict":
@@ -254,6 +265,8 @@ class Activity:
             return [v.value]
         if k == "slice":
             return [v.args[0]]
+        if k == "getattr":
+            return [v.value]
         if k in ("tuple", "list"):
             return list(v.elts)
         if k == "dict":

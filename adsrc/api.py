@@ -65,12 +65,35 @@ def _has_float_leaf(x):
     return isinstance(x, (float, complex, np.floating, np.complexfloating))
 
 
+# -- static arguments ---------------------------------------------------------------------------
+
+def static_key(value, name, fname):
+    """A cache key for a static value that tells 3, 3.0 and True apart; raises if unhashable."""
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"static argument `{name}` of `{fname}` is a {type(value).__name__}, which is not "
+                        "hashable; static arguments select the compiled program, so they must be hashable "
+                        "(use a tuple instead of a list, or pass arrays as ordinary arguments)") from None
+    if type(value) is tuple:
+        return (tuple, tuple(static_key(v, name, fname) for v in value))
+    if type(value) is frozenset:
+        return (frozenset, frozenset(static_key(v, name, fname) for v in value))
+    return (type(value), value)
+
+
+def _show(value):
+    text = repr(value)
+    return (text if len(text) <= 60 else text[:57] + "...") + f" ({type(value).__name__})"
+
+
 # -- the callable grad returns --------------------------------------------------------------------
 
 class Gradient:
     """The gradient of a Python function, compiled from its source (one per specialization)."""
 
-    def __init__(self, fun, argnums=0, has_aux=False, with_value=False, cache_size=DEFAULT_MAXSIZE):
+    def __init__(self, fun, argnums=0, has_aux=False, with_value=False, static_argnums=None,
+                 static_argnames=None, cache_size=DEFAULT_MAXSIZE):
         if not callable(fun):
             raise TypeError(f"adsrc.grad expects a function, got {fun!r}")
         if not isinstance(inspect.unwrap(fun), types.FunctionType):
@@ -79,38 +102,65 @@ class Gradient:
         functools.update_wrapper(self, fun)
         self.has_aux = bool(has_aux)
         self.with_value = with_value
-        try:
-            sig = inspect.signature(fun)
-        except (TypeError, ValueError):
-            sig = None
+        sig = inspect.signature(fun)
         self._sig = sig
-        params = list(sig.parameters.values()) if sig else []
+        params = list(sig.parameters.values())
         self._positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        self._single = isinstance(argnums, numbers.Integral)
-        nums = (argnums,) if self._single else tuple(argnums)
         fname = getattr(fun, "__qualname__", repr(fun))
         self._fname = fname
-        if not nums:
+        self._single = isinstance(argnums, numbers.Integral)
+        norm = self._argnums(argnums, "argnums")
+        if not norm:
             raise ValueError(f"argnums for `{fname}` is empty: give at least one argument to differentiate")
-        for i in nums:
-            if not isinstance(i, numbers.Integral):
-                raise TypeError(f"argnums must be integers, got {i!r}")
-        n = len(self._positional)
-        norm = []
-        for i in nums:
-            j = i + n if i < 0 else i
-            if not 0 <= j < n:
-                raise ValueError(f"argnums={argnums!r} is out of range: `{fname}` has {n} positional "
-                                 f"parameter{'s' if n != 1 else ''} ({', '.join(self._positional)})")
-            norm.append(j)
         if len(set(norm)) != len(norm):
             raise ValueError(f"argnums={argnums!r} repeats an argument")
+        self._statics = self._static_params(params, static_argnums, static_argnames)
+        for i in norm:
+            if self._positional[i] in self._statics:
+                raise ValueError(f"argument `{self._positional[i]}` of `{fname}` is static, so it cannot be "
+                                 f"differentiated: remove it from argnums or from the static arguments")
         self.argnums = argnums
         self._nums = tuple(norm)
         self._wrt = [self._positional[i] for i in norm]
         self._max = max(norm)
-        self._first = norm[0] if len(norm) == 1 else None
+        self._first = norm[0] if len(norm) == 1 and not self._statics else None
+        self.static_argnames = tuple(self._statics)
+        self.static_argnums = tuple(i for i in (self._statics[n][0] for n in self._statics) if i is not None)
         self._cache = SpecializationCache(cache_size, name=fname)
+
+    def _argnums(self, nums, what):
+        nums = (nums,) if isinstance(nums, numbers.Integral) else tuple(nums)
+        n = len(self._positional)
+        out = []
+        for i in nums:
+            if not isinstance(i, numbers.Integral) or isinstance(i, bool):
+                raise TypeError(f"{what} must be integers, got {i!r}")
+            j = i + n if i < 0 else i
+            if not 0 <= j < n:
+                raise ValueError(f"{what}={nums if len(nums) > 1 else nums[0]!r} is out of range: `{self._fname}` "
+                                 f"has {n} positional parameter{'s' if n != 1 else ''} "
+                                 f"({', '.join(self._positional)})")
+            out.append(j)
+        return out
+
+    def _static_params(self, params, static_argnums, static_argnames):
+        """name -> (position or None, default) for every static parameter, completed both ways."""
+        by_name = {p.name: p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+        names = []
+        if static_argnums is not None:
+            names += [self._positional[i] for i in self._argnums(static_argnums, "static_argnums")]
+        if static_argnames is not None:
+            for n in (static_argnames,) if isinstance(static_argnames, str) else static_argnames:
+                if n not in by_name:
+                    raise ValueError(f"static_argnames names `{n}`, which is not a parameter of `{self._fname}` "
+                                     f"(parameters: {', '.join(by_name)})")
+                names.append(n)
+        out = {}
+        for p in params:
+            if p.name in names:
+                pos = self._positional.index(p.name) if p.name in self._positional else None
+                out[p.name] = (pos, p.default)
+        return out
 
     def __repr__(self):
         kind = "value_and_grad" if self.with_value else "grad"
@@ -124,14 +174,29 @@ class Gradient:
         bound.apply_defaults()
         return [bound.arguments[p] for p in self._wrt]
 
+    def _static_values(self, args, kwargs):
+        out = {}
+        for name, (pos, default) in self._statics.items():
+            if pos is not None and pos < len(args):
+                out[name] = args[pos]
+            elif name in kwargs:
+                out[name] = kwargs[name]
+            elif default is not inspect.Parameter.empty:
+                out[name] = default
+            else:
+                raise TypeError(f"`{self._fname}` is missing its static argument `{name}`")
+        return out
+
     def _key(self, args, kwargs):
-        return tuple(arg_kind(v, self._fname, p) for v, p in zip(self._values(args, kwargs), self._wrt))
+        kinds = tuple(arg_kind(v, self._fname, p) for v, p in zip(self._values(args, kwargs), self._wrt))
+        if not self._statics:
+            return kinds
+        statics = self._static_values(args, kwargs)
+        return kinds + tuple(static_key(statics[n], n, self._fname) for n in self._statics)
 
     def __call__(self, *args, **kwargs):
         # the hot path: positional float arrays, a key already compiled
-        if kwargs or len(args) <= self._max:
-            key = self._key(args, kwargs)
-        elif self._first is not None:
+        if self._first is not None and not kwargs and len(args) > self._first:
             a = args[self._first]
             key = _ARRAY_KEY if type(a) is _nd and a.dtype.kind == "f" else self._key(args, kwargs)
         else:
@@ -139,7 +204,7 @@ class Gradient:
         cache = self._cache
         unit = cache._data.get(key)
         if unit is None:
-            unit = cache.get(key, lambda: self._build(key))
+            unit = cache.get(key, lambda: self._build(key, args, kwargs), self._describe_miss)
         else:
             cache.hits += 1
             if len(cache._data) > 1:
@@ -151,22 +216,49 @@ class Gradient:
             _annotate(e)
             raise
 
-    def _build(self, key):
+    def _build(self, key, args, kwargs):
+        kinds = key[:len(self._wrt)]
+        statics = self._static_values(args, kwargs) if self._statics else {}
         with transform.LOCK:
-            lw = transform.lowered(self.fun)
+            lw = transform.lowered(self.fun, statics, key[len(self._wrt):])
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single}
-            return transform.build(lw, unit, self._wrt, dict(zip(self._wrt, key)), "grad", options)
+            return transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
+
+    def _describe_miss(self, previous, key):
+        names = self._wrt + list(self._statics)
+        if previous is None:
+            parts = [f"{n}={_show(v[1]) if n in self._statics else v}" for n, v in zip(names, key)]
+            return "first call (" + ", ".join(parts) + ")"
+        changes = []
+        for n, old, new in zip(names, previous, key):
+            if old != new or type(old) is not type(new):
+                if n in self._statics:
+                    changes.append(f"static argument `{n}` changed from {_show(old[1])} to {_show(new[1])}")
+                else:
+                    changes.append(f"argument `{n}` changed kind from {old} to {new}")
+        return "; ".join(changes) or "a key evicted earlier was needed again"
 
     # -- inspecting -----------------------------------------------------------------------------
     def source(self, *args, stage="adjoint", **kwargs):
-        """The generated Python source (stage 'adjoint'), or the lowered program (stage 'lowered')."""
+        """The generated Python source (stage 'adjoint'), or the lowered program (stage 'lowered').
+
+        With arguments, the specialization for those arguments (static values and
+        kinds of the differentiated arguments); without, the one for float arrays
+        and the static arguments' defaults.
+        """
         if stage not in ("adjoint", "lowered"):
             raise ValueError(f"stage must be 'adjoint' or 'lowered', not {stage!r}")
+        if args or any(k not in self._statics for k in kwargs):
+            key = self._key(args, kwargs)
+        else:
+            statics = self._static_values((), kwargs)
+            key = tuple("array" for _ in self._wrt) + tuple(static_key(statics[n], n, self._fname)
+                                                             for n in self._statics)
         if stage == "lowered":
-            return lowered_source(self.fun)
-        key = self._key(args, kwargs) if (args or kwargs) else tuple("array" for _ in self._wrt)
-        unit = self._cache.get(key, lambda: self._build(key))
+            statics = {n: k[1] for n, k in zip(self._statics, key[len(self._wrt):])}
+            return lowered_source(self.fun, statics, key[len(self._wrt):])
+        unit = self._cache.get(key, lambda: self._build(key, args, kwargs), self._describe_miss)
         return unit_source(unit)
 
     def cache_info(self):
@@ -189,7 +281,7 @@ def unit_source(unit):
     return "\n\n".join(t.rstrip("\n") for t in out) + "\n"
 
 
-def lowered_source(fun):
+def lowered_source(fun, statics=None, key=()):
     """The lowered program of fun and of the user functions it calls."""
     from .lower.classify import is_user_function
     seen, out, stack = set(), [], [fun]
@@ -198,7 +290,7 @@ def lowered_source(fun):
         if f in seen:
             continue
         seen.add(f)
-        lw = transform.lowered(f)
+        lw = transform.lowered(f, statics, key) if f is fun else transform.lowered(f)
         text, _ = lw.source()
         out.append(text)
         from . import ir
@@ -247,23 +339,138 @@ def _origin_note(filename, lineno):
     return None
 
 
+# -- vjp ------------------------------------------------------------------------------------------
+
+_VJP_CACHES = {}    # id(function) -> (function, SpecializationCache) of its adsrc.vjp units
+
+
+def _vjp_cache(fun):
+    with transform.LOCK:
+        entry = _VJP_CACHES.get(id(fun))
+        if entry is None or entry[0] is not fun:
+            entry = (fun, SpecializationCache(DEFAULT_MAXSIZE, name=getattr(fun, "__qualname__", repr(fun))))
+            _VJP_CACHES[id(fun)] = entry
+        return entry[1]
+
+
+def _primal_kind(x, fname, pname):
+    """arg_kind, or None for values vjp does not differentiate (integers, booleans, None)."""
+    if isinstance(x, (numbers.Integral, np.bool_)) or x is None or \
+            (type(x) is _nd and x.dtype.kind in "biu"):
+        return None
+    return arg_kind(x, fname, pname)
+
+
+def check_cotangent(ct, out, path="output"):
+    """Raise ValueError unless ct has the structure and shapes of out."""
+    if isinstance(out, (tuple, list)) and not isinstance(out, np.ndarray):
+        if not isinstance(ct, (tuple, list)) or len(ct) != len(out):
+            raise ValueError(f"the cotangent for {path} must be a {type(out).__name__} of {len(out)} "
+                             f"elements like the output, got {type(ct).__name__}"
+                             f"{' of ' + str(len(ct)) + ' elements' if isinstance(ct, (tuple, list)) else ''}")
+        for i, (c, o) in enumerate(zip(ct, out)):
+            check_cotangent(c, o, f"{path}[{i}]")
+        return
+    if isinstance(out, dict):
+        if not isinstance(ct, dict) or set(ct) != set(out):
+            raise ValueError(f"the cotangent for {path} must be a dict with keys {sorted(out)}, got "
+                             f"{sorted(ct) if isinstance(ct, dict) else type(ct).__name__}")
+        for k in out:
+            check_cotangent(ct[k], out[k], f"{path}[{k!r}]")
+        return
+    if hasattr(type(out), "__dataclass_fields__"):
+        import dataclasses
+        if type(ct) is not type(out):
+            raise ValueError(f"the cotangent for {path} must be a {type(out).__name__}, got {type(ct).__name__}")
+        for f in dataclasses.fields(out):
+            check_cotangent(getattr(ct, f.name), getattr(out, f.name), f"{path}.{f.name}")
+        return
+    if isinstance(ct, (tuple, list, dict)):
+        raise ValueError(f"the cotangent for {path} must be an array of shape {np.shape(out)}, "
+                         f"got a {type(ct).__name__}")
+    if np.shape(ct) != np.shape(out):
+        raise ValueError(f"the cotangent for {path} has shape {np.shape(ct)}, but the output has shape "
+                         f"{np.shape(out)}")
+
+
+def vjp(fun, *primals, has_aux=False):
+    """The output of fun(*primals) and its pullback (vector-Jacobian product), as in JAX.
+
+    Returns `(out, pullback)`, or `(out, pullback, aux)` with has_aux=True
+    (fun then returns `(out, aux)`). `pullback(cotangent)` takes a cotangent
+    with the structure and shapes of `out` and returns a tuple with one
+    gradient per primal (None for integer primals); it may be called many
+    times.
+    """
+    if not isinstance(inspect.unwrap(fun), types.FunctionType):
+        frontend.load(fun)
+    fname = getattr(fun, "__qualname__", repr(fun))
+    params = [p.name for p in inspect.signature(fun).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(primals) > len(params):
+        raise TypeError(f"`{fname}` takes {len(params)} positional arguments but vjp got {len(primals)} primals")
+    kinds = tuple(_primal_kind(x, fname, p) for x, p in zip(primals, params))
+    wrt = [p for p, k in zip(params, kinds) if k is not None]
+    if not wrt:
+        raise TypeError(f"adsrc.vjp of `{fname}`: no primal holds floating-point values to differentiate")
+    key = (kinds, bool(has_aux))
+
+    def build():
+        with transform.LOCK:
+            lw = transform.lowered(fun)
+            unit = transform.Unit(lw.uf.name + "_vjp")
+            options = {"final": True, "has_aux": bool(has_aux)}
+            return transform.build(lw, unit, wrt, {p: k for p, k in zip(params, kinds) if k}, "vjp", options)
+
+    unit = _vjp_cache(fun).get(key, build)
+    try:
+        result, raw_pullback = unit.fn(*primals)
+    except Exception as e:
+        _annotate(e)
+        raise
+    out, aux = result if has_aux else (result, None)
+
+    def pullback(cotangent):
+        check_cotangent(cotangent, out)
+        try:
+            grads = iter(raw_pullback(cotangent))
+        except Exception as e:
+            _annotate(e)
+            raise
+        return tuple(next(grads) if k is not None else None for k in kinds)
+
+    pullback.__qualname__ = pullback.__name__ = f"{unit.name}_pullback"
+    return (out, pullback, aux) if has_aux else (out, pullback)
+
+
 # -- public functions -----------------------------------------------------------------------------
 
-def grad(fun=None, argnums=0, has_aux=False, *, cache_size=DEFAULT_MAXSIZE):
-    """The gradient of a scalar function of its argument(s) `argnums`.
+def grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argnames=None,
+         cache_size=DEFAULT_MAXSIZE):
+    """The gradient of a scalar function with respect to its argument(s) `argnums`.
 
     Usable as `@adsrc.grad`, `@adsrc.grad(argnums=1)` or `adsrc.grad(f, argnums=(0, 1))`.
+    Static arguments (`static_argnums`/`static_argnames`, by position or name)
+    select the compiled program: their values become constants in it, and each
+    distinct value (and type) gets its own specialization, kept in an LRU cache
+    of `cache_size` entries. With has_aux=True, f returns `(value, aux)` and
+    the gradient callable returns `(gradient, aux)`.
     """
+    options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
+                   static_argnames=static_argnames, cache_size=cache_size)
     if fun is None:
-        return functools.partial(grad, argnums=argnums, has_aux=has_aux, cache_size=cache_size)
-    return Gradient(fun, argnums, has_aux, with_value=False, cache_size=cache_size)
+        return functools.partial(grad, **options)
+    return Gradient(fun, with_value=False, **options)
 
 
-def value_and_grad(fun=None, argnums=0, has_aux=False, *, cache_size=DEFAULT_MAXSIZE):
-    """Like grad, but the callable returns `(value, gradient)`."""
+def value_and_grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argnames=None,
+                   cache_size=DEFAULT_MAXSIZE):
+    """Like grad, but the callable returns `(value, gradient)` (`((value, aux), gradient)` with has_aux)."""
+    options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
+                   static_argnames=static_argnames, cache_size=cache_size)
     if fun is None:
-        return functools.partial(value_and_grad, argnums=argnums, has_aux=has_aux, cache_size=cache_size)
-    return Gradient(fun, argnums, has_aux, with_value=True, cache_size=cache_size)
+        return functools.partial(value_and_grad, **options)
+    return Gradient(fun, with_value=True, **options)
 
 
 _ = (TransformError, sys)

@@ -268,7 +268,8 @@ class Adjoint:
     def _output_shaped_like(self, x, operands):
         """True if an elementwise call's output certainly has operand x's shape."""
         others = [o for o in operands if o is not x]
-        return all(self._is_scalar(o) or (isinstance(o, gast.Name) and o.id == x.id) for o in others)
+        rep = self.act.rep(x.id)
+        return all(self._is_scalar(o) or (isinstance(o, gast.Name) and self.act.rep(o.id) == rep) for o in others)
 
     def _shape_of(self, target):
         """An expression with target's shape (an earlier name of the same shape if there is one)."""
@@ -339,42 +340,48 @@ class Adjoint:
         """A float array only this function holds: safe to hand out instead of `1.0 * node`."""
         return isinstance(node, gast.Name) and node.id in self.fresh_locals
 
+    def _owned(self, n, out, make="owned"):
+        """Make the adjoint of n a buffer only this code holds (so it can be updated in place)."""
+        st = self.adj.get(n)
+        if st is not None and st.owned:
+            return astutil.name(self.dname(n))
+        init = self.materialize(n, out).expr if st is not None else astutil.const(0.0)
+        var = self.dname(n)
+        out.append(astutil.assign(var, self.hcall(make, init, astutil.name(n))))
+        self.adj[n] = AdjState(astutil.name(var), lazy=False, owned=True)
+        return astutil.name(var)
+
     def adj_getitem(self, s, g, out):
         base = s.value.value
         if not self._active_name(base):
             return
         n = base.id
-        st = self.adj.get(n)
-        var = self.dname(n)
-        if st is None or not st.owned:
-            init = st.expr if st is not None else astutil.const(0.0)
-            if st is not None:
-                self.materialize(n, out)
-                init = astutil.name(var)
-            out.append(astutil.assign(var, self.hcall("owned", init, astutil.name(n))))
-            self.adj[n] = st = AdjState(astutil.name(var), lazy=False, owned=True)
+        var = self._owned(n, out)
         idx = copy.deepcopy(s.value.slice)
         if self.act.kind.get(n) == ARRAY and self._basic_index(idx):
-            target = gast.Subscript(value=astutil.name(var), slice=idx, ctx=gast.Store())
+            target = gast.Subscript(value=var, slice=idx, ctx=gast.Store())
             out.append(gast.AugAssign(target=target, op=gast.Add(), value=g))
         else:
-            out.append(astutil.assign(var, self.hcall("add_at", astutil.name(var), astutil.name(n),
-                                                      astutil.index_value(idx), g)))
+            out.append(astutil.assign(var.id, self.hcall("add_at", var, astutil.name(n),
+                                                         astutil.index_value(idx), g)))
 
     def adj_slice(self, s, g, out):
         """x = scan_slice(xs, i): one step's slice of the scanned pytree xs."""
         base, index = s.value.args
         if not self._active_name(base):
             return
-        n = base.id
-        st = self.adj.get(n)
-        var = self.dname(n)
-        if st is None or not st.owned:
-            init = self.materialize(n, out).expr if st is not None else astutil.const(0.0)
-            out.append(astutil.assign(var, self.hcall("owned_tree", init, astutil.name(n))))
-            self.adj[n] = AdjState(astutil.name(var), lazy=False, owned=True)
-        out.append(astutil.assign(var, self.hcall("scan_slice_cot", astutil.name(var), astutil.name(n),
-                                                  copy.deepcopy(index), g)))
+        var = self._owned(base.id, out, "owned_tree")
+        out.append(astutil.assign(var.id, self.hcall("scan_slice_cot", var, astutil.name(base.id),
+                                                     copy.deepcopy(index), g)))
+
+    def adj_getattr(self, s, g, out):
+        """x = p.field: a field of a namedtuple or dataclass."""
+        base = s.value.value
+        if not self._active_name(base):
+            return
+        var = self._owned(base.id, out)
+        out.append(astutil.assign(var.id, self.hcall("add_attr", var, astutil.name(base.id),
+                                                     astutil.const(s.value.attr), g)))
 
     def _basic_index(self, idx):
         if isinstance(idx, gast.Tuple):

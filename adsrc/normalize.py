@@ -345,7 +345,17 @@ class Normalizer:
         return method(e)
 
     def raw(self, e):
-        """An expression kept as written: never differentiated."""
+        """An expression kept as written: never differentiated (within_grad() becomes True)."""
+        normalizer = self
+
+        class _WithinGrad(gast.NodeTransformer):
+            def visit_Call(self, node):
+                self.generic_visit(node)
+                if normalizer.static(node.func) is primitives.within_grad:
+                    return astutil.const(True)
+                return node
+
+        e = _WithinGrad().visit(e)
         for n in gast.walk(e):
             if isinstance(n, gast.NamedExpr):
                 raise self.error(n, "assignment expressions (`:=`) are only supported as plain values.",
@@ -506,6 +516,10 @@ class Normalizer:
         f = e.func
         target = self.static(f)
         if target is not rules_mod.NOT_STATIC:
+            if target is primitives.within_grad:
+                if e.args or e.keywords:
+                    raise self.error(e, "adsrc.within_grad() takes no arguments.")
+                return astutil.const(True)    # this code is being differentiated
             if primitives.is_primitive(target):
                 return self.primitive_call(e, target)
             rule = rules_mod.lookup(target)

@@ -122,6 +122,20 @@ def fori_loop(lower, upper, body_fun, init_val):
     return val
 
 
+def stop_gradient(x):
+    """x itself; when differentiating, no gradient flows through it."""
+    return x
+
+
+def within_grad():
+    """False when a function runs normally, True inside the gradient adsrc generates for it.
+
+    Inside generated code the call is replaced by the constant True when
+    transforming, so a branch on it costs nothing.
+    """
+    return False
+
+
 _PRIMITIVES = {cond: "cond", scan: "scan", while_loop: "while_loop", fori_loop: "fori_loop"}
 
 

@@ -210,7 +210,7 @@ def owned(g, x):
     if isinstance(x, (list, tuple)):
         base = [0.0] * len(x) if is_zero(g) else [_part(g, i, None) for i in range(len(x))]
         return base
-    if isinstance(x, dict):
+    if isinstance(x, dict) or _is_dataclass_instance(x):
         return {} if is_zero(g) else dict(g)
     return g
 
@@ -249,6 +249,17 @@ def _iter_cot(g, n):
     if is_zero(g):
         return [0.0] * n
     return [g[i] for i in range(n)]
+
+
+@helper
+def add_attr(dx, x, name, g):
+    """Accumulate the cotangent g of x.name into dx (from `owned`): namedtuple or dataclass fields."""
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        i = x._fields.index(name)
+        dx[i] = add_cot(dx[i], g)
+    else:
+        dx[name] = add_cot(dx[name], g) if name in dx else g
+    return dx
 
 
 @helper

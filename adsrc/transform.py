@@ -25,19 +25,25 @@ from .lower.ssa import to_ssa
 from .lower.tidy import tidy
 from .lower.structure import lower
 from .normalize import normalize
+from .specialize import specialize
 
 LOCK = threading.RLock()       # transformations are serialized; generated code runs freely
 
-_LOWERED = weakref.WeakKeyDictionary()   # function -> Lowered
+_LOWERED = weakref.WeakKeyDictionary()   # function -> {static key: Lowered}
 _VJP_UNITS = weakref.WeakKeyDictionary()  # function -> {(mask, kinds): Unit}
 
 
 class Lowered:
-    """A function after the frontend and lowering passes (independent of what is differentiated)."""
+    """A function after the frontend and lowering passes, for given static argument values.
 
-    def __init__(self, fun):
+    Independent of which arguments are differentiated.
+    """
+
+    def __init__(self, fun, statics=None):
         self.uf = load(fun)
+        self.statics = dict(statics or {})
         fdef, namer = normalize(self.uf)
+        specialize(self.uf, fdef, self.statics)
         assigned = astutil.names_stored(self.uf.node)
         for base in ("np", "math"):
             if base not in assigned and self.uf.lookup(base)[1] is runtime.HELPERS[base]:
@@ -71,15 +77,17 @@ class Lowered:
                                      self.uf.fun.__defaults__, self.uf.fun.__kwdefaults__)
 
 
-def lowered(fun):
+def lowered(fun, statics=None, static_key=()):
+    """The Lowered form of fun for static values `statics` (cached under `static_key`)."""
     if not isinstance(fun, types.FunctionType):
         load(fun)   # raises the error explaining what adsrc can differentiate
     with LOCK:
-        lw = _LOWERED.get(fun)
+        table = _LOWERED.setdefault(fun, {})
+        lw = table.get(static_key)
         if lw is None or lw.code is not fun.__code__:
-            lw = Lowered(fun)
+            lw = Lowered(fun, statics)
             lw.code = fun.__code__
-            _LOWERED[fun] = lw
+            table[static_key] = lw
         return lw
 
 
@@ -304,7 +312,10 @@ def _assemble_vjp(adj, fn, name, options):
     res = fn.result
     dout = adj.namer.fresh("d" + (res.id if isinstance(res, gast.Name) else "out"))
     if isinstance(res, gast.Name) and res.id in adj.act.varied:
-        adj.adj[res.id] = AdjState(astutil.name(dout), lazy=True)
+        seed = astutil.name(dout)
+        if options.get("has_aux"):
+            seed = astutil.tuple_([seed, astutil.const(0.0)])     # no cotangent flows into aux
+        adj.adj[res.id] = AdjState(seed, lazy=True)
     fwd, bwd = adj.block(fn.body, repeated=False)
     grads = []
     for p in adj.wrt:

@@ -69,7 +69,7 @@ def main(argv=None):
     p.add_argument("--only", help="run only workloads whose name contains this text")
     p.add_argument("--samples", type=int, default=15)
     args = p.parse_args(argv)
-    selected = workloads.core_workloads()
+    selected = workloads.all_workloads()
     if args.only:
         selected = [w for w in selected if args.only in w.name]
     print(f"# {machine()}")

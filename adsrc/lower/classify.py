@@ -108,8 +108,7 @@ class Classifier:
         rule = rules_mod.ATTRIBUTES.get(v.attr)
         if rule is not None:
             return Op("rule", rule=rule, bound={"x": v.value}, describe=rule.name)
-        return Op("unknown", describe=f"the attribute `.{v.attr}`",
-                  hint="adsrc knows the array attributes .T, .real, .imag, .shape, .ndim, .size and .dtype.")
+        return Op("getattr", describe=f"the attribute `.{v.attr}`")   # a field of a namedtuple or dataclass
 
     def call(self, v, at):
         f = v.func

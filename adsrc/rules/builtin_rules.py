@@ -16,7 +16,8 @@ def _min_a(b=NOT_STATIC, **_):
 
 
 def _install():
-    from .. import runtime
+    from .. import primitives, runtime
+    nondiff(primitives.stop_gradient, "adsrc.stop_gradient")
     general(runtime.stack_ys, "stacking scan outputs", "ys", ys="unstack_cot(g, len(ys))")
     for helper in (runtime.scan_length,):
         nondiff(helper, helper.__name__)

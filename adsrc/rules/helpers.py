@@ -270,9 +270,21 @@ def inner_dy(g, x, y):
 
 @helper
 def transpose_vjp(g, axes):
+    """transpose(a, axes) moves axis axes[i] to position i; the inverse permutation undoes it."""
     if axes is None:
         return np.transpose(g)
-    return np.transpose(g, np.argsort(axes))
+    nd = np.ndim(g)
+    return np.transpose(g, np.argsort([ax % nd for ax in axes]))
+
+
+@helper
+def transpose_method_vjp(g, axes):
+    """a.transpose(*axes): axes is () or (None,) (reverse), one tuple, or the axes one by one."""
+    if len(axes) == 0 or len(axes) == 1 and axes[0] is None:
+        return np.transpose(g)
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = axes[0]
+    return transpose_vjp(g, axes)
 
 
 @helper
