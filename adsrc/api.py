@@ -8,12 +8,13 @@ import types
 
 import numpy as np
 
-from . import frontend, transform
+from . import frontend, keys, transform
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .errors import TransformError
 
 _nd = np.ndarray
 _ARRAY_KEY = ("array",)
+_EMPTY = inspect.Parameter.empty
 
 
 # -- argument kinds -------------------------------------------------------------------------------
@@ -87,6 +88,13 @@ def _show(value):
     return (text if len(text) <= 60 else text[:57] + "...") + f" ({type(value).__name__})"
 
 
+def _show_static(t, v):
+    """A static value as it appears in a key: (type, value), or (tuple, static_key(value))."""
+    if t is tuple and isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], type):
+        return _show_static(*v) if v[0] is not tuple else "(" + ", ".join(_show_static(*e) for e in v[1]) + ")"
+    return _show(v)
+
+
 # -- the callable grad returns --------------------------------------------------------------------
 
 class Gradient:
@@ -127,6 +135,9 @@ class Gradient:
         self.static_argnames = tuple(self._statics)
         self.static_argnums = tuple(i for i in (self._statics[n][0] for n in self._statics) if i is not None)
         self._cache = SpecializationCache(cache_size, name=fname)
+        self._key = keys.make_key_function(
+            [(i, self._positional[i], sig.parameters[self._positional[i]].default) for i in norm],
+            [(pos, n, default) for n, (pos, default) in self._statics.items()], arg_kind, static_key, fname)
 
     def _argnums(self, nums, what):
         nums = (nums,) if isinstance(nums, numbers.Integral) else tuple(nums)
@@ -167,32 +178,19 @@ class Gradient:
         return f"<adsrc.{kind} of {self._fname} wrt {', '.join(self._wrt)}>"
 
     # -- calling -------------------------------------------------------------------------------
-    def _values(self, args, kwargs):
-        if not kwargs and len(args) > self._max:
-            return [args[i] for i in self._nums]
-        bound = self._sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return [bound.arguments[p] for p in self._wrt]
-
     def _static_values(self, args, kwargs):
+        """name -> value of every static argument of a call."""
         out = {}
         for name, (pos, default) in self._statics.items():
             if pos is not None and pos < len(args):
                 out[name] = args[pos]
             elif name in kwargs:
                 out[name] = kwargs[name]
-            elif default is not inspect.Parameter.empty:
+            elif default is not _EMPTY:
                 out[name] = default
             else:
                 raise TypeError(f"`{self._fname}` is missing its static argument `{name}`")
         return out
-
-    def _key(self, args, kwargs):
-        kinds = tuple(arg_kind(v, self._fname, p) for v, p in zip(self._values(args, kwargs), self._wrt))
-        if not self._statics:
-            return kinds
-        statics = self._static_values(args, kwargs)
-        return kinds + tuple(static_key(statics[n], n, self._fname) for n in self._statics)
 
     def __call__(self, *args, **kwargs):
         # the hot path: positional float arrays, a key already compiled
@@ -216,25 +214,34 @@ class Gradient:
             _annotate(e)
             raise
 
-    def _build(self, key, args, kwargs):
+    def _build(self, key, args, kwargs, statics=None):
         kinds = key[:len(self._wrt)]
-        statics = self._static_values(args, kwargs) if self._statics else {}
+        if statics is None:
+            statics = self._static_values(args, kwargs) if self._statics else {}
         with transform.LOCK:
             lw = transform.lowered(self.fun, statics, key[len(self._wrt):])
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single}
             return transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
 
+    def _key_items(self, key):
+        """(name, shown value) pairs of a key."""
+        w = len(self._wrt)
+        items = list(zip(self._wrt, key[:w]))
+        for j, name in enumerate(self._statics):
+            t, v = key[w + 2 * j], key[w + 2 * j + 1]
+            items.append((name, _show_static(t, v)))
+        return items
+
     def _describe_miss(self, previous, key):
-        names = self._wrt + list(self._statics)
+        items = self._key_items(key)
         if previous is None:
-            parts = [f"{n}={_show(v[1]) if n in self._statics else v}" for n, v in zip(names, key)]
-            return "first call (" + ", ".join(parts) + ")"
+            return "first call (" + ", ".join(f"{n}={v}" for n, v in items) + ")"
         changes = []
-        for n, old, new in zip(names, previous, key):
-            if old != new or type(old) is not type(new):
+        for (n, old), (_, new) in zip(self._key_items(previous), items):
+            if old != new:
                 if n in self._statics:
-                    changes.append(f"static argument `{n}` changed from {_show(old[1])} to {_show(new[1])}")
+                    changes.append(f"static argument `{n}` changed from {old} to {new}")
                 else:
                     changes.append(f"argument `{n}` changed kind from {old} to {new}")
         return "; ".join(changes) or "a key evicted earlier was needed again"
@@ -251,14 +258,17 @@ class Gradient:
             raise ValueError(f"stage must be 'adjoint' or 'lowered', not {stage!r}")
         if args or any(k not in self._statics for k in kwargs):
             key = self._key(args, kwargs)
+            statics = self._static_values(args, kwargs)
         else:
+            for name, (pos, default) in self._statics.items():
+                if name not in kwargs and default is _EMPTY:
+                    raise TypeError(f"pass the static argument `{name}` to source() to choose a specialization")
             statics = self._static_values((), kwargs)
-            key = tuple("array" for _ in self._wrt) + tuple(static_key(statics[n], n, self._fname)
-                                                             for n in self._statics)
+            placeholders = [np.zeros(1) for _ in self._wrt]
+            key = self._key((), dict(zip(self._wrt, placeholders), **kwargs))
         if stage == "lowered":
-            statics = {n: k[1] for n, k in zip(self._statics, key[len(self._wrt):])}
             return lowered_source(self.fun, statics, key[len(self._wrt):])
-        unit = self._cache.get(key, lambda: self._build(key, args, kwargs), self._describe_miss)
+        unit = self._cache.get(key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
         return unit_source(unit)
 
     def cache_info(self):

@@ -58,6 +58,43 @@ def format_row(r):
     return " | ".join(parts)
 
 
+def specialization(samples):
+    """Cost of a cache hit (over calling the generated function directly) and of a new specialization."""
+    import statistics
+    import time
+
+    import adsrc
+    x = np.random.default_rng(4).uniform(-1, 1, 10)
+    rows = []
+    for label, g, args in (("no static args", adsrc.grad(workloads.sum_exp), (x,)),
+                           ("static k, by position", adsrc.grad(workloads.scaled_sum, static_argnums=1), (x, 3)),
+                           ("static k, by keyword", adsrc.grad(workloads.scaled_sum, static_argnames="k"), None)):
+        if args is None:
+            call = lambda: g(x, k=3)           # noqa: E731
+            g(x, k=3)
+            unit = next(iter(g._cache._data.values()))
+            direct = lambda: unit.fn(x, k=3)    # noqa: E731
+        else:
+            g(*args)
+            unit = next(iter(g._cache._data.values()))
+            call = lambda: g(*args)              # noqa: E731
+            direct = lambda: unit.fn(*args)      # noqa: E731
+        t = timing.compare({"cached": call, "direct": direct}, samples=samples)
+        rows.append({"case": label, "hit_overhead": t["cached"] - t["direct"], "direct": t["direct"]})
+        print(f"cache hit, {label:<24} overhead over the generated function: "
+              f"{(t['cached'] - t['direct']) * 1e6:.2f} us (generated function alone {timing.fmt_time(t['direct'])})",
+              flush=True)
+    g = adsrc.grad(workloads.poly, static_argnums=1, cache_size=None)
+    times = []
+    for n in range(20, 40):
+        t0 = time.perf_counter()
+        g(x, n)
+        times.append(time.perf_counter() - t0)
+    transform = statistics.median(times)
+    print(f"new specialization (transform + compile + first run of poly): {timing.fmt_time(transform)}", flush=True)
+    return {"cache_hits": rows, "new_specialization": transform}
+
+
 def machine():
     return {"python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
             "processor": platform.processor() or platform.machine(), "cpus": os.cpu_count()}
@@ -68,15 +105,17 @@ def main(argv=None):
     p.add_argument("--json", help="write the results as JSON to this file")
     p.add_argument("--only", help="run only workloads whose name contains this text")
     p.add_argument("--samples", type=int, default=15)
+    p.add_argument("--skip-specialization", action="store_true")
     args = p.parse_args(argv)
     selected = workloads.all_workloads()
     if args.only:
         selected = [w for w in selected if args.only in w.name]
     print(f"# {machine()}")
     rows = run(selected, args.samples)
+    spec = None if args.skip_specialization or args.only else specialization(args.samples)
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"machine": machine(), "results": rows}, fh, indent=2)
+            json.dump({"machine": machine(), "results": rows, "specialization": spec}, fh, indent=2)
     return 0
 
 

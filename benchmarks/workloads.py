@@ -188,3 +188,18 @@ def control_workloads():
 
 def all_workloads():
     return core_workloads() + control_workloads() + [mlp_workload()]
+
+
+# -- specialization: the cost of the cache --------------------------------------------------------------
+
+def poly(x, n, mode="plain"):
+    y = x
+    for _ in range(n - 1):
+        y = y * x + 1.0
+    if mode == "scaled":
+        y = y * 2.0
+    return np.sum(y)
+
+
+def scaled_sum(x, k, mode="plain"):
+    return np.sum(x) * k

@@ -1,0 +1,60 @@
+"""Specialization keys, computed by a small function generated for each gradient.
+
+A call's key is the kind of each differentiated argument ('array', 'scalar'
+or 'other') followed by the type and value of each static argument. Every
+call computes it, so the function that does is generated for the particular
+signature (positions, names, defaults) to cost well under a microsecond.
+"""
+
+import inspect
+
+import numpy as np
+
+from . import names
+
+_EMPTY = inspect.Parameter.empty
+SIMPLE_STATIC = frozenset({int, float, bool, str, type(None), complex, bytes})
+
+
+def make_key_function(differentiated, statics, arg_kind, static_key, fname):
+    """A function (args, kwargs) -> key.
+
+    differentiated: [(position, name, default)] of the differentiated parameters;
+    statics: [(position or None, name, default)] of the static parameters.
+    """
+    namer = names.Namer({"args", "kwargs", "n"})
+    lines = ["def key(args, kwargs):", "    n = len(args)"]
+    env = {"_nd": np.ndarray, "arg_kind": arg_kind, "static_key": static_key, "SIMPLE": SIMPLE_STATIC,
+           "fname": fname, "missing": _missing}
+    parts = []
+
+    def fetch(var, pos, name, default):
+        default_name = namer.fresh("default_" + name)
+        env[default_name] = default
+        fallback = f"kwargs[{name!r}] if {name!r} in kwargs else " + (
+            f"missing(fname, {name!r})" if default is _EMPTY else default_name)
+        if pos is None:
+            lines.append(f"    {var} = {fallback}")
+        else:
+            lines.append(f"    {var} = args[{pos}] if n > {pos} else {fallback}")
+
+    for pos, name, default in differentiated:
+        v, k = namer.fresh("v"), namer.fresh("k")
+        fetch(v, pos, name, default)
+        lines.append(f"    {k} = 'array' if type({v}) is _nd and {v}.dtype.kind == 'f' "
+                     f"else arg_kind({v}, fname, {name!r})")
+        parts.append(k)
+    for pos, name, default in statics:
+        v, t = namer.fresh("s"), namer.fresh("t")
+        fetch(v, pos, name, default)
+        lines.append(f"    {t} = type({v})")
+        lines.append(f"    if {t} not in SIMPLE:")
+        lines.append(f"        {t}, {v} = tuple, static_key({v}, {name!r}, fname)")
+        parts += [t, v]
+    lines.append(f"    return ({', '.join(parts)},)")
+    exec(compile("\n".join(lines), f"<adsrc key of {fname}>", "exec"), env)
+    return env["key"]
+
+
+def _missing(fname, name):
+    raise TypeError(f"`{fname}` is missing the argument `{name}`")
