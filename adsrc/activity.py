@@ -207,6 +207,8 @@ class Activity:
         if k in ("user", "local"):
             args = list(v.args) + [kw.value for kw in v.keywords]
             return self.calls(s, [self._atoms_varied([a]) for a in args], self)
+        if k == "custom":
+            return self._atoms_varied(v.args), OTHER
         # unknown calls: varied if anything they read is varied (an error later if also useful)
         return self._atoms_varied([v]), OTHER
 
@@ -277,6 +279,8 @@ class Activity:
             return list(v.args)
         if k in ("user", "local", "unknown"):
             return [v]
+        if k == "custom":
+            return list(v.args)
         return []
 
 

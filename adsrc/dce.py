@@ -8,6 +8,8 @@ assignments without calls, and calls marked `adsrc_pure` by the
 differentiator (derivative-rule operations). Everything else is kept.
 """
 
+import copy
+
 import gast
 
 from . import astutil
@@ -66,7 +68,8 @@ def _stmt(s, live):
         targets = _stores(s.target)
         head = set(live)
         while True:
-            _, lb = eliminate(list(s.body), head)
+            # a trial pass on a copy: eliminating with a live set still growing would drop too much
+            _, lb = eliminate(copy.deepcopy(s.body), head)
             new = head | (lb - targets)
             if new == head:
                 break
@@ -79,7 +82,7 @@ def _stmt(s, live):
     if isinstance(s, gast.While):
         head = set(live) | _loads(s.test)
         while True:
-            _, lb = eliminate(list(s.body), head)
+            _, lb = eliminate(copy.deepcopy(s.body), head)
             new = head | lb
             if new == head:
                 break

@@ -202,6 +202,16 @@ class Adjoint:
             pb = self.namer.fresh(_base(names[0]) + "_pullback")
             s.op.pullback = pb
             fwd = [astutil.assign((s.target, pb), call)]
+        elif active and s.op.kind == "custom":
+            fn = s.op.callee
+            if fn.fwd is None:
+                raise self.error(s, f"the custom_vjp function {s.op.describe} has no rule yet.",
+                                 f"Give it one with `{fn.__name__}.defvjp(fwd, bwd)` before differentiating.")
+            s.op.fwd_name = self.ctx.bind(fn.__name__ + "_fwd", fn.fwd)
+            s.op.bwd_name = self.ctx.bind(fn.__name__ + "_bwd", fn.bwd)
+            s.op.residuals = self.namer.fresh(_base(names[0]) + "_res")
+            call = astutil.call(s.op.fwd_name, [copy.deepcopy(a) for a in s.value.args])
+            fwd = [astutil.assign((s.target, s.op.residuals), call)]
         _tag(fwd, s.lineno)
         if not active:
             return fwd, []
@@ -467,6 +477,19 @@ class Adjoint:
                 self.adj[a] = AdjState(astutil.name(t), lazy=a not in self.act.scalars)
             else:
                 self.accumulate(a, astutil.name(t), out)
+
+    def adj_custom(self, s, g, out):
+        fn = s.op.callee
+        args = s.value.args
+        if len(args) != fn.nargs:
+            raise self.error(s, f"{s.op.describe} takes {fn.nargs} arguments, got {len(args)}.")
+        targets = [self.namer.fresh("d" + (a.id if isinstance(a, gast.Name) else "arg")) for a in args]
+        out.append(astutil.assign(tuple(targets), self.hcall(
+            "custom_bwd", astutil.name(s.op.bwd_name), astutil.name(s.op.residuals), g,
+            astutil.const(fn.nargs), astutil.const(fn.__name__))))
+        for a, t in zip(args, targets):
+            if self._active_name(a):
+                self.accumulate(a.id, astutil.name(t), out)
 
     # -- cond -------------------------------------------------------------------------------------
     def cond(self, s, repeated):

@@ -127,6 +127,16 @@ class UnitBuilder:
         self.namer = namer
         self.unit = unit
         self.refs = {}                 # name in generated code -> Unit
+        self.objects = {}              # name in generated code -> object it means (custom rules)
+
+    def bind(self, base, obj):
+        """A name generated code can use for obj."""
+        for name, known in self.objects.items():
+            if known is obj:
+                return name
+        name = self.namer.fresh(base)
+        self.objects[name] = obj
+        return name
 
     def primitive_names(self, namer):
         return primitive_names(namer)
@@ -187,6 +197,7 @@ class UnitBuilder:
             out[name] = runtime.HELPERS[base]
         for name, unit in self.refs.items():
             out[name] = unit.cell
+        out.update(self.objects)
         for name, cell in uf.cells.items():
             out[name] = cell
         return out

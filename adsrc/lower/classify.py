@@ -140,6 +140,11 @@ class Classifier:
         if primitives.is_primitive(obj):
             raise self.error(at, f"adsrc.{primitives.primitive_name(obj)} must be called as a statement of "
                                  "its own.", None)
+        from ..custom import custom_vjp
+        if isinstance(obj, custom_vjp):
+            if v.keywords:
+                raise self.error(at, f"pass the arguments of the custom_vjp function `{obj.__name__}` by position.")
+            return Op("custom", callee=obj, describe=f"`{obj.__name__}`")
         rule = rules_mod.lookup(obj)
         if rule is not None:
             if rule.nondiff:

@@ -1,0 +1,145 @@
+"""Custom rules: @adsrc.custom_vjp (JAX's protocol) and adsrc.defvjp for functions without source."""
+
+import math
+
+import numpy as np
+import pytest
+
+import adsrc
+from adsrc.checks import check_grads
+from casekit import rand
+
+
+@adsrc.custom_vjp
+def softplus(x):
+    return np.log1p(np.exp(x))
+
+
+def softplus_fwd(x):
+    e = np.exp(x)
+    return np.log1p(e), e / (1.0 + e)     # residual: the derivative itself
+
+
+def softplus_bwd(slope, g):
+    return (g * slope,)
+
+
+softplus.defvjp(softplus_fwd, softplus_bwd)
+
+
+@adsrc.custom_vjp
+def straight_through_round(x):
+    return np.round(x)
+
+
+straight_through_round.defvjp(lambda x: (np.round(x), None), lambda res, g: (g,))
+
+
+@adsrc.custom_vjp
+def scaled_product(x, y):
+    return x * y * 2.0
+
+
+scaled_product.defvjp(lambda x, y: (x * y * 2.0, (x, y)), lambda res, g: (2.0 * g * res[1], 2.0 * g * res[0]))
+
+
+def uses_softplus(x):
+    return np.sum(softplus(x) * x)
+
+
+def custom_in_loop_and_branch(xs, w):
+    h = 0.0
+    for x in xs:
+        if x > 0:
+            h = h + softplus(w * x)
+        else:
+            h = h * 0.5 + scaled_product(w, x)
+    return h
+
+
+def test_custom_vjp_matches_finite_differences():
+    check_grads(uses_softplus, (rand(4),), full=True)
+
+
+def test_custom_vjp_called_normally_runs_the_function():
+    x = rand(3)
+    np.testing.assert_allclose(softplus(x), np.log1p(np.exp(x)))
+
+
+def test_custom_vjp_rule_is_the_one_used():
+    g = adsrc.grad(lambda x: np.sum(straight_through_round(x) * 3.0))(np.array([0.2, 1.7]))
+    np.testing.assert_allclose(g, [3.0, 3.0])     # the true derivative of round is 0: the rule decides
+
+
+def test_custom_vjp_in_loops_and_branches():
+    xs = np.array([0.5, -0.3, 1.2, -0.8])
+    check_grads(custom_in_loop_and_branch, (xs, 0.7), argnums=(0, 1), full=True)
+
+
+def test_custom_rules_appear_by_name_in_source():
+    src = adsrc.grad(uses_softplus).source()
+    assert "softplus_fwd(" in src and "softplus_bwd" in src
+
+
+@adsrc.custom_vjp
+def bad_structure(x, y):
+    return x * y
+
+
+bad_structure.defvjp(lambda x, y: (x * y, (x, y)), lambda res, g: g * res[1])   # not a tuple
+
+
+@adsrc.custom_vjp
+def no_rule(x):
+    return x * 2.0
+
+
+def test_bwd_returning_the_wrong_structure_is_an_error():
+    with pytest.raises(TypeError, match=r"bad_structure.*tuple of 2 cotangents.*returned a ndarray"):
+        adsrc.grad(lambda x: np.sum(bad_structure(x, x)))(rand(3))
+
+
+def test_custom_vjp_without_rule_is_an_error():
+    with pytest.raises(adsrc.TransformError, match=r"no_rule.*defvjp"):
+        adsrc.grad(lambda x: no_rule(x))(1.0)
+
+
+# -- defvjp: a rule for a function adsrc cannot read -----------------------------------------------
+
+_ns = {"np": np}
+exec("def expit(x):\n    return 1.0 / (1.0 + np.exp(-x))\n", _ns)    # a function without source, like C code
+expit = _ns["expit"]
+adsrc.defvjp(expit, lambda g, ans, x: g * ans * (1.0 - ans))
+
+erf = np.vectorize(math.erf)           # a callable object with no source and no signature
+adsrc.defvjp(erf, lambda g, ans, x: g * 2.0 / math.sqrt(math.pi) * np.exp(-x * x), signature="x, /")
+
+
+def logistic_nll(w, X, y):
+    p = expit(X @ w)
+    return -np.sum(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
+
+
+def uses_erf(x):
+    return np.sum(erf(x) * x)
+
+
+def test_registered_third_party_function():
+    X = rand(6, 3)
+    y = (rand(6) > 0).astype(float)
+    check_grads(logistic_nll, (rand(3), X, y), full=True)
+    check_grads(uses_erf, (rand(4),), full=True)
+    assert "expit_vjp_x(" in adsrc.grad(logistic_nll).source()
+
+
+vec_f = np.vectorize(lambda a, b: a * b + math.sin(a))
+adsrc.defvjp(vec_f, lambda g, ans, a, b: g * (b + np.cos(a)), lambda g, ans, a, b: g * a,
+             signature="a, b, /", elementwise=True)
+
+
+def broadcasting_user(a, b):
+    return np.sum(vec_f(a, b) * 1.5)
+
+
+def test_registered_elementwise_rule_with_broadcasting():
+    check_grads(broadcasting_user, (rand(3, 1), rand(4)), argnums=(0, 1), full=True)
