@@ -185,6 +185,14 @@ def substitute(node, mapping):
     return _Sub().visit(copy.deepcopy(node))
 
 
+def located(node, like):
+    """node with the user location of `like` (line for comments, column and line for carets)."""
+    node.lineno = getattr(like, "lineno", None)
+    node.col_offset = getattr(like, "col_offset", 0)
+    node.op_lineno = getattr(like, "op_lineno", node.lineno)
+    return node
+
+
 def set_lineno(node, lineno):
     for n in gast.walk(node):
         if isinstance(n, (gast.stmt, gast.expr)):

@@ -587,7 +587,8 @@ class Adjoint:
         self.kill(s.outs)
         before = {k: v.copy() for k, v in self.adj.items()}
         inner_defined = _defined_in(body) | set(carry) | set(astutil.target_names(s.item) if s.item else [])
-        free_active = sorted({n for n in _loaded_in(body, s) if self.act.active(n)} - inner_defined)
+        read = ir.reads(body) | set().union(*(astutil.names_loaded(r) for r in s.results))
+        free_active = sorted({n for n in read if self.act.active(n)} - inner_defined)
         pre_bwd = []
         for n in free_active:
             # adjoints accumulated across iterations live in variables from before the loop
@@ -754,23 +755,6 @@ def _defined_in(body):
             out.update(s.carry)
             if s.item is not None:
                 out.update(astutil.target_names(s.item))
-    return out
-
-
-def _loaded_in(body, loop):
-    out = set()
-    for s in ir.walk(body):
-        for e in ir.expressions(s):
-            out |= astutil.names_loaded(e)
-        if isinstance(s, ir.Cond):
-            for br in (s.true, s.false):
-                for r in br.results:
-                    out |= astutil.names_loaded(r)
-        if isinstance(s, ir.Loop):
-            for r in s.results:
-                out |= astutil.names_loaded(r)
-    for r in loop.results:
-        out |= astutil.names_loaded(r)
     return out
 
 

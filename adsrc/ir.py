@@ -202,6 +202,26 @@ def expressions(stmt):
     return []
 
 
+def reads(body):
+    """Every name read anywhere in a block: expressions, branch and loop results, tests, local defs."""
+    out = set()
+    for s in walk(body):
+        for e in expressions(s):
+            out |= astutil.names_loaded(e)
+        if isinstance(s, Cond):
+            for br in (s.true, s.false):
+                for r in br.results:
+                    out |= astutil.names_loaded(r)
+        elif isinstance(s, Loop):
+            for r in s.results:
+                out |= astutil.names_loaded(r)
+            if s.test is not None:
+                out |= astutil.names_loaded(s.test)
+        elif isinstance(s, LocalDef):
+            out |= free_names(s.fn)
+    return out
+
+
 def free_names(fn_or_block, params=()):
     """Names read in a block that it does not define itself."""
     body = fn_or_block.body if isinstance(fn_or_block, Function) else fn_or_block

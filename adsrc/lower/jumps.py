@@ -68,7 +68,7 @@ class JumpEliminator:
         body = fdef.body
         if not any(isinstance(n, gast.Return) for s in body for n in _walk_no_defs(s)):
             # falls off the end: make that an explicit `return None`
-            body.append(_at(gast.Return(value=astutil.const(None)), body[-1] if body else fdef))
+            body.append(astutil.located(gast.Return(value=astutil.const(None)), body[-1] if body else fdef))
         if _returns_only_at_end(body):
             # no early return: only loops may need their break/continue removed
             head, _ = self.block(body[:-1])
@@ -78,8 +78,8 @@ class JumpEliminator:
         if self._returned is not None:
             new = [self._set(self.returned, False, fdef)] + new
         if status != ALWAYS:
-            new = [_at(astutil.assign(self.retval, astutil.const(None)), fdef)] + new
-        final = _at(gast.Return(value=astutil.name(self.retval)), body[-1] if body else fdef)
+            new = [astutil.located(astutil.assign(self.retval, astutil.const(None)), fdef)] + new
+        final = astutil.located(gast.Return(value=astutil.name(self.retval)), body[-1] if body else fdef)
         fdef.body = _drop_unread_flags(new + [final], self.flags)
         return fdef
 
@@ -98,7 +98,7 @@ class JumpEliminator:
                 if pushed is not None:
                     return out + pushed[0], pushed[1]
                 rest_new, _ = self.block(rest)
-                guard = _at(gast.If(test=_not(self.guard_flag()), body=rest_new, orelse=[]), rest[0])
+                guard = astutil.located(gast.If(test=_not(self.guard_flag()), body=rest_new, orelse=[]), rest[0])
                 return out + new + [guard], MAYBE
             out.extend(new)
         return out, NONE
@@ -124,12 +124,12 @@ class JumpEliminator:
     # -- statements --------------------------------------------------------------------
     def _set(self, flag, value, like):
         self.flags.add(flag)
-        return _at(astutil.assign(flag, astutil.const(value)), like)
+        return astutil.located(astutil.assign(flag, astutil.const(value)), like)
 
     def statement(self, s):
         if isinstance(s, gast.Return):
             self.returns += 1
-            out = [_at(astutil.assign(self.retval, s.value), s), self._set(self.returned, True, s)]
+            out = [astutil.located(astutil.assign(self.retval, s.value), s), self._set(self.returned, True, s)]
             for loop in self.loops:
                 out += [self._set(loop.broke, True, s), self._set(loop.skip, True, s)]
             return out, ALWAYS
@@ -162,7 +162,7 @@ class JumpEliminator:
         if loop._broke is not None:
             if isinstance(s, gast.For):
                 # iterations after a break do nothing (the emitted loop stops at once)
-                body = [_at(gast.If(test=_not(astutil.name(loop.broke)), body=body, orelse=[]), s)]
+                body = [astutil.located(gast.If(test=_not(astutil.name(loop.broke)), body=body, orelse=[]), s)]
             else:
                 s.test = gast.BoolOp(op=gast.And(), values=[_not(astutil.name(loop.broke)), s.test])
         s.body = body
@@ -176,19 +176,12 @@ class JumpEliminator:
         if orelse:
             orelse_new, ostatus = self.block(orelse)
             if loop._broke is not None:
-                out.append(_at(gast.If(test=_not(astutil.name(loop.broke)), body=orelse_new, orelse=[]), s))
+                out.append(astutil.located(gast.If(test=_not(astutil.name(loop.broke)), body=orelse_new, orelse=[]), s))
             else:
                 out.extend(orelse_new)
             if ostatus != NONE:
                 status = MAYBE
         return out, status
-
-
-def _at(node, like):
-    node.lineno = getattr(like, "lineno", None)
-    node.col_offset = getattr(like, "col_offset", 0)
-    node.op_lineno = getattr(like, "op_lineno", node.lineno)
-    return node
 
 
 def _not(expr):

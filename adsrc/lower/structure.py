@@ -183,7 +183,7 @@ class Lowerer:
         prelude = []
 
         def bind(tgt, value):
-            prelude.append(_at(astutil.assign(tgt, value), s))
+            prelude.append(astutil.located(astutil.assign(tgt, value), s))
 
         def item(seq):
             return gast.Subscript(value=copy.deepcopy(seq), slice=astutil.name(index), ctx=gast.Load())
@@ -290,7 +290,7 @@ class Lowerer:
             self.scopes[-1].update(renames.values())
             bound = self._bind_def(fdef, params, keywords, s, name)
             liveness.annotate(fdef.body)
-            pre = [_at(astutil.assign(p, v), s) for p, v in bound]
+            pre = [astutil.located(astutil.assign(p, v), s) for p, v in bound]
             self.inlining.append(name)
             try:
                 stmts, defined = self.block(pre + fdef.body[:-1], defined)
@@ -300,7 +300,7 @@ class Lowerer:
         res = self.namer.fresh("result")
         call = astutil.call(copy.deepcopy(fn_node), [copy.deepcopy(p) for p in params],
                             {k: copy.deepcopy(v) for k, v in keywords.items()})
-        stmts, defined = self.block([_at(astutil.assign(res, call), s)], defined)
+        stmts, defined = self.block([astutil.located(astutil.assign(res, call), s)], defined)
         return stmts, astutil.name(res)
 
     def _bind_def(self, fdef, args, keywords, s, name):
@@ -374,7 +374,7 @@ class Lowerer:
         if xs is not None and not (isinstance(xs, gast.Constant) and xs.value is None):
             x = self.namer.fresh("x")
             self.scopes[-1].add(x)
-            pre.append(_at(astutil.assign(x, astutil.call(self.namer.helper("scan_slice"), [copy.deepcopy(xs),
+            pre.append(astutil.located(astutil.assign(x, astutil.call(self.namer.helper("scan_slice"), [copy.deepcopy(xs),
                                                                            astutil.name(index)])), s))
             x_atom = astutil.name(x)
             length = astutil.call(self.namer.helper("scan_length"), [copy.deepcopy(xs), copy.deepcopy(b.get("length",
@@ -392,8 +392,8 @@ class Lowerer:
         new_carry, y = self.namer.fresh("carry"), self.namer.fresh("y")
         ys_new = self.namer.fresh("ys")
         self.scopes[-1].update({new_carry, y, ys_new})
-        tail = [_at(astutil.assign((new_carry, y), result), s),
-                _at(astutil.assign(ys_new, astutil.call(self.namer.helper("list_append"), [astutil.name(ys), astutil.name(y)])), s)]
+        tail = [astutil.located(astutil.assign((new_carry, y), result), s),
+                astutil.located(astutil.assign(ys_new, astutil.call(self.namer.helper("list_append"), [astutil.name(ys), astutil.name(y)])), s)]
         tail_ir = []
         for t in tail:
             tail_ir.append(_ir_assign(astutil.target_spec(t.targets[0]), t.value, self.classifier, t, inner))
@@ -410,13 +410,13 @@ class Lowerer:
             astutil.call("range", [n])
         stacked = self.namer.fresh("ys")
         self.scopes[-1].update({ys_init, final_ys, stacked})
-        first = _at(astutil.assign(ys_init, gast.List(elts=[], ctx=gast.Load())), s)
+        first = astutil.located(astutil.assign(ys_init, gast.List(elts=[], ctx=gast.Load())), s)
         ys_order = astutil.name(final_ys) if not rev else \
             gast.Subscript(value=astutil.name(final_ys), slice=gast.Slice(lower=None, upper=None,
                                                                           step=astutil.const(-1)),
                            ctx=gast.Load())
-        stack = _at(astutil.assign(stacked, astutil.call(self.namer.helper("stack_ys"), [ys_order])), s)
-        pack = _at(astutil.assign(out, astutil.tuple_([astutil.name(loop.outs[0]), astutil.name(stacked)])), s)
+        stack = astutil.located(astutil.assign(stacked, astutil.call(self.namer.helper("stack_ys"), [ys_order])), s)
+        pack = astutil.located(astutil.assign(out, astutil.tuple_([astutil.name(loop.outs[0]), astutil.name(stacked)])), s)
         stmts = [_ir_assign(ys_init, first.value, self.classifier, first, defined), loop.at(s)]
         defined.update(loop.outs)
         if rev:
@@ -432,13 +432,6 @@ def _ir_assign(spec, value, classifier, at, defined):
     op = classifier.op(value, at)
     defined.update(astutil.target_names(spec))
     return ir.Assign(spec, value, op).at(at)
-
-
-def _at(node, like):
-    node.lineno = getattr(like, "lineno", None)
-    node.col_offset = getattr(like, "col_offset", 0)
-    node.op_lineno = getattr(like, "op_lineno", node.lineno)
-    return node
 
 
 def _hashable(x):
@@ -463,26 +456,7 @@ def _arg_names(args):
 
 def _drop_unused_local_defs(fn):
     """Remove local defs nothing calls (lambdas inlined into cond/scan bodies)."""
-    def prune(body):
-        used = set()
-        for s in ir.walk(body):
-            for e in ir.expressions(s):
-                used |= astutil.names_loaded(e)
-            if isinstance(s, ir.Cond):
-                for br in (s.true, s.false):
-                    for r in br.results:
-                        used |= astutil.names_loaded(r)
-            if isinstance(s, ir.Loop):
-                for r in s.results:
-                    used |= astutil.names_loaded(r)
-                if s.test is not None:
-                    used |= astutil.names_loaded(s.test)
-            if isinstance(s, ir.LocalDef):
-                used |= ir.free_names(s.fn)
-        used |= astutil.names_loaded(fn.result)
-        return used
-
-    used = prune(fn.body)
+    used = ir.reads(fn.body) | astutil.names_loaded(fn.result)
 
     def clean(body):
         out = []
