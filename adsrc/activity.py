@@ -186,7 +186,7 @@ class Activity:
             for node in diff:
                 flat.extend(node if isinstance(node, list) else [node])
             varied = self._atoms_varied(flat)
-            return varied, OTHER if rule.tuple_output else ARRAY
+            return varied, OTHER if rule.container else ARRAY
         if k == "getitem":
             base = v.value
             kind = ARRAY if self._atom_kind(base) == ARRAY else OTHER

@@ -90,6 +90,8 @@ def _show(value):
 
 def _show_static(t, v):
     """A static value as it appears in a key: (type, value), or (tuple, static_key(value))."""
+    if t is keys.Identity:
+        return f"the object with id {v:#x}"
     if t is tuple and isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], type):
         return _show_static(*v) if v[0] is not tuple else "(" + ", ".join(_show_static(*e) for e in v[1]) + ")"
     return _show(v)
@@ -101,7 +103,7 @@ class Gradient:
     """The gradient of a Python function, compiled from its source (one per specialization)."""
 
     def __init__(self, fun, argnums=0, has_aux=False, with_value=False, static_argnums=None,
-                 static_argnames=None, cache_size=DEFAULT_MAXSIZE):
+                 static_argnames=None, cache_size=DEFAULT_MAXSIZE, by_identity=()):
         if not callable(fun):
             raise TypeError(f"adsrc.grad expects a function, got {fun!r}")
         if not isinstance(inspect.unwrap(fun), types.FunctionType):
@@ -137,7 +139,8 @@ class Gradient:
         self._cache = SpecializationCache(cache_size, name=fname)
         self._key = keys.make_key_function(
             [(i, self._positional[i], sig.parameters[self._positional[i]].default) for i in norm],
-            [(pos, n, default) for n, (pos, default) in self._statics.items()], arg_kind, static_key, fname)
+            [(pos, n, default) for n, (pos, default) in self._statics.items()], arg_kind, static_key, fname,
+            by_identity)
 
     def _argnums(self, nums, what):
         nums = (nums,) if isinstance(nums, numbers.Integral) else tuple(nums)
@@ -276,6 +279,48 @@ class Gradient:
 
     def cache_clear(self):
         self._cache.clear()
+
+
+class BoundGradient:
+    """The gradient of a bound method: `self` is fixed and known when transforming.
+
+    argnums count the method's arguments after self, as for jax.grad(obj.method).
+    Calls like `self.helper(x)` inside the method are followed into `helper`.
+    """
+
+    def __init__(self, method, argnums=0, static_argnums=None, **options):
+        self.obj = method.__self__
+        shift = (lambda n: None if n is None else
+                 (n + 1 if isinstance(n, numbers.Integral) else tuple(i + 1 for i in n)))
+        func = method.__func__
+        first = next(iter(inspect.signature(func).parameters))
+        names = options.pop("static_argnames", None) or ()
+        names = (names,) if isinstance(names, str) else tuple(names)
+        self.inner = Gradient(func, argnums=shift(argnums), static_argnums=shift(static_argnums),
+                              static_argnames=names + (first,), by_identity=(first,), **options)
+        self.inner._single = isinstance(argnums, numbers.Integral)
+        functools.update_wrapper(self, method)
+
+    def __call__(self, *args, **kwargs):
+        return self.inner(self.obj, *args, **kwargs)
+
+    def source(self, *args, stage="adjoint", **kwargs):
+        return self.inner.source(self.obj, *args, stage=stage, **kwargs)
+
+    def cache_info(self):
+        return self.inner.cache_info()
+
+    def cache_clear(self):
+        self.inner.cache_clear()
+
+    def __repr__(self):
+        return repr(self.inner).replace(">", f" bound to {type(self.obj).__name__}>")
+
+
+def _make(fun, with_value, **options):
+    if isinstance(fun, types.MethodType) and isinstance(fun.__func__, types.FunctionType):
+        return BoundGradient(fun, with_value=with_value, **options)
+    return Gradient(fun, with_value=with_value, **options)
 
 
 def unit_source(unit):
@@ -470,7 +515,7 @@ def grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argn
                    static_argnames=static_argnames, cache_size=cache_size)
     if fun is None:
         return functools.partial(grad, **options)
-    return Gradient(fun, with_value=False, **options)
+    return _make(fun, False, **options)
 
 
 def value_and_grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argnames=None,
@@ -480,7 +525,7 @@ def value_and_grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, s
                    static_argnames=static_argnames, cache_size=cache_size)
     if fun is None:
         return functools.partial(value_and_grad, **options)
-    return Gradient(fun, with_value=True, **options)
+    return _make(fun, True, **options)
 
 
 _ = (TransformError, sys)

@@ -253,7 +253,7 @@ class Adjoint:
         bound = s.op.bound
         static = rule.static_args(bound)
         ans = astutil.load(s.target)
-        if rule.kind != "elementwise":
+        if rule.kind != "elementwise" and not (rule.container and not rule.tuple_output):
             g = self._exact_g(s, g, out)
         operands = [node for node in bound.values() if not isinstance(node, list)]
         for pname, node in bound.items():

@@ -8,6 +8,7 @@ the object it means (closure cells, module globals, builtins).
 
 import ast
 import builtins
+import copy
 import functools
 import inspect
 import linecache
@@ -40,6 +41,18 @@ class UserFunction:
         b = fun.__globals__.get("__builtins__", builtins)
         self.builtins = b if isinstance(b, dict) else vars(b)
         self.locals = local_names(node)
+        self.known = {}          # parameters whose values are known when transforming (static ones)
+
+    def with_known(self, values):
+        """A view of this function in which the given parameters have known values.
+
+        Only parameters the function never assigns qualify; they then resolve
+        like globals (so `self.helper(x)` is a call adsrc can follow).
+        """
+        view = copy.copy(self)
+        assigned = astutil.names_stored(gast.Module(body=self.node.body, type_ignores=[]))
+        view.known = {k: v for k, v in values.items() if k not in assigned}
+        return view
 
     def __deepcopy__(self, memo):
         return self   # shared, never mutated after loading
@@ -64,6 +77,8 @@ class UserFunction:
         kind is 'closure', 'global', 'builtin' or 'missing'. Closure values are
         read from the cell now; generated code reads the cell when it runs.
         """
+        if id_ in self.known:
+            return "static", self.known[id_]
         if id_ in self.cells:
             try:
                 return "closure", self.cells[id_].cell_contents

@@ -16,16 +16,21 @@ _EMPTY = inspect.Parameter.empty
 SIMPLE_STATIC = frozenset({int, float, bool, str, type(None), complex, bytes})
 
 
-def make_key_function(differentiated, statics, arg_kind, static_key, fname):
+class Identity:
+    """Key marker: the static value that follows is an object compared by identity (`self`)."""
+
+
+def make_key_function(differentiated, statics, arg_kind, static_key, fname, by_identity=()):
     """A function (args, kwargs) -> key.
 
     differentiated: [(position, name, default)] of the differentiated parameters;
-    statics: [(position or None, name, default)] of the static parameters.
+    statics: [(position or None, name, default)] of the static parameters;
+    by_identity: names of static parameters keyed by the identity of their value.
     """
     namer = names.Namer({"args", "kwargs", "n"})
     lines = ["def key(args, kwargs):", "    n = len(args)"]
     env = {"_nd": np.ndarray, "arg_kind": arg_kind, "static_key": static_key, "SIMPLE": SIMPLE_STATIC,
-           "fname": fname, "missing": _missing}
+           "fname": fname, "missing": _missing, "Identity": Identity}
     parts = []
 
     def fetch(var, pos, name, default):
@@ -47,6 +52,10 @@ def make_key_function(differentiated, statics, arg_kind, static_key, fname):
     for pos, name, default in statics:
         v, t = namer.fresh("s"), namer.fresh("t")
         fetch(v, pos, name, default)
+        if name in by_identity:
+            lines.append(f"    {t}, {v} = Identity, id({v})")
+            parts += [t, v]
+            continue
         lines.append(f"    {t} = type({v})")
         lines.append(f"    if {t} not in SIMPLE:")
         lines.append(f"        {t}, {v} = tuple, static_key({v}, {name!r}, fname)")

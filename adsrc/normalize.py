@@ -31,6 +31,8 @@ _BINOP_NAMES = {
 }
 _UNARY_NAMES = {gast.USub: "neg", gast.UAdd: "pos", gast.Invert: "invert", gast.Not: "not_"}
 
+_DICT_VIEWS = {"values": "dict_values", "items": "dict_items", "keys": "dict_keys"}
+
 _UNSUPPORTED = {
     gast.Try: ("`try` statements are not supported inside a differentiated function.",
                "Move the `try` outside the function, or check the condition with an `if`."),
@@ -92,7 +94,9 @@ class Normalizer:
 
     # -- helpers -------------------------------------------------------------------
     def is_local(self, id_):
-        return any(id_ in s for s in self.scopes)
+        if any(id_ in s for s in self.scopes[1:]):
+            return True
+        return bool(self.scopes) and id_ in self.scopes[0] and id_ not in self.uf.known
 
     def error(self, node, problem, hint=None):
         return self.uf.error(node, problem, hint)
@@ -272,7 +276,15 @@ class Normalizer:
                 return gast.Call(func=it.func, args=[self.atom(a) for a in it.args],
                                  keywords=[gast.keyword(arg=k.arg, value=self.atom(k.value))
                                            for k in it.keywords])
+        if isinstance(it, (gast.Call, gast.GeneratorExp)) and not self._is_dict_view(it):
+            # a generator, map, zip(*...) ...: iterate over a list of its items
+            it = gast.Call(func=astutil.name(self.namer.helper("sequence")), args=[it], keywords=[])
         return self.atom(it)
+
+    @staticmethod
+    def _is_dict_view(it):
+        f = it.func if isinstance(it, gast.Call) else None
+        return isinstance(f, gast.Attribute) and f.attr in _DICT_VIEWS and not it.args
 
     def stmt_While(self, s):
         test = self.raw(s.test)
@@ -526,6 +538,9 @@ class Normalizer:
             if rule is not None:
                 return self.rule_call(e, f, rule)
             return self.plain_call(e, f)
+        if isinstance(f, gast.Attribute) and f.attr in _DICT_VIEWS and not e.args and not e.keywords:
+            # d.values() / d.items() / d.keys(): a list of the dict's entries
+            return astutil.call(self.namer.helper(_DICT_VIEWS[f.attr]), [self.atom(f.value)])
         if isinstance(f, gast.Attribute):
             # a method call on a value: x.sum(axis=0)
             receiver = self.atom(f.value)

@@ -359,6 +359,54 @@ def list_append_vjp(g, n):
     return g[:n], g[n]
 
 
+# -- dict views and other iterables ----------------------------------------------------------------
+
+@helper
+def dict_values(d):
+    """d.values() as a list (what a loop or sum over it sees)."""
+    return list(d.values())
+
+
+@helper
+def dict_items(d):
+    return list(d.items())
+
+
+@helper
+def dict_keys(d):
+    return list(d.keys())
+
+
+@helper
+def values_cot(g, d):
+    """Cotangent of d from the cotangent of list(d.values())."""
+    return {k: item_cot(g, i) for i, k in enumerate(d)}
+
+
+@helper
+def items_cot(g, d):
+    """Cotangent of d from the cotangent of list(d.items()) (pairs of key and value)."""
+    return {k: item_cot(item_cot(g, i), 1) for i, k in enumerate(d)}
+
+
+@helper
+def sequence_cot(g, x):
+    """Cotangent of x from the cotangent of list(x) or tuple(x)."""
+    if type(x) is _nd:
+        if is_zero(g):
+            return 0.0
+        return np.stack([np.broadcast_to(item_cot(g, i), np.shape(x)[1:]) for i in range(len(x))])
+    return g
+
+
+@helper
+def sequence(x):
+    """x if it can be indexed (a list, tuple, array, range), else a list of its items."""
+    if isinstance(x, (list, tuple, np.ndarray, range, str)):
+        return x
+    return list(x)
+
+
 # -- scan helpers -----------------------------------------------------------------------------
 
 @helper

@@ -40,8 +40,8 @@ class Lowered:
     """
 
     def __init__(self, fun, statics=None):
-        self.uf = load(fun)
         self.statics = dict(statics or {})
+        self.uf = load(fun).with_known(self.statics) if self.statics else load(fun)
         fdef, namer = normalize(self.uf)
         specialize(self.uf, fdef, self.statics)
         assigned = astutil.names_stored(self.uf.node)
@@ -145,6 +145,8 @@ class UnitBuilder:
         """(result varied, result kind) of a call to another user function; prepares its vjp call."""
         callee = stmt.op.callee
         call = stmt.value
+        receiver = getattr(stmt.op, "receiver", None)
+        call_args = ([receiver] if receiver is not None else []) + list(call.args)
         try:
             sig = inspect.signature(callee)
         except (TypeError, ValueError):
@@ -159,7 +161,7 @@ class UnitBuilder:
         names = [p.name for p in params]
         atoms = {}
         pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        for i, a in enumerate(call.args):
+        for i, a in enumerate(call_args):
             if isinstance(a, gast.Starred) or i >= len(pos):
                 raise activity.fn.uf.error(_node_at(stmt), f"adsrc cannot match the arguments of the call to "
                                                            f"{stmt.op.describe}.",
@@ -184,7 +186,7 @@ class UnitBuilder:
             self.unit.callees.append(unit)
         ref = self.namer.fresh(unit.name)
         self.refs[ref] = unit
-        stmt.op.vjp_call = astutil.call(astutil.name(ref), [copy.deepcopy(a) for a in call.args],
+        stmt.op.vjp_call = astutil.call(astutil.name(ref), [copy.deepcopy(a) for a in call_args],
                                         {k.arg: copy.deepcopy(k.value) for k in call.keywords})
         stmt.op.vjp_args = [atoms[p] for p in wrt]
         if unit.building:

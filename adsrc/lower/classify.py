@@ -157,6 +157,11 @@ class Classifier:
             return Op("rule", rule=rule, bound=bound, describe=rule.name)
         if is_user_function(obj):
             return Op("user", callee=obj, describe=f"`{callable_name(obj)}`")
+        if isinstance(obj, types.MethodType) and is_user_function(obj.__func__) and \
+                isinstance(v.func, gast.Attribute):
+            # obj.method(x) on an object known when transforming: method(obj, x)
+            return Op("user", callee=obj.__func__, receiver=v.func.value,
+                      describe=f"`{callable_name(obj.__func__)}`")
         return Op("unknown", describe=f"`{callable_name(obj, v.func)}`",
                   hint=_no_rule_hint(obj))
 

@@ -56,7 +56,9 @@ class Lowerer:
         return astutil.name(self.namer.helper("UNDEFINED"))
 
     def is_local(self, n):
-        return any(n in s for s in self.scopes)
+        if any(n in s for s in self.scopes[1:]):
+            return True
+        return bool(self.scopes) and n in self.scopes[0] and n not in self.uf.known
 
     def static(self, node):
         try:

@@ -80,7 +80,7 @@ class Rule:
     """How the output cotangent of one callable flows back to its arguments."""
 
     def __init__(self, name, signature, vjps=None, kind="general", nondiff=False,
-                 scalar_out=None, lazy=False, tuple_output=False):
+                 scalar_out=None, lazy=False, tuple_output=False, container=False):
         self.name = name
         self.params = parse_signature(signature)
         self.param_names = [p.name for p in self.params]
@@ -93,6 +93,7 @@ class Rule:
         self.scalar_out = scalar_out   # callable(static args) -> bool, or None
         self.lazy = lazy               # contributions may be merely broadcastable
         self.tuple_output = tuple_output   # returns a tuple (or list) of arrays; g is then a tuple
+        self.container = container or tuple_output   # the output is a list/tuple/dict, not an array
 
     def __repr__(self):
         return f"<rule {self.name}>"
@@ -196,10 +197,14 @@ def elementwise(fn, name, *templates, signature=None):
     return register(fn, Rule(name, sig, vjps, kind="elementwise"))
 
 
-def general(fn, name, signature, lazy=False, scalar_out=None, tuple_output=False, **vjps):
-    """Any other function: `g` has exactly the output's shape (a tuple of such for tuple outputs)."""
+def general(fn, name, signature, lazy=False, scalar_out=None, tuple_output=False, container=False, **vjps):
+    """Any other function: `g` has exactly the output's shape (a tuple of such for tuple outputs).
+
+    container=True: the function returns a list, tuple or dict of values whose
+    cotangent `g` arrives as such a container (0.0 where zero), unmodified.
+    """
     return register(fn, Rule(name, signature, vjps, kind="general", lazy=lazy, scalar_out=scalar_out,
-                             tuple_output=tuple_output))
+                             tuple_output=tuple_output, container=container))
 
 
 def nondiff(fn, name):

@@ -1,0 +1,101 @@
+"""Common ways people write NumPy code: dict views, iterables, list()/tuple(), methods of objects."""
+
+import numpy as np
+import pytest
+
+import adsrc
+from adsrc.checks import check_grads
+from casekit import rand
+
+PARAMS = {"a": rand(3), "bb": rand(3)}
+
+
+def l2_over_values(params):
+    return sum(np.sum(v ** 2) for v in params.values())
+
+
+def loop_over_items(params):
+    out = 0.0
+    for k, v in params.items():
+        out = out + np.sum(v) * len(k)
+    return out
+
+
+def loop_over_keys(params):
+    out = 0.0
+    for k in params.keys():
+        out = out + np.sum(params[k] * 2.0)
+    return out
+
+
+def loop_over_generator(xs):
+    total = 0.0
+    for v in (x * 2.0 for x in xs):
+        total = total + v * v
+    return total
+
+
+def list_and_tuple_conversions(x):
+    rows = list(x)
+    pair = tuple([x[0], x[1]])
+    return rows[0] * rows[-1] + pair[0] * 3.0 + np.sum(np.array(list(x)) ** 2)
+
+
+@pytest.mark.parametrize("fn", [l2_over_values, loop_over_items, loop_over_keys])
+def test_dict_views(fn):
+    check_grads(fn, (PARAMS,), full=True)
+
+
+def test_iterating_a_generator_and_conversions():
+    check_grads(loop_over_generator, (rand(4),), full=True)
+    check_grads(list_and_tuple_conversions, (rand(3),), full=True)
+
+
+def zip_star(params):
+    total = 0.0
+    for a, b in zip(*[params["a"], params["bb"]]):
+        total = total + a * b
+    return total
+
+
+def test_functions_that_pass_values_are_not_silently_constant():
+    with pytest.raises(adsrc.TransformError, match="zip"):
+        adsrc.grad(zip_star)(PARAMS)
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+        self.W = np.array([[1.0, 2.0], [0.5, -1.0]])
+
+    def predict(self, x):
+        return np.tanh(self.W @ x) * self.scale
+
+    def loss(self, x, target):
+        return np.sum((self.predict(x) - target) ** 2)
+
+
+MODEL = Model(2.0)
+
+
+def uses_global_model(x):
+    return np.sum(MODEL.predict(x) ** 2)
+
+
+def test_bound_methods():
+    m = Model(1.5)
+    x, t = np.array([0.3, -0.2]), np.array([0.1, 0.2])
+    check_grads(m.loss, (x, t), full=True)
+    check_grads(m.loss, (x, t), argnums=1, full=True)
+    g = adsrc.grad(m.loss)
+    g(x, t)
+    g(x, t)
+    assert g.cache_info().misses == 1
+    assert "predict_vjp" in g.source(x, t)           # self.predict was followed
+    other = Model(3.0)
+    np.testing.assert_allclose(adsrc.grad(other.loss)(x, t),
+                               adsrc.grad(Model.loss, argnums=1, static_argnums=0)(other, x, t))
+
+
+def test_method_of_a_global_object():
+    check_grads(uses_global_model, (np.array([0.3, -0.2]),), full=True)
