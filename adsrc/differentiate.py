@@ -84,6 +84,9 @@ class Adjoint:
         self.adj = {}
         self._dnames = {}
         self.fresh_locals = _fresh_locals(fn)
+        self.inplace = _inplace_setitems(fn)
+        self.inplace_bases = {st.value.args[0].id for st in ir.walk(fn.body)
+                              if isinstance(st, ir.Assign) and id(st) in self.inplace}
 
     # -- names -----------------------------------------------------------------------------
     def dname(self, n):
@@ -194,7 +197,13 @@ class Adjoint:
     def assign(self, s):
         names = astutil.target_names(s.target)
         active = any(self.act.active(n) for n in names)
-        fwd = [astutil.assign(s.target, copy.deepcopy(s.value))]
+        value = copy.deepcopy(s.value)
+        if s.op.kind == "setitem" and id(s) in self.inplace:
+            value.func = self.h("index_update_inplace")
+        elif s.op.kind == "getitem" and isinstance(s.value.value, gast.Name) and \
+                s.value.value.id in self.inplace_bases:
+            value = self.hcall("snapshot", value)     # a view would change with the array
+        fwd = [astutil.assign(s.target, value)]
         fwd[0].adsrc_pure = s.op.kind in ("rule", "copy", "getitem", "tuple", "list", "dict", "setitem",
                                           "append")
         if active and s.op.kind == "user":
@@ -218,6 +227,7 @@ class Adjoint:
         g = self.g_of(s.target)
         self.g_lazy = any(self.adj[n].lazy if n in self.adj else True for n in names) \
             and not all(n in self.act.scalars for n in names)
+        self.g_owned = isinstance(s.target, str) and s.target in self.adj and self.adj[s.target].owned
         self.kill(names)
         if g is None:
             return fwd, []
@@ -439,6 +449,12 @@ class Adjoint:
             self.accumulate(val.id, self.hcall("index_update_vjp_value", g, copy.deepcopy(base),
                                                astutil.index_value(copy.deepcopy(idx)), copy.deepcopy(val)), out)
         if self._active_name(base):
+            if self.g_owned and base.id not in self.adj and isinstance(g, gast.Name):
+                # g is a buffer only we hold and dies here: zero the overwritten part in place
+                out.append(astutil.assign(self.dname(base.id), self.hcall(
+                    "zero_at", g, copy.deepcopy(base), astutil.index_value(copy.deepcopy(idx)))))
+                self.adj[base.id] = AdjState(astutil.name(self.dname(base.id)), lazy=False, owned=True)
+                return
             contrib = self.hcall("index_update_vjp_base", g, copy.deepcopy(base), astutil.index_value(copy.deepcopy(idx)))
             if base.id not in self.adj:
                 out.append(astutil.assign(self.dname(base.id), contrib))
@@ -604,6 +620,11 @@ class Adjoint:
                 self.materialize(n, pre_bwd)
         head = {k: v.copy() for k, v in self.adj.items()}
         active_carry = [k for k, c in enumerate(carry) if self.act.active(c)]
+        # carried arrays updated by item assignment: their adjoints stay buffers only we hold, so the
+        # overwritten parts can be zeroed in place each iteration
+        updated = {a.args[0].id for st in ir.walk(body) if isinstance(st, ir.Assign) and st.op.kind == "setitem"
+                   for a in [st.value] if isinstance(a.args[0], gast.Name)}
+        owned_carry = {k for k in active_carry if carry[k] in updated and self.act.kind.get(carry[k]) == ARRAY}
         # per-iteration: seed the results with the carried adjoints
         seed = []
         dcarry = {k: self.dname(carry[k]) for k in active_carry}
@@ -621,6 +642,9 @@ class Adjoint:
             r = results[k]
             if self._active_name(r):
                 self.accumulate(r.id, astutil.name(incoming[k]), seed, lazy=True)
+                if k in owned_carry and not passthrough and r.id in self.adj:
+                    self.adj[r.id].owned = True
+                    self.adj[r.id].lazy = False
         fwd_body, bwd_body = self.block(body, repeated=True)
         bwd_body = seed + bwd_body
         # carried adjoints at the end of an iteration: the carry-in cotangents (0.0 if none)
@@ -629,9 +653,13 @@ class Adjoint:
             c = carry[k]
             st = self.adj.get(c)
             if st is None:
-                tail.append(astutil.assign(dcarry[k], astutil.const(0.0)))
+                tail.append(astutil.assign(dcarry[k], astutil.const(0.0) if k not in owned_carry else
+                                           self.hcall("owned", astutil.const(0.0), astutil.name(c))))
             else:
                 self.materialize(c, tail)
+                if k in owned_carry and not st.owned:
+                    tail.append(astutil.assign(dcarry[k], self.hcall("owned", astutil.name(dcarry[k]),
+                                                                    astutil.name(c))))
         # outer adjoints must be in their head state at the end of each iteration
         for n, st in head.items():
             cur = self.adj.get(n)
@@ -647,7 +675,8 @@ class Adjoint:
         # what the backward pass reads from the forward pass, saved per iteration
         stored = _stored(fwd_body) | set(carry) | set(astutil.target_names(s.item) if s.item else [])
         residuals = sorted(_reads(bwd_body) & stored)
-        fwd, bwd = self._emit_loop(s, fwd_body, bwd_body, residuals, pre_bwd, out_states, active_carry, dcarry)
+        fwd, bwd = self._emit_loop(s, fwd_body, bwd_body, residuals, pre_bwd, out_states, active_carry, dcarry,
+                                   owned_carry)
         # after the loop (in reverse order: before it), the carried adjoints reach the initial values
         post = []
         for k in active_carry:
@@ -659,7 +688,8 @@ class Adjoint:
         self.kill(carry)
         return _tag(fwd, s.lineno), _tag(bwd + post, s.lineno)
 
-    def _emit_loop(self, s, fwd_body, bwd_body, residuals, pre_bwd, out_states, active_carry, dcarry):
+    def _emit_loop(self, s, fwd_body, bwd_body, residuals, pre_bwd, out_states, active_carry, dcarry,
+                   owned_carry=()):
         carry = s.carry
         fwd = []
         for c, init in zip(carry, s.init):
@@ -705,6 +735,8 @@ class Adjoint:
         for k in active_carry:
             st = out_states.get(carry[k])
             value = st.expr if st is not None else astutil.const(0.0)
+            if k in owned_carry and not (st is not None and st.owned):
+                value = self.hcall("owned", value, astutil.name(s.outs[k]))
             if not (isinstance(value, gast.Name) and value.id == dcarry[k]):
                 bwd.append(astutil.assign(dcarry[k], value))
         if len(residuals) == 0:
@@ -779,6 +811,87 @@ def _unguard(s):
                 assigns.append(a)
             return body[:i] + st.true.body + assigns
     return body
+
+
+def _inplace_setitems(fn):
+    """ids of item assignments that may update their array in place.
+
+    The array must be one only this function holds (made by a NumPy operation
+    or constructor, possibly through earlier item assignments and loop
+    carries), and nothing else may read it except indexing and expressions that
+    are never differentiated: then no value of the old array is needed later,
+    only its shape.
+    """
+    stmts = list(ir.walk(fn.body))
+    readers = {}
+    for s in stmts:
+        if isinstance(s, ir.Assign):
+            for n in astutil.names_loaded(s.value):
+                ok = s.op.kind in ("getitem", "const") or \
+                    (s.op.kind == "setitem" and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == n
+                     and n not in astutil.names_loaded(s.value.args[1]) | astutil.names_loaded(s.value.args[2]))
+                readers.setdefault(n, []).append(s if ok else None)
+        else:
+            for e in ir.expressions(s):
+                for n in astutil.names_loaded(e):
+                    readers.setdefault(n, []).append("flow" if isinstance(s, ir.Loop) else None)
+            if isinstance(s, ir.Cond):
+                for br in (s.true, s.false):
+                    for r in br.results:
+                        for n in astutil.names_loaded(r):
+                            readers.setdefault(n, []).append(None)
+            if isinstance(s, ir.Loop):
+                for r in s.results:
+                    for n in astutil.names_loaded(r):
+                        readers.setdefault(n, []).append("flow")
+    for n in astutil.names_loaded(fn.result):
+        readers.setdefault(n, []).append(None)
+    # the greatest set of names satisfying the rules (loop carries may be fresh because they are)
+    fresh = {n for s in stmts for n in (ir.defined_names(s) + (s.carry if isinstance(s, ir.Loop) else []))}
+    changed = True
+    while changed:
+        changed = False
+        for s in stmts:
+            if isinstance(s, ir.Assign):
+                names = astutil.target_names(s.target)
+                if names[0] in fresh and not (isinstance(s.target, str) and _makes_fresh(s, fresh)):
+                    fresh.difference_update(names)
+                    changed = True
+            elif isinstance(s, ir.Loop):
+                for c, init, r, o in zip(s.carry, s.init, s.results, s.outs):
+                    ok = all(isinstance(a, gast.Name) and a.id in fresh for a in (init, r))
+                    if not ok and (c in fresh or o in fresh):
+                        fresh.difference_update({c, o})
+                        changed = True
+            elif isinstance(s, (ir.Cond, ir.LocalDef)):
+                for o in ir.defined_names(s):
+                    if o in fresh:
+                        fresh.discard(o)
+                        changed = True
+    out = set()
+    for s in stmts:
+        if isinstance(s, ir.Assign) and s.op.kind == "setitem":
+            base = s.value.args[0]
+            if isinstance(base, gast.Name) and base.id in fresh and \
+                    all(r is s or (r not in (None, "flow") and r.op.kind != "setitem")
+                        for r in readers.get(base.id, [])):
+                out.add(id(s))
+    return out
+
+
+def _makes_fresh(s, fresh):
+    """Does this assignment produce an array only the function holds (given the fresh names)?"""
+    from .lower.inplace import VIEW_NAMES
+    op = s.op
+    if op.kind == "rule":
+        name = op.rule.name.split(".")[-1].strip("()`")
+        return not op.rule.container and name not in VIEW_NAMES and name not in ("T", "mT", "real", "copy")
+    if op.kind == "const":
+        return getattr(op, "array", False) and isinstance(s.value, gast.Call)
+    if op.kind in ("setitem", "copy"):
+        src = s.value.args[0] if op.kind == "setitem" else s.value
+        return isinstance(src, gast.Name) and src.id in fresh
+    return False
 
 
 def _fresh_locals(fn):

@@ -310,12 +310,40 @@ def index_update(x, idx, v):
 
 
 @helper
+def index_update_inplace(x, idx, v):
+    """x[idx] = v in place, returning x: for arrays only this code holds whose old values are not needed."""
+    if type(x) is _nd:
+        x[idx] = v
+        return x
+    return index_update(x, idx, v)
+
+
+@helper
+def snapshot(x):
+    """x itself, or a copy if x is an array view (of an array about to be updated in place)."""
+    if type(x) is _nd and x.base is not None:
+        return x.copy()
+    return x
+
+
+@helper
+def zero_at(g, x, idx):
+    """The cotangent of x in index_update(x, idx, v), made in place from g (a buffer only we hold)."""
+    if type(g) is _nd and type(x) is _nd and g.shape == x.shape:
+        g[idx] = 0.0
+        return g
+    return index_update_vjp_base(g, x, idx)
+
+
+@helper
 def index_update_vjp_value(g, x, idx, v):
     """Cotangent of v in index_update(x, idx, v) given the output cotangent g."""
     if type(x) is _nd or isinstance(x, np.generic):
         if not _is_basic_index(idx):
             _check_unique(idx, np.shape(x))
         part = full(g, x)[idx]
+        if type(part) is _nd and part.base is not None:
+            part = part.copy()       # g may be zeroed in place next (zero_at): do not hand out a view
         return unbroadcast(part, v, part)
     return item_cot(g, idx)
 

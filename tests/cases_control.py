@@ -426,3 +426,41 @@ def continue_in_while(xs):
             continue
         s = s + np.sqrt(x + 1.0)
     return s
+
+
+@case(rand(6), label="fill")
+def fill_array_in_loop(xs):
+    y = np.zeros(xs.shape[0])
+    for i in range(xs.shape[0]):
+        y[i] = xs[i] ** 2 + 1.0
+    return np.sum(y * y)
+
+
+@case(rand(6), 0.8, argnums=(0, 1), label="recurrence")
+def recurrence_in_array(xs, a):
+    y = np.zeros(xs.shape[0])
+    y[0] = xs[0]
+    for i in range(1, xs.shape[0]):
+        y[i] = y[i - 1] * a + xs[i]
+    return np.sum(np.sin(y))
+
+
+@case(rand(4, 3), label="rows")
+def fill_rows_conditionally(m):
+    out = np.ones((m.shape[0], m.shape[1]))
+    for i in range(m.shape[0]):
+        if np.sum(m[i]) > 0:
+            out[i] = np.tanh(m[i]) * out[i - 1]
+        else:
+            out[i, 0] = m[i, 0] ** 2
+    return np.sum(out * out)
+
+
+@case(rand(5), label="read-before-write")
+def read_whole_array_before_update(xs):
+    y = xs * 1.0
+    total = 0.0
+    for i in range(xs.shape[0]):
+        total = total + np.sum(y * y) * 0.1
+        y[i] = y[i] * 2.0
+    return total + np.sum(y)

@@ -5,6 +5,7 @@ that can be regenerated and read: the module text is in the failure message.
 """
 
 import importlib.util
+import os
 import random
 import sys
 
@@ -13,7 +14,7 @@ import pytest
 
 from adsrc.checks import check_grads
 
-SEEDS = range(150)
+SEEDS = range(int(os.environ.get("ADSRC_RANDOM_PROGRAMS", 150)))
 
 UNARY = ["np.sin({})", "np.tanh({})", "np.cos({})", "({}) * 0.5", "np.exp(0.3 * np.tanh({}))", "-({})",
          "np.sqrt(1.0 + ({}) ** 2)"]
@@ -67,6 +68,20 @@ class Gen:
                 else:
                     self.lines.append(f"{pad}{v} = {self.scalar_expr(scalars, arrays)}")
                     scalars.append(v)
+            elif choice < 0.48 and arrays:
+                # item assignment on a local array (made fresh here, or one assigned before)
+                local = [a for a in arrays if a != "xs"]
+                if not local or r.random() < 0.3:
+                    v = self.fresh()
+                    self.lines.append(f"{pad}{v} = {r.choice(['np.zeros(3)', 'xs * 1.0', 'np.ones(3) * acc'])}")
+                    arrays.append(v)
+                    local.append(v)
+                arr = r.choice(local)
+                index = r.choice(["0", "1", "2", "-1", "1:", ":2", "::2"])
+                op = r.choice(["=", "+=", "*="])
+                rhs = self.scalar_expr(scalars, arrays) if ":" not in index else \
+                    f"np.tanh({self.expr(scalars, arrays)} + 0.0 * xs)[{index}]"
+                self.lines.append(f"{pad}{arr}[{index}] {op} {rhs}")
             elif choice < 0.55:
                 target = r.choice(scalars)
                 self.lines.append(f"{pad}{target} = {target} * 0.7 + {self.scalar_expr(scalars, arrays)} * 0.3")
