@@ -74,6 +74,8 @@ class Activity:
                 rep = self._same_shape_as(s)
                 if rep is not None:
                     self.shape_rep[s.target] = self.shape_rep.get(rep, rep)
+                else:
+                    self.shape_rep.pop(s.target, None)    # a loop's second pass may know less
         elif isinstance(s, ir.Cond):
             reps = []
             for br in (s.true, s.false):

@@ -18,18 +18,29 @@ def _stored(node):
     return out
 
 
+class _Rewriter(gast.NodeTransformer):
+    """Replaces loaded names by new Name nodes (a Name node may be shared by several statements)."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, n):
+        if isinstance(n.ctx, gast.Load) and n.id in self.mapping:
+            return gast.Name(id=self.mapping[n.id], ctx=gast.Load(), annotation=None, type_comment=None)
+        return n
+
+    def visit_FunctionDef(self, n):
+        return n
+
+    def visit_Lambda(self, n):
+        return n
+
+
 def _rewrite(node, mapping):
-    """Replace loaded names in node (not inside nested functions)."""
+    """Replace loaded names in node (not inside nested functions); returns the node."""
     if not mapping:
-        return
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in mapping:
-            n.id = mapping[n.id]
-        for c in gast.iter_child_nodes(n):
-            if not isinstance(c, (gast.FunctionDef, gast.Lambda)):
-                stack.append(c)
+        return node
+    return _Rewriter(mapping).visit(node)
 
 
 def _kill(mapping, names):
@@ -49,22 +60,22 @@ def propagate(stmts, mapping=None):
         if isinstance(s, (gast.If, gast.For, gast.While)):
             inner = _kill(mapping, _stored(s))
             if isinstance(s, gast.For):
-                _rewrite(s.iter, mapping)        # evaluated once, before the loop
+                s.iter = _rewrite(s.iter, mapping)        # evaluated once, before the loop
             else:
-                _rewrite(s.test, mapping if isinstance(s, gast.If) else inner)
+                s.test = _rewrite(s.test, mapping if isinstance(s, gast.If) else inner)
             s.body = propagate(s.body, inner)
             s.orelse = propagate(s.orelse, inner)
             mapping = _kill(mapping, _stored(s))
             out.append(s)
             continue
         if isinstance(s, gast.Assign):
-            _rewrite(s.value, mapping)
+            s.value = _rewrite(s.value, mapping)
         elif isinstance(s, gast.AugAssign):
-            _rewrite(s.value, mapping)
+            s.value = _rewrite(s.value, mapping)
             if not isinstance(s.target, gast.Name):
-                _rewrite(s.target, mapping)
+                s.target = _rewrite(s.target, mapping)
         else:
-            _rewrite(s, mapping)
+            s = _rewrite(s, mapping)
         stored = _stored(s)
         mapping = _kill(mapping, stored)
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) \

@@ -86,7 +86,7 @@ class Adjoint:
         self.fresh_locals = _fresh_locals(fn)
         self.inplace = _inplace_setitems(fn)
         self.inplace_bases = {st.value.args[0].id for st in ir.walk(fn.body)
-                              if isinstance(st, ir.Assign) and id(st) in self.inplace}
+                              if isinstance(st, ir.Assign) and id(st) in self.inplace and st.op.kind == "setitem"}
 
     # -- names -----------------------------------------------------------------------------
     def dname(self, n):
@@ -100,7 +100,8 @@ class Adjoint:
         return astutil.name(self.namer.helper(base))
 
     def hcall(self, base, *args):
-        return astutil.call(self.h(base), list(args))
+        # copies: one expression (like g) often feeds several calls, and later passes edit nodes in place
+        return astutil.call(self.h(base), [copy.deepcopy(a) for a in args])
 
     def error(self, s, problem, hint=None):
         loc = self.uf.loc(s.op_lineno or s.lineno)
@@ -113,7 +114,7 @@ class Adjoint:
         st = self.adj[n]
         var = self.dname(n)
         if not (isinstance(st.expr, gast.Name) and st.expr.id == var):
-            out.append(astutil.assign(var, st.expr))
+            out.append(astutil.assign(var, copy.deepcopy(st.expr)))
             st.expr = astutil.name(var)
         return st
 
@@ -128,7 +129,7 @@ class Adjoint:
             if _is_const(contrib) or isinstance(contrib, gast.Tuple):
                 self.adj[n] = AdjState(contrib, lazy, owned)
             else:
-                out.append(astutil.assign(var, contrib))
+                out.append(astutil.assign(var, copy.deepcopy(contrib)))
                 self.adj[n] = AdjState(astutil.name(var), lazy, owned)
             return
         if isinstance(st.expr, gast.Tuple) and isinstance(contrib, gast.Tuple) and \
@@ -136,6 +137,7 @@ class Adjoint:
             st.expr = astutil.tuple_([self._add_expr(a, b, OTHER) for a, b in zip(st.expr.elts, contrib.elts)])
             return
         st = self.materialize(n, out)
+        contrib = copy.deepcopy(contrib)
         if kind == ARRAY and st.owned:
             out.append(gast.AugAssign(target=astutil.store(var), op=gast.Add(), value=contrib))
             return
@@ -200,6 +202,8 @@ class Adjoint:
         value = copy.deepcopy(s.value)
         if s.op.kind == "setitem" and id(s) in self.inplace:
             value.func = self.h("index_update_inplace")
+        elif s.op.kind == "append" and id(s) in self.inplace:
+            value.func = self.h("list_append_inplace")
         elif s.op.kind == "getitem" and isinstance(s.value.value, gast.Name) and \
                 s.value.value.id in self.inplace_bases:
             value = self.hcall("snapshot", value)     # a view would change with the array
@@ -266,6 +270,16 @@ class Adjoint:
         if rule.kind != "elementwise" and not (rule.container and not rule.tuple_output):
             g = self._exact_g(s, g, out)
         operands = [node for node in bound.values() if not isinstance(node, list)]
+        if rule.name in ("`+`", "`*`") and any(self.act.kind.get(n.id) == OTHER for n in operands
+                                                 if isinstance(n, gast.Name)):
+            # `+` and `*` on lists and tuples concatenate and repeat: decide when the code runs
+            for k, (pname, node) in enumerate(bound.items()):
+                if self._active_name(node):
+                    other = bound["y" if pname == "x" else "x"]
+                    helper = "sum_operand_cot" if rule.name == "`+`" else "product_operand_cot"
+                    self.accumulate(node.id, self.hcall(helper, g, astutil.name(node.id), copy.deepcopy(other),
+                                                        ans, astutil.const(k == 0)), out)
+            return
         for pname, node in bound.items():
             if pname not in rule.vjps or not self._active_name(node):
                 continue
@@ -465,12 +479,18 @@ class Adjoint:
 
     def adj_append(self, s, g, out):
         lst, val = s.value.args
-        tmp_l = self.namer.fresh("d" + _base(lst.id if isinstance(lst, gast.Name) else "lst"))
+        if not self.g_owned:
+            g = self.hcall("list_copy", g)        # split_last pops in place: only from a list we hold
         tmp_v = self.namer.fresh("d" + _base(val.id if isinstance(val, gast.Name) else "item"))
-        out.append(astutil.assign((tmp_l, tmp_v), self.hcall("list_append_vjp", g,
-                                                             astutil.call("len", [copy.deepcopy(lst)]))))
-        if self._active_name(lst):
-            self.accumulate(lst.id, astutil.name(tmp_l), out)
+        if self._active_name(lst) and lst.id not in self.adj:
+            var = self.dname(lst.id)
+            out.append(astutil.assign((var, tmp_v), self.hcall("split_last", g)))
+            self.adj[lst.id] = AdjState(astutil.name(var), lazy=True, owned=True)
+        else:
+            tmp_l = self.namer.fresh("d" + _base(lst.id if isinstance(lst, gast.Name) else "lst"))
+            out.append(astutil.assign((tmp_l, tmp_v), self.hcall("split_last", g)))
+            if self._active_name(lst):
+                self.accumulate(lst.id, astutil.name(tmp_l), out)
         if self._active_name(val):
             self.accumulate(val.id, astutil.name(tmp_v), out)
 
@@ -573,7 +593,7 @@ class Adjoint:
                     lazy, owned = True, False
                     continue
                 if not (isinstance(p.expr, gast.Name) and p.expr.id == var):
-                    tails[k].append(astutil.assign(var, p.expr))
+                    tails[k].append(astutil.assign(var, copy.deepcopy(p.expr)))
                 lazy = lazy or p.lazy
                 owned = owned and p.owned
             merged[n] = AdjState(astutil.name(var), lazy, owned)
@@ -624,7 +644,10 @@ class Adjoint:
         # overwritten parts can be zeroed in place each iteration
         updated = {a.args[0].id for st in ir.walk(body) if isinstance(st, ir.Assign) and st.op.kind == "setitem"
                    for a in [st.value] if isinstance(a.args[0], gast.Name)}
+        appended = {a.args[0].id for st in ir.walk(body) if isinstance(st, ir.Assign) and st.op.kind == "append"
+                    for a in [st.value] if isinstance(a.args[0], gast.Name)}
         owned_carry = {k for k in active_carry if carry[k] in updated and self.act.kind.get(carry[k]) == ARRAY}
+        owned_carry |= {k for k in active_carry if carry[k] in appended}
         # per-iteration: seed the results with the carried adjoints
         seed = []
         dcarry = {k: self.dname(carry[k]) for k in active_carry}
@@ -814,22 +837,23 @@ def _unguard(s):
 
 
 def _inplace_setitems(fn):
-    """ids of item assignments that may update their array in place.
+    """ids of item assignments and appends that may update their array or list in place.
 
-    The array must be one only this function holds (made by a NumPy operation
-    or constructor, possibly through earlier item assignments and loop
-    carries), and nothing else may read it except indexing and expressions that
-    are never differentiated: then no value of the old array is needed later,
-    only its shape.
+    The array (list) must be one only this function holds (made by a NumPy
+    operation, a constructor or a list display, possibly through earlier
+    updates and loop carries), and nothing else may read it except indexing
+    (arrays only) and expressions that are never differentiated: then no
+    value of the old version is needed later, only its shape (length).
     """
     stmts = list(ir.walk(fn.body))
     readers = {}
     for s in stmts:
         if isinstance(s, ir.Assign):
             for n in astutil.names_loaded(s.value):
+                updates = s.op.kind in ("setitem", "append")
                 ok = s.op.kind in ("getitem", "const") or \
-                    (s.op.kind == "setitem" and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == n
-                     and n not in astutil.names_loaded(s.value.args[1]) | astutil.names_loaded(s.value.args[2]))
+                    (updates and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == n
+                     and all(n not in astutil.names_loaded(a) for a in s.value.args[1:]))
                 readers.setdefault(n, []).append(s if ok else None)
         else:
             for e in ir.expressions(s):
@@ -868,12 +892,14 @@ def _inplace_setitems(fn):
                     if o in fresh:
                         fresh.discard(o)
                         changed = True
+    # an array may still be indexed (only its shape matters backward); a list only measured with len()
+    allowed = {"setitem": ("getitem", "const"), "append": ("const",)}
     out = set()
     for s in stmts:
-        if isinstance(s, ir.Assign) and s.op.kind == "setitem":
+        if isinstance(s, ir.Assign) and s.op.kind in allowed:
             base = s.value.args[0]
             if isinstance(base, gast.Name) and base.id in fresh and \
-                    all(r is s or (r not in (None, "flow") and r.op.kind != "setitem")
+                    all(r is s or (r not in (None, "flow") and r.op.kind in allowed[s.op.kind])
                         for r in readers.get(base.id, [])):
                 out.add(id(s))
     return out
@@ -888,8 +914,10 @@ def _makes_fresh(s, fresh):
         return not op.rule.container and name not in VIEW_NAMES and name not in ("T", "mT", "real", "copy")
     if op.kind == "const":
         return getattr(op, "array", False) and isinstance(s.value, gast.Call)
-    if op.kind in ("setitem", "copy"):
-        src = s.value.args[0] if op.kind == "setitem" else s.value
+    if op.kind == "list":
+        return True
+    if op.kind in ("setitem", "append", "copy"):
+        src = s.value if op.kind == "copy" else s.value.args[0]
         return isinstance(src, gast.Name) and src.id in fresh
     return False
 

@@ -80,6 +80,32 @@ def _sum_to(g, xs, os_):
 
 
 @helper
+def sum_operand_cot(g, x, other, out, first):
+    """Cotangent of one operand of `x + other`: numbers add, lists and tuples concatenate."""
+    if isinstance(out, (list, tuple)):
+        if is_zero(g):
+            return 0.0
+        n = len(x)
+        part = g[:n] if first else g[len(out) - n:]
+        return type(x)(part) if isinstance(x, (list, tuple)) else part
+    return unbroadcast(g, x, out)
+
+
+@helper
+def product_operand_cot(g, x, other, out, first):
+    """Cotangent of one operand of `x * other`: numbers multiply, a list times an int repeats."""
+    if isinstance(out, (list, tuple)):
+        if is_zero(g) or not isinstance(x, (list, tuple)):
+            return 0.0
+        n = len(x)
+        parts = [0.0] * n
+        for i in range(len(out)):
+            parts[i % n] = add_cot(parts[i % n], item_cot(g, i))
+        return parts
+    return unbroadcast(g * other, x, out)
+
+
+@helper
 def full(g, like):
     """g with exactly like's shape (a read-only view when broadcasting is needed)."""
     ls = like.shape if type(like) is _nd else np.shape(like)
@@ -379,12 +405,30 @@ def list_append(lst, v):
 
 
 @helper
-def list_append_vjp(g, n):
-    """(cotangent of the list before the append, cotangent of the appended value)."""
-    if is_zero(g):
-        return 0.0, 0.0
-    g = list(g)
-    return g[:n], g[n]
+def list_append_inplace(lst, v):
+    """lst.append(v), returning lst: for lists only this code holds that nothing else reads."""
+    lst.append(v)
+    return lst
+
+
+@helper
+def list_copy(g):
+    """A list only this code holds, from a list (or tuple) cotangent; other cotangents as they are."""
+    return list(g) if isinstance(g, (list, tuple)) else g
+
+
+@helper
+def split_last(g):
+    """(cotangent of a list before an append, cotangent of the appended value) from the list's cotangent.
+
+    A list g (only this code holds it) loses its last element in place; an
+    array or tuple is sliced; a scalar stands for every element alike.
+    """
+    if isinstance(g, list):
+        return g, (g.pop() if g else 0.0)
+    if isinstance(g, tuple) or (type(g) is _nd and g.ndim > 0):
+        return g[:-1], g[-1]
+    return g, g
 
 
 # -- dict views and other iterables ----------------------------------------------------------------

@@ -464,3 +464,11 @@ def read_whole_array_before_update(xs):
         total = total + np.sum(y * y) * 0.1
         y[i] = y[i] * 2.0
     return total + np.sum(y)
+
+
+@case(rand(4), rand(3), argnums=(0, 1), label="carry-shape-grows")
+def carry_becomes_an_array(xs, v):
+    h = 0.0                        # a scalar at first, an array after the first iteration
+    for x in xs:
+        h = np.tanh(h + x * v)
+    return np.sum(h * h)

@@ -82,6 +82,17 @@ class Gen:
                 rhs = self.scalar_expr(scalars, arrays) if ":" not in index else \
                     f"np.tanh({self.expr(scalars, arrays)} + 0.0 * xs)[{index}]"
                 self.lines.append(f"{pad}{arr}[{index}] {op} {rhs}")
+            elif choice < 0.52:
+                # lists: append, concatenate, read the last element
+                kind = r.random()
+                if kind < 0.6:
+                    self.lines.append(f"{pad}ls.append({self.scalar_expr(scalars, arrays)})")
+                elif kind < 0.8:
+                    self.lines.append(f"{pad}ls = ls + [{self.scalar_expr(scalars, arrays)}]")
+                else:
+                    v = self.fresh()
+                    self.lines.append(f"{pad}{v} = ls[-1] * 0.5")
+                    scalars.append(v)
             elif choice < 0.55:
                 target = r.choice(scalars)
                 self.lines.append(f"{pad}{target} = {target} * 0.7 + {self.scalar_expr(scalars, arrays)} * 0.3")
@@ -135,12 +146,12 @@ class Gen:
         if self.r.random() < 0.5:
             helper_src = ["def helper(z):", f"    return np.tanh(z) * {self.r.uniform(0.5, 1.5):.3f} + z * 0.1", ""]
             self.helpers = ["helper"]
-        self.lines = ["def f(xs, s):", "    acc = s * 1.0"]
+        self.lines = ["def f(xs, s):", "    acc = s * 1.0", "    ls = [s * 1.0]"]
         scalars, arrays = self.block(1, ["s", "acc"], ["xs"], 0, False)
         hs = "hs"
         self.lines += [f"    {hs} = []", "    for t in xs:", f"        {hs}.append(t * acc)"]
         final = " + ".join(f"np.sum({v})" for v in scalars + arrays)
-        self.lines.append(f"    return {final} + np.sum(sum({hs})) * 0.1")
+        self.lines.append(f"    return {final} + np.sum(sum({hs})) * 0.1 + np.sum(np.array(ls)) * 0.1")
         return "import numpy as np\n\n" + "\n".join(helper_src) + "\n" + "\n".join(self.lines) + "\n"
 
 
