@@ -19,7 +19,7 @@ from . import astutil, copyprop, dce, emit, ir, primitives, runtime
 from .activity import ARRAY, OTHER
 from .differentiate import AdjState, Adjoint, _tag, comment
 from .errors import transform_error
-from .frontend import load
+from .frontend import load, static_value
 from .lower.jumps import eliminate_jumps
 from .lower.ssa import to_ssa
 from .lower.tidy import tidy
@@ -174,14 +174,23 @@ class UnitBuilder:
             atoms[kw.arg] = kw.value
         wrt = []
         kinds = {}
+        functions = {}
+        uf = activity.fn.uf
         for pname in names:
             node = atoms.get(pname)
             if isinstance(node, gast.Name) and node.id in activity.varied:
                 wrt.append(pname)
                 kinds[pname] = activity.kind.get(node.id, OTHER)
+            elif isinstance(node, (gast.Name, gast.Attribute)):
+                try:
+                    value = static_value(node, uf, lambda n: n in uf.locals and n not in uf.known)
+                except LookupError:
+                    continue
+                if _is_function(value):
+                    functions[pname] = value    # a function passed as an argument: known when transforming
         if not wrt:
             return False, OTHER
-        unit = vjp_unit(callee, tuple(wrt), tuple(kinds[p] for p in wrt))
+        unit = vjp_unit(callee, tuple(wrt), tuple(kinds[p] for p in wrt), functions)
         if unit is not self.unit:
             self.unit.callees.append(unit)
         ref = self.namer.fresh(unit.name)
@@ -214,15 +223,27 @@ def _node_at(stmt):
     return n
 
 
-def vjp_unit(fun, wrt, kinds):
-    """The unit `f_vjp(args) -> (out, pullback)` for fun, differentiated in `wrt`."""
+def _is_function(value):
+    from .custom import custom_vjp
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, custom_vjp)) or \
+        type(value).__name__ == "ufunc"
+
+
+def vjp_unit(fun, wrt, kinds, functions=None):
+    """The unit `f_vjp(args) -> (out, pullback)` for fun, differentiated in `wrt`.
+
+    functions: parameters that receive functions, with the functions they receive (the
+    unit is specialized on them, so calls through those parameters can be followed).
+    """
+    functions = functions or {}
     with LOCK:
         table = _VJP_UNITS.setdefault(fun, {})
-        key = (wrt, kinds)
+        static_key = tuple(sorted((name, id(f)) for name, f in functions.items()))
+        key = (wrt, kinds, static_key)
         unit = table.get(key)
         if unit is not None:
             return unit
-        lw = lowered(fun)
+        lw = lowered(fun, functions, static_key) if functions else lowered(fun)
         params = [p for p in lw.fn.params]
         suffix = "" if list(wrt) == params else "_" + "_".join(wrt)
         unit = Unit(lw.uf.name + "_vjp" + suffix)

@@ -99,3 +99,29 @@ def test_bound_methods():
 
 def test_method_of_a_global_object():
     check_grads(uses_global_model, (np.array([0.3, -0.2]),), full=True)
+
+
+def square(v):
+    return v * v
+
+
+def apply_twice(f, x):
+    return f(f(x))
+
+
+def integrate(f, a, n):
+    h = 1.0 / n
+    total = 0.0
+    for i in range(n):
+        total = total + f(a + i * h) * h
+    return total
+
+
+def higher_order(x):
+    return np.sum(apply_twice(square, x)) + np.sum(apply_twice(np.sin, x)) + integrate(np.exp, x[0], 5)
+
+
+def test_functions_passed_as_arguments():
+    check_grads(higher_order, (rand(3),), full=True)
+    src = adsrc.grad(higher_order).source(rand(3))
+    assert "square_vjp" in src and "def apply_twice_vjp" in src
