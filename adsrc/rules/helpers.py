@@ -279,12 +279,25 @@ def transpose_vjp(g, axes):
 
 @helper
 def transpose_method_vjp(g, axes):
-    """a.transpose(*axes): axes is () or (None,) (reverse), one tuple, or the axes one by one."""
-    if len(axes) == 0 or len(axes) == 1 and axes[0] is None:
+    """a.transpose(*axes): axes is None or () or (None,) (reverse), one tuple, or the axes one by one."""
+    if axes is None or len(axes) == 0 or len(axes) == 1 and axes[0] is None:
         return np.transpose(g)
     if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
         axes = axes[0]
     return transpose_vjp(g, axes)
+
+
+@helper
+def item_vjp(g, x, args):
+    """a.item(*args) reads one element: by flat index, by a tuple of indices, or the only one."""
+    out = np.zeros(np.shape(x))
+    if not args:
+        out[...] = g
+    elif len(args) == 1 and np.ndim(args[0]) == 0:
+        out.reshape(-1)[args[0]] = g        # a view: out is contiguous
+    else:
+        out[tuple(args[0]) if len(args) == 1 else tuple(args)] = g
+    return out
 
 
 @helper
@@ -328,6 +341,20 @@ def clip_mask(x, lo, hi):
     if hi is not None:
         m &= np.asarray(x) <= hi
     return m
+
+
+@helper
+def clip_low_mask(x, lo, hi):
+    """Where clip(x, lo, hi) = minimum(maximum(x, lo), hi) takes the value lo."""
+    m = np.asarray(x) < lo
+    return m if hi is None else m & (np.asarray(lo) <= hi)
+
+
+@helper
+def clip_high_mask(x, lo, hi):
+    """Where clip(x, lo, hi) takes the value hi."""
+    m = np.asarray(x) if lo is None else np.maximum(x, lo)
+    return m > hi
 
 
 @helper
@@ -376,6 +403,1092 @@ def extremum_items_cot(g, seq, ans):
 @helper
 def where_mask(c):
     return c
+
+
+# -- broadcasting ---------------------------------------------------------------------------
+
+@helper
+def sum_like(g, x):
+    """g (broadcastable to a shape x was broadcast to) summed down to exactly x's shape."""
+    xs = np.shape(x)
+    g = np.asarray(g)
+    if g.shape == xs:
+        return g
+    lead = g.ndim - len(xs)
+    if lead > 0:
+        g = np.sum(g, axis=tuple(range(lead)))
+    elif lead < 0:
+        g = np.reshape(g, (1,) * -lead + g.shape)
+    axes = tuple(i for i, (s, t) in enumerate(zip(g.shape, xs)) if t == 1 and s != 1)
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    return g if g.shape == xs else np.broadcast_to(g, xs)
+
+
+@helper
+def sum_like_tuple(g, x, k):
+    """Cotangent of argument k of a function broadcasting its arguments: g[k] summed to x's shape."""
+    return sum_like(g[k], x)
+
+
+# -- more reductions --------------------------------------------------------------------------
+
+def _expanded(g, x, axis, keepdims):
+    """The cotangent of a reduction, broadcast back to x's full shape."""
+    return np.broadcast_to(expand_to(g, x, axis, keepdims), np.shape(x))
+
+
+@helper
+def nansum_vjp(g, x, axis, keepdims):
+    return np.where(np.isnan(x), 0.0, expand_to(g, x, axis, keepdims))
+
+
+@helper
+def nanmean_vjp(g, x, axis, keepdims):
+    valid = ~np.isnan(x)
+    count = np.sum(valid, axis=axis, keepdims=True)
+    return np.where(valid, expand_to(g, x, axis, keepdims) / count, 0.0)
+
+
+@helper
+def nanvar_vjp(g, x, axis, ddof, keepdims):
+    """d/dx_i of sum over valid j of (x_j - m)^2 / (n - ddof) is 2 (x_i - m) / (n - ddof)."""
+    x = np.asarray(x)
+    valid = ~np.isnan(x)
+    n = np.sum(valid, axis=axis, keepdims=True)
+    m = np.nanmean(x, axis=axis, keepdims=True)
+    return np.where(valid, expand_to(g, x, axis, keepdims) * 2.0 * (x - m) / (n - ddof), 0.0)
+
+
+@helper
+def nanstd_vjp(g, x, ans, axis, ddof, keepdims):
+    return nanvar_vjp(expand_to(g, x, axis, keepdims) / (2.0 * expand_to(ans, x, axis, keepdims)),
+                      x, axis, ddof, True)
+
+
+@helper
+def nanprod_vjp(g, x, ans, axis, keepdims):
+    """NaNs count as ones (their cotangent is zero)."""
+    nan = np.isnan(x)
+    return np.where(nan, 0.0, prod_vjp(g, np.where(nan, 1.0, x), ans, axis, keepdims))
+
+
+@helper
+def nancumsum_vjp(g, x, axis):
+    return np.where(np.isnan(x), 0.0, cumsum_vjp(g, x, axis))
+
+
+@helper
+def nancumprod_vjp(g, x, ans, axis):
+    nan = np.isnan(x)
+    return np.where(nan, 0.0, cumprod_vjp(g, np.where(nan, 1.0, x), ans, axis))
+
+
+@helper
+def cumulative_vjp(g, x, ans, axis, include_initial, kind):
+    """np.cumulative_sum / cumulative_prod: like cumsum / cumprod, with an optional leading identity."""
+    if include_initial:
+        ax = 0 if axis is None else axis
+        g = np.take(g, np.arange(1, np.shape(g)[ax]), axis=ax)
+        ans = np.take(ans, np.arange(1, np.shape(ans)[ax]), axis=ax)
+    if axis is None and np.ndim(x) == 1:
+        axis = 0
+    if kind == "sum":
+        return cumsum_vjp(g, x, axis)
+    return cumprod_vjp(g, x, ans, axis)
+
+
+@helper
+def ptp_vjp(g, x, axis, keepdims):
+    """ptp = max - min: the cotangent goes to the maximal elements, and its negative to the minimal ones."""
+    g = expand_to(g, x, axis, keepdims)
+    hi = np.max(x, axis=axis, keepdims=True)
+    lo = np.min(x, axis=axis, keepdims=True)
+    return extremum_vjp(g, x, hi, axis, True) - extremum_vjp(g, x, lo, axis, True)
+
+
+@helper
+def average_vjp(g, a, axis, weights, keepdims, k):
+    """average = sum(w a) / sum(w) along axis; k = 0 for a, 1 for the weights."""
+    a = np.asarray(a)
+    if weights is None:
+        return np.broadcast_to(mean_vjp(g, a, axis, keepdims), a.shape)
+    w = np.asarray(weights)
+    wb = w
+    if w.shape != a.shape:      # 1-D weights along an int axis
+        shp = [1] * a.ndim
+        shp[axis] = -1
+        wb = np.reshape(w, shp)
+    wfull = np.broadcast_to(wb, a.shape)
+    total = np.sum(wfull, axis=axis, keepdims=True)
+    ge = expand_to(g, a, axis, keepdims)
+    if k == 0:
+        return np.broadcast_to(ge * wb / total, a.shape)
+    avg = np.sum(a * wb, axis=axis, keepdims=True) / total
+    dw = np.broadcast_to(ge * (a - avg) / total, a.shape)
+    if w.shape != a.shape:
+        ax = axis % a.ndim
+        dw = np.sum(dw, axis=tuple(i for i in range(a.ndim) if i != ax))
+    return dw
+
+
+def _axis_last(x, axis):
+    """x with the axes `axis` (None: all) moved to the end and flattened into one; and how to undo it."""
+    x = np.asarray(x)
+    axes = _axes(axis, x.ndim)
+    moved = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
+    shape = moved.shape
+    flat = np.reshape(moved, shape[:x.ndim - len(axes)] + (-1,))
+
+    def undo(y):
+        return np.moveaxis(np.reshape(y, shape), range(x.ndim - len(axes), x.ndim), axes)
+    return flat, undo
+
+
+def _order_stat_vjp(gk, x, axis, weights):
+    """Cotangent of sum_j weights[..., j] * sorted(x)[..., j] along axis (gk: g with the axis kept).
+
+    weights has the flattened reduction axis last (shape broadcastable to the sorted array).
+    """
+    flat, undo = _axis_last(x, axis)
+    gflat, _ = _axis_last(np.broadcast_to(gk, np.shape(x)), axis)
+    perm = np.argsort(flat, axis=-1, kind="stable")
+    out = np.zeros(flat.shape)
+    np.put_along_axis(out, perm, gflat[..., :1] * weights, axis=-1)
+    return undo(out)
+
+
+@helper
+def median_vjp(g, x, axis, keepdims):
+    """The median is the middle element (or the mean of the two middle ones) of the sorted values."""
+    x = np.asarray(x, dtype=float)
+    n = reduced_size(x, axis)
+    w = np.zeros(n)
+    if n % 2:
+        w[n // 2] = 1.0
+    else:
+        w[n // 2 - 1] = w[n // 2] = 0.5
+    return _order_stat_vjp(expand_to(g, x, axis, keepdims), x, axis, w)
+
+
+def _quantile_weights(q, n):
+    """Weights on the sorted values for the 'linear' quantile at q (q in [0, 1]), and d weights / dq."""
+    pos = np.asarray(q, dtype=float) * (n - 1)
+    lo = np.clip(np.floor(pos), 0, max(n - 2, 0)).astype(int)
+    frac = pos - lo
+    w = np.zeros(np.shape(q) + (n,))
+    dw = np.zeros(np.shape(q) + (n,))
+    idx = np.indices(np.shape(q))
+    if n == 1:
+        w[..., 0] = 1.0
+        return w, dw
+    w[tuple(idx) + (lo,)] = 1.0 - frac
+    w[tuple(idx) + (lo + 1,)] += frac
+    dw[tuple(idx) + (lo,)] = -(n - 1)
+    dw[tuple(idx) + (lo + 1,)] += n - 1
+    return w, dw
+
+
+@helper
+def quantile_vjp(g, a, q, axis, keepdims, scale, k):
+    """np.quantile / np.percentile with method='linear' (q divided by `scale` first); k = 0: a, 1: q."""
+    a = np.asarray(a, dtype=float)
+    qs = np.asarray(q, dtype=float) / scale
+    n = reduced_size(a, axis)
+    w, dw = _quantile_weights(qs, n)
+    g = np.asarray(g)
+    nq = qs.ndim
+    if k == 0:
+        out = np.zeros(a.shape)
+        for j in np.ndindex(qs.shape):
+            out += _order_stat_vjp(expand_to(g[j], a, axis, keepdims), a, axis, w[j])
+        return out
+    flat, _ = _axis_last(a, axis)
+    srt = np.sort(flat, axis=-1)
+    dq = np.zeros(qs.shape)
+    for j in np.ndindex(qs.shape):
+        gj = expand_to(g[j], a, axis, keepdims)
+        gflat, _ = _axis_last(np.broadcast_to(gj, a.shape), axis)
+        dq[j] = np.sum(gflat[..., 0] * np.sum(srt * dw[j], axis=-1)) / scale
+    return dq if nq else dq[()]
+
+
+# -- more shape functions ---------------------------------------------------------------------
+
+@helper
+def rollaxis_vjp(g, x, axis, start):
+    """Undo np.rollaxis by applying the inverse of the axis permutation it made."""
+    nd = np.ndim(x)
+    probe = np.broadcast_to(0.0, tuple(range(2, nd + 2)))    # distinct sizes reveal the permutation
+    perm = [s - 2 for s in np.shape(np.rollaxis(probe, axis, start))]
+    return np.transpose(g, np.argsort(perm))
+
+
+def _pieces_cot(g, arrays, axis, promote):
+    """Cotangents of arrays joined along `axis` after `promote` gave each at least some dimensions."""
+    sizes = [np.shape(promote(a))[axis] for a in arrays]
+    parts = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    return [np.reshape(p, np.shape(a)) for p, a in zip(parts, arrays)]
+
+
+@helper
+def hstack_cot(g, arrays):
+    axis = 0 if np.ndim(np.atleast_1d(arrays[0])) == 1 else 1
+    return _pieces_cot(g, arrays, axis, np.atleast_1d)
+
+
+@helper
+def vstack_cot(g, arrays):
+    return _pieces_cot(g, arrays, 0, np.atleast_2d)
+
+
+@helper
+def dstack_cot(g, arrays):
+    return _pieces_cot(g, arrays, 2, np.atleast_3d)
+
+
+@helper
+def column_stack_cot(g, arrays):
+    def promote(a):
+        return np.reshape(a, (-1, 1)) if np.ndim(a) < 2 else a
+    return _pieces_cot(g, arrays, 1, promote)
+
+
+@helper
+def append_vjp(g, arr, values, axis, k):
+    """np.append(arr, values, axis): a concatenation (of raveled inputs when axis is None)."""
+    x = arr if k == 0 else values
+    if axis is None:
+        n = np.size(arr)
+        flat = np.ravel(g)
+        return np.reshape(flat[:n] if k == 0 else flat[n:], np.shape(x))
+    n = np.shape(arr)[axis]
+    idx = np.arange(n) if k == 0 else np.arange(n, np.shape(g)[axis])
+    return np.take(g, idx, axis=axis)
+
+
+@helper
+def split_vjp(g, ary, axis):
+    """Cotangent of the array given to np.split and friends: the pieces' cotangents joined again."""
+    return np.reshape(np.concatenate(g, axis=axis), np.shape(ary))
+
+
+@helper
+def hsplit_vjp(g, ary):
+    return split_vjp(g, ary, 0 if np.ndim(ary) == 1 else 1)
+
+
+@helper
+def tile_vjp(g, x, reps):
+    """np.tile: the output, viewed as (reps_0, n_0, reps_1, n_1, ...), summed over the reps axes."""
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    xs = np.shape(x)
+    d = max(len(xs), len(reps))
+    xs_p = (1,) * (d - len(xs)) + tuple(xs)
+    reps_p = (1,) * (d - len(reps)) + reps
+    g = np.reshape(g, [v for pair in zip(reps_p, xs_p) for v in pair])
+    return np.reshape(np.sum(g, axis=tuple(range(0, 2 * d, 2))), xs)
+
+
+def _scatter_add(shape, axis, idx, g):
+    """zeros(shape) with g[j] added at position idx[j] along axis (repeats accumulate)."""
+    out = np.zeros(shape)
+    moved = np.moveaxis(out, axis, 0)
+    np.add.at(moved, np.asarray(idx), np.moveaxis(np.asarray(g), axis, 0))
+    return out
+
+
+@helper
+def repeat_vjp(g, x, repeats, axis):
+    """np.repeat: each output element came from one input element; sum the cotangents back."""
+    if axis is None:
+        n = np.size(x)
+        src = np.repeat(np.arange(n), repeats)
+        return np.reshape(np.bincount(src, weights=np.ravel(g), minlength=n), np.shape(x))
+    ax = axis % np.ndim(x)
+    src = np.repeat(np.arange(np.shape(x)[ax]), repeats)
+    return _scatter_add(np.shape(x), ax, src, g)
+
+
+@helper
+def roll_vjp(g, shift, axis):
+    return np.roll(g, np.negative(shift), axis)
+
+
+@helper
+def resize_vjp(g, x, new_shape):
+    """np.resize repeats the flattened input cyclically."""
+    n = np.size(x)
+    src = np.arange(np.size(g)) % n
+    return np.reshape(np.bincount(src, weights=np.ravel(g), minlength=n), np.shape(x))
+
+
+_INDEX_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def _pad_sources(shape, pad_width, mode):
+    """For each element of np.pad's output: the flat index of the input element it copies (-1: a constant)."""
+    if mode not in _INDEX_PAD_MODES:
+        raise NotImplementedError(f"adsrc differentiates np.pad only with mode in {_INDEX_PAD_MODES}, "
+                                  f"not {mode!r}")
+    idx = np.arange(int(np.prod(shape))).reshape(shape)
+    if mode == "constant":
+        return np.pad(idx, pad_width, mode="constant", constant_values=-1)
+    return np.pad(idx, pad_width, mode=mode)
+
+
+@helper
+def pad_vjp(g, x, pad_width, mode):
+    src = _pad_sources(np.shape(x), pad_width, mode)
+    keep = src >= 0
+    n = np.size(x)
+    return np.reshape(np.bincount(src[keep], weights=np.asarray(g)[keep], minlength=n), np.shape(x))
+
+
+@helper
+def pad_value_vjp(g, x, pad_width, constant_values):
+    """Cotangent of a scalar constant_values: the sum of g over the padding."""
+    if np.ndim(constant_values) != 0:
+        raise NotImplementedError("adsrc differentiates np.pad's constant_values only when it is a scalar")
+    src = _pad_sources(np.shape(x), pad_width, "constant")
+    return np.sum(np.where(src < 0, g, 0.0))
+
+
+def _take_indices(indices, n, mode):
+    indices = np.asarray(indices)
+    if mode == "wrap":
+        return indices % n
+    if mode == "clip":
+        return np.clip(indices, 0, n - 1)
+    return np.where(indices < 0, indices + n, indices)
+
+
+@helper
+def take_vjp(g, x, indices, axis, mode):
+    """np.take: scatter-add g back to the taken positions."""
+    x_shape = np.shape(x)
+    if axis is None:
+        n = int(np.prod(x_shape))
+        idx = _take_indices(indices, n, mode)
+        return np.reshape(np.bincount(np.ravel(idx), weights=np.ravel(g), minlength=n), x_shape)
+    ax = axis % len(x_shape)
+    idx = _take_indices(indices, x_shape[ax], mode)
+    # g has shape x[:ax] + idx.shape + x[ax+1:]: flatten the index axes into one
+    g = np.asarray(g)
+    gs = g.shape
+    g = np.reshape(g, gs[:ax] + (-1,) + gs[ax + idx.ndim:])
+    return _scatter_add(x_shape, ax, np.ravel(idx), g)
+
+
+@helper
+def take_along_axis_vjp(g, x, indices, axis):
+    x = np.asarray(x)
+    if axis is None:
+        return np.reshape(take_vjp(g, np.ravel(x), indices, 0, "raise"), x.shape)
+    ax = axis % x.ndim
+    idx = np.asarray(indices)
+    full_idx = []
+    for d in range(x.ndim):
+        if d == ax:
+            full_idx.append(np.where(idx < 0, idx + x.shape[ax], idx))
+        else:
+            shp = [1] * x.ndim
+            shp[d] = -1
+            full_idx.append(np.arange(x.shape[d]).reshape(shp))
+    full_idx = np.broadcast_arrays(*full_idx)
+    out = np.zeros(x.shape)
+    np.add.at(out, tuple(full_idx), g)
+    return out
+
+
+@helper
+def compress_vjp(g, condition, x, axis):
+    """np.compress keeps the positions where condition is true (along axis, or of the raveled array)."""
+    sel = np.flatnonzero(np.asarray(condition))
+    if axis is None:
+        out = np.zeros(np.size(x))
+        out[sel] = g
+        return np.reshape(out, np.shape(x))
+    return _scatter_add(np.shape(x), axis % np.ndim(x), sel, g)
+
+
+@helper
+def extract_vjp(g, condition, x):
+    out = np.zeros(np.size(x))
+    out[np.flatnonzero(np.ravel(condition))] = g
+    return np.reshape(out, np.shape(x))
+
+
+@helper
+def delete_vjp(g, x, obj, axis):
+    """np.delete: the kept elements get their cotangents back, the deleted ones zero."""
+    if axis is None:
+        n = np.size(x)
+        keep = np.delete(np.arange(n), obj)
+        out = np.zeros(n)
+        out[keep] = np.ravel(g)
+        return np.reshape(out, np.shape(x))
+    ax = axis % np.ndim(x)
+    keep = np.delete(np.arange(np.shape(x)[ax]), obj)
+    return _scatter_add(np.shape(x), ax, keep, g)
+
+
+@helper
+def diagonal_vjp(g, x, offset, axis1, axis2):
+    """np.diagonal: g (the diagonal, on the last axis) written back onto the diagonal of zeros."""
+    nd = np.ndim(x)
+    a1, a2 = axis1 % nd, axis2 % nd
+    out = np.zeros(np.shape(x))
+    moved = np.moveaxis(out, (a1, a2), (-2, -1))     # a view: writing to it writes out
+    n = np.shape(g)[-1]
+    rows = np.arange(n) + max(-offset, 0)
+    cols = np.arange(n) + max(offset, 0)
+    moved[..., rows, cols] = g
+    return out
+
+
+@helper
+def trace_vjp(g, x, offset, axis1, axis2):
+    """np.trace sums the diagonal: each diagonal element gets g."""
+    d = np.diagonal(np.zeros(np.shape(x)), offset, axis1, axis2)
+    return diagonal_vjp(np.broadcast_to(np.expand_dims(g, -1), d.shape), x, offset, axis1, axis2)
+
+
+@helper
+def diag_vjp(g, v, k):
+    """np.diag builds a matrix from a vector (cotangent: g's diagonal) or takes a matrix's diagonal."""
+    if np.ndim(v) == 1:
+        return np.diagonal(g, k)
+    return diagonal_vjp(g, v, k, 0, 1)
+
+
+@helper
+def sort_vjp(g, x, axis):
+    """np.sort permutes: element j of the output is element perm[j] of the input."""
+    x = np.asarray(x)
+    if axis is None:
+        perm = np.argsort(x, axis=None, kind="stable")
+        out = np.zeros(x.size)
+        out[perm] = np.ravel(g)
+        return np.reshape(out, x.shape)
+    perm = np.argsort(x, axis=axis, kind="stable")
+    out = np.zeros(x.shape)
+    np.put_along_axis(out, perm, g, axis=axis)
+    return out
+
+
+def _select_masks(condlist, shape):
+    """For np.select: masks[i] is where choice i is taken (the first true condition), and the default mask."""
+    taken = np.zeros(shape, dtype=bool)
+    masks = []
+    for c in condlist:
+        m = np.broadcast_to(c, shape) & ~taken
+        masks.append(m)
+        taken = taken | m
+    return masks, ~taken
+
+
+@helper
+def select_vjp(g, condlist, choicelist):
+    masks, _ = _select_masks(condlist, np.shape(g))
+    return [sum_like(np.where(m, g, 0.0), c) for m, c in zip(masks, choicelist)]
+
+
+@helper
+def select_default_vjp(g, condlist, default):
+    _, rest = _select_masks(condlist, np.shape(g))
+    return sum_like(np.where(rest, g, 0.0), default)
+
+
+@helper
+def meshgrid_vjp(g, xs, k, indexing):
+    """Output k of np.meshgrid is input k (raveled) laid along one axis: sum g[k] over the other axes."""
+    n = sum(x is not None for x in xs)
+    ax = k
+    if indexing == "xy" and n >= 2 and k < 2:
+        ax = 1 - k
+    gk = np.asarray(g[k])
+    other = tuple(i for i in range(gk.ndim) if i != ax)
+    return np.reshape(np.sum(gk, axis=other), np.shape(xs[k]))
+
+
+@helper
+def linspace_vjp(g, start, stop, num, endpoint, axis, k):
+    """linspace = start + t (stop - start) with t = i / (num - 1) (or i / num without the endpoint)."""
+    div = (num - 1) if endpoint else num
+    t = np.arange(num) / div if div > 0 else np.zeros(num)
+    w = t if k == 1 else 1.0 - t
+    r = np.tensordot(w, np.moveaxis(np.asarray(g), axis, 0), axes=(0, 0))
+    return sum_like(r, stop if k == 1 else start)
+
+
+@helper
+def arange_vjp(g, start, stop, step, k):
+    """arange(start, stop, step)[i] = start + i step; arange(stop) does not depend on stop's value."""
+    if k == 0:
+        return 0.0 * np.sum(g) if stop is None else np.sum(g)
+    return np.sum(g * np.arange(np.size(g)))
+
+
+@helper
+def unique_vjp(g, x):
+    """np.unique(x) (values only): each output value is shared equally by the inputs equal to it."""
+    _, inv, counts = np.unique(x, return_inverse=True, return_counts=True)
+    return np.reshape((np.asarray(g) / counts)[np.ravel(inv)], np.shape(x))
+
+
+@helper
+def diff_vjp(g, x, n, axis):
+    """np.diff: y_i = x_{i+1} - x_i, so dx_j = g_{j-1} - g_j (zero outside); applied n times."""
+    g = np.asarray(g)
+    ax = axis % g.ndim
+    for _ in range(n):
+        lo = [(0, 0)] * g.ndim
+        hi = [(0, 0)] * g.ndim
+        lo[ax] = (1, 0)
+        hi[ax] = (0, 1)
+        g = np.pad(g, lo) - np.pad(g, hi)
+    return g
+
+
+def _conv_full_cot(g, a, v, mode, start):
+    """g (the cotangent of a slice of the full convolution) placed into a zero full-length cotangent."""
+    full_len = len(a) + len(v) - 1
+    gf = np.zeros(full_len)
+    gf[start:start + len(g)] = g
+    return gf
+
+
+@helper
+def convolve_vjp(g, a, v, mode, k):
+    """Full convolution c_n = sum_i a_i v_{n-i}: da_i = sum_n g_n v_{n-i}, a correlation of g with v."""
+    m, n = len(a), len(v)
+    start = {"full": 0, "same": (min(m, n) - 1) // 2, "valid": min(m, n) - 1}[mode]
+    gf = _conv_full_cot(g, a, v, mode, start)
+    return np.correlate(gf, v, "valid") if k == 0 else np.correlate(gf, a, "valid")
+
+
+@helper
+def correlate_vjp(g, a, v, mode, k):
+    """correlate(a, v) is the full convolution of a with v reversed, sliced by mode."""
+    m, n = len(a), len(v)
+    p = min(m, n)
+    start = {"full": 0, "same": (p - 1) // 2 if m >= n else p // 2, "valid": n - 1 if m >= n else m - 1}[mode]
+    gf = _conv_full_cot(g, a, v, mode, start)
+    vr = np.asarray(v)[::-1]
+    if k == 0:
+        return np.correlate(gf, vr, "valid")
+    return np.correlate(gf, a, "valid")[::-1]
+
+
+@helper
+def trapezoid_vjp(g, y, x, dx, axis, k):
+    """trapezoid = sum_i d_i (y_i + y_{i+1}) / 2 along axis; k = 0: y, 1: x, 2: dx."""
+    y = np.asarray(y, dtype=float)
+    ax = axis % y.ndim
+    n = y.shape[ax]
+    g = np.expand_dims(np.asarray(g), ax)
+    if x is None:
+        d = np.full(n - 1, float(dx))
+    else:
+        d = np.diff(np.asarray(x, dtype=float), axis=axis if np.ndim(x) > 1 else 0)
+    if np.ndim(d) == 1:
+        shp = [1] * y.ndim
+        shp[ax] = -1
+        d = np.reshape(d, shp)
+    if k == 0:
+        lo = [(0, 0)] * y.ndim
+        hi = [(0, 0)] * y.ndim
+        lo[ax] = (1, 0)
+        hi[ax] = (0, 1)
+        w = (np.pad(d, lo) + np.pad(d, hi)) / 2.0   # y_i is in the intervals i - 1 and i
+        return np.broadcast_to(g * w, y.shape)
+    m = (np.take(y, np.arange(n - 1), axis=ax) + np.take(y, np.arange(1, n), axis=ax)) / 2.0
+    if k == 2:
+        return 0.0 if x is not None else np.sum(g * m)
+    gm = g * m                                  # cotangent of each d_i
+    lo = [(0, 0)] * y.ndim
+    hi = [(0, 0)] * y.ndim
+    lo[ax] = (1, 0)
+    hi[ax] = (0, 1)
+    dxs = np.pad(gm, lo) - np.pad(gm, hi)       # d_i = x_{i+1} - x_i
+    if np.ndim(x) == 1:
+        return np.sum(dxs, axis=tuple(i for i in range(y.ndim) if i != ax))
+    return sum_like(dxs, x)
+
+
+@helper
+def interp_vjp(g, x, xp, fp, left, right, k):
+    """np.interp (piecewise linear through (xp, fp)); k = 0: x, 1: xp, 2: fp, 3: left, 4: right."""
+    x = np.asarray(x, dtype=float)
+    xp = np.asarray(xp, dtype=float)
+    fp = np.asarray(fp, dtype=float)
+    g = np.broadcast_to(np.asarray(g, dtype=float), x.shape)
+    below = x < xp[0]
+    above = x > xp[-1]
+    inside = ~(below | above)
+    j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, len(xp) - 2)
+    width = xp[j + 1] - xp[j]
+    slope = (fp[j + 1] - fp[j]) / width
+    t = (x - xp[j]) / width
+    if k == 0:
+        return np.where(inside, g * slope, 0.0)
+    if k == 3:
+        return np.sum(np.where(below, g, 0.0))
+    if k == 4:
+        return np.sum(np.where(above, g, 0.0))
+    out = np.zeros(len(xp))
+    gi = np.where(inside, g, 0.0)
+    if k == 2:
+        np.add.at(out, j, gi * (1.0 - t))
+        np.add.at(out, j + 1, gi * t)
+        if left is None:
+            out[0] += np.sum(np.where(below, g, 0.0))
+        if right is None:
+            out[-1] += np.sum(np.where(above, g, 0.0))
+        return out
+    np.add.at(out, j, gi * slope * (t - 1.0))
+    np.add.at(out, j + 1, -gi * slope * t)
+    return out
+
+
+@helper
+def polyval_vjp(g, p, x, k):
+    """polyval(p, x) = sum_i p_i x^(n-1-i)."""
+    p = np.asarray(p, dtype=float)
+    if k == 1:
+        return g * np.polyval(np.polyder(p), x) if len(p) > 1 else 0.0 * g
+    powers = np.asarray(x, dtype=float)[..., None] ** np.arange(len(p) - 1, -1, -1)
+    return np.tensordot(np.asarray(g), powers, axes=np.ndim(g))
+
+
+# -- products ------------------------------------------------------------------------------------
+
+_EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_labels(subscripts, shapes):
+    """Per-operand label lists and the output labels of an einsum, with '...' and broadcast expanded.
+
+    Every label gets one size; a dimension of size 1 that broadcasts against a larger one gets a
+    label of its own.
+    """
+    if not isinstance(subscripts, str):
+        raise NotImplementedError("adsrc differentiates np.einsum only with a subscripts string")
+    s = subscripts.replace(" ", "")
+    ins, out = s.split("->") if "->" in s else (s, None)
+    ins = ins.split(",")
+    if len(ins) != len(shapes):
+        raise ValueError(f"einsum: {len(ins)} operand subscripts for {len(shapes)} operands")
+    fresh = iter(c for c in _EINSUM_LETTERS if c not in s)
+    ell_nd = max((len(shape) - len(spec) + 3 for spec, shape in zip(ins, shapes) if "..." in spec), default=0)
+    ell = [next(fresh) for _ in range(ell_nd)]
+    labels = []
+    for spec, shape in zip(ins, shapes):
+        if "..." in spec:
+            pre, post = spec.split("...")
+            n = len(shape) - len(pre) - len(post)
+            labels.append(list(pre) + ell[ell_nd - n:] + list(post))
+        else:
+            labels.append(list(spec))
+    if out is None:
+        counts = {}
+        for spec in ins:
+            for c in spec.replace("...", ""):
+                counts[c] = counts.get(c, 0) + 1
+        out_labels = ell + sorted(c for c, m in counts.items() if m == 1)
+    elif "..." in out:
+        pre, post = out.split("...")
+        out_labels = list(pre) + ell + list(post)
+    else:
+        out_labels = list(out)
+    size = {}
+    for lab, shape in zip(labels, shapes):
+        for c, d in zip(lab, shape):
+            if d != 1 or c not in size:
+                size[c] = d
+    for lab, shape in zip(labels, shapes):
+        for i, (c, d) in enumerate(zip(lab, shape)):
+            if d == 1 and size[c] != 1:
+                lab[i] = next(fresh)
+                size[lab[i]] = 1
+    return labels, out_labels, size
+
+
+@helper
+def einsum_vjp(g, subscripts, operands, k):
+    """Cotangent of operand k of np.einsum: contract g with the other operands onto operand k's labels.
+
+    Labels only operand k has (summed in the forward pass) are broadcast back; labels it repeats
+    (a diagonal) receive the cotangent on that diagonal only.
+    """
+    ops = [np.asarray(o) for o in operands if o is not None]
+    labels, out_labels, size = _einsum_labels(subscripts, [o.shape for o in ops])
+    mine = labels[k]
+    uniq = list(dict.fromkeys(mine))
+    seen = set(out_labels)
+    for j, lab in enumerate(labels):
+        if j != k:
+            seen.update(lab)
+    avail = [c for c in uniq if c in seen]
+    spec = ",".join(["".join(out_labels)] + ["".join(lab) for j, lab in enumerate(labels) if j != k])
+    r = np.einsum(spec + "->" + "".join(avail), g, *[o for j, o in enumerate(ops) if j != k])
+    r = np.reshape(r, [size[c] if c in seen else 1 for c in uniq])
+    r = np.broadcast_to(r, [size[c] for c in uniq])
+    if len(uniq) == len(mine):
+        return np.transpose(r, [uniq.index(c) for c in mine]) if uniq != mine else r
+    out = np.zeros(ops[k].shape)
+    np.einsum("".join(mine) + "->" + "".join(uniq), out)[...] = r      # a writable view of the diagonal
+    return out
+
+
+@helper
+def kron_vjp(g, a, b, k):
+    """kron(a, b)[i * nb + j] = a[i] b[j] per axis: view g as (na_0, nb_0, na_1, nb_1, ...)."""
+    a, b = np.asarray(a), np.asarray(b)
+    d = max(a.ndim, b.ndim)
+    ash = (1,) * (d - a.ndim) + a.shape
+    bsh = (1,) * (d - b.ndim) + b.shape
+    gr = np.reshape(g, [v for pair in zip(ash, bsh) for v in pair])
+    la, lb = _EINSUM_LETTERS[:d], _EINSUM_LETTERS[26:26 + d]
+    gl = "".join(x + y for x, y in zip(la, lb))
+    if k == 0:
+        return np.reshape(np.einsum(f"{gl},{lb}->{la}", gr, np.reshape(b, bsh)), a.shape)
+    return np.reshape(np.einsum(f"{gl},{la}->{lb}", gr, np.reshape(a, ash)), b.shape)
+
+
+@helper
+def cross_vjp(g, a, b, axisa, axisb, axisc, axis, k):
+    """c = a x b: <g, a x b> = <a, b x g> = <b, g x a> (3-vectors)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    am = np.moveaxis(np.asarray(a), axisa, -1)
+    bm = np.moveaxis(np.asarray(b), axisb, -1)
+    if am.shape[-1] != 3 or bm.shape[-1] != 3:
+        raise NotImplementedError("adsrc differentiates np.cross only for 3-component vectors")
+    gm = np.moveaxis(np.asarray(g), axisc, -1)
+    if k == 0:
+        return np.moveaxis(sum_like(np.cross(bm, gm), am), -1, axisa)
+    return np.moveaxis(sum_like(np.cross(gm, am), bm), -1, axisb)
+
+
+@helper
+def vecdot_vjp(g, x1, x2, axis, k):
+    """vecdot(x1, x2) = sum(x1 * x2, axis) with broadcasting."""
+    ge = np.expand_dims(np.asarray(g), axis)
+    return sum_like(ge * (x2 if k == 0 else x1), x1 if k == 0 else x2)
+
+
+@helper
+def matvec_vjp(g, x1, x2, k):
+    """matvec(A, v)_i = sum_j A_ij v_j (stacked, broadcasting)."""
+    g = np.asarray(g)
+    if k == 0:
+        return sum_like(g[..., :, None] * np.asarray(x2)[..., None, :], x1)
+    return sum_like(np.einsum("...ij,...i->...j", x1, g), x2)
+
+
+@helper
+def vecmat_vjp(g, x1, x2, k):
+    """vecmat(v, A)_j = sum_i v_i A_ij (stacked, broadcasting)."""
+    g = np.asarray(g)
+    if k == 0:
+        return sum_like(np.einsum("...ij,...j->...i", x2, g), x1)
+    return sum_like(np.asarray(x1)[..., :, None] * g[..., None, :], x2)
+
+
+@helper
+def divmod_vjp(g, x, y, ans, k):
+    """divmod(x, y) = (floor(x / y), x - floor(x / y) y): only the remainder depends on x and y."""
+    g1 = g[1]
+    return sum_like(g1, x) if k == 0 else sum_like(-g1 * ans[0], y)
+
+
+@helper
+def random_vjp(g, ans, p, q, k, kind):
+    """Pathwise derivatives of a draw, holding the underlying standard draw fixed.
+
+    normal(loc=p, scale=q) = p + q z; uniform(low=p, high=q) = p + (q - p) u.
+    """
+    g = np.asarray(g)
+    if kind == "normal":
+        return sum_like(g, p) if k == 0 else sum_like(g * (ans - p) / q, q)
+    u = (ans - p) / (np.asarray(q) - p)
+    return sum_like(g * (1.0 - u), p) if k == 0 else sum_like(g * u, q)
+
+
+# -- linear algebra (stacks of matrices on the last two axes) ------------------------------------
+
+def _T(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def _sym(x):
+    return 0.5 * (x + _T(x))
+
+
+def _from_triangle(s_bar, lower):
+    """Cotangent of A for a function that reads only one triangle of A as a symmetric matrix S.
+
+    s_bar is the (symmetric) cotangent of S: each off-diagonal entry of the triangle read stands
+    for two entries of S.
+    """
+    if lower:
+        return np.tril(2.0 * s_bar) - _diag_embed(np.diagonal(s_bar, 0, -2, -1))
+    return np.triu(2.0 * s_bar) - _diag_embed(np.diagonal(s_bar, 0, -2, -1))
+
+
+def _diag_embed(d):
+    n = np.shape(d)[-1]
+    return d[..., :, None] * np.eye(n)
+
+
+@helper
+def inv_vjp(g, ans):
+    """d(A^-1) = -A^-1 dA A^-1."""
+    return -np.matmul(np.matmul(_T(ans), g), _T(ans))
+
+
+@helper
+def solve_vjp(g, a, b, ans, k):
+    """x = A^-1 b: db = A^-T g, dA = -db x^T (b a vector when x has one axis fewer than A)."""
+    a = np.asarray(a)
+    vector = np.ndim(ans) == a.ndim - 1
+    if vector:
+        db = np.linalg.solve(_T(a), np.asarray(g)[..., None])[..., 0]
+        if k == 1:
+            return sum_like(db, b)
+        return sum_like(-db[..., :, None] * np.asarray(ans)[..., None, :], a)
+    db = np.linalg.solve(_T(a), g)
+    if k == 1:
+        return sum_like(db, b)
+    return sum_like(-np.matmul(db, _T(ans)), a)
+
+
+@helper
+def det_vjp(g, a, ans):
+    """d det A = det A tr(A^-1 dA)."""
+    return (np.asarray(g) * ans)[..., None, None] * _T(np.linalg.inv(a))
+
+
+@helper
+def slogdet_vjp(g, a):
+    """d log|det A| = tr(A^-1 dA); the sign is locally constant."""
+    return np.asarray(g[1])[..., None, None] * _T(np.linalg.inv(a))
+
+
+@helper
+def cholesky_vjp(g, ans, upper):
+    """A = L L^T, reading one triangle of A. With X = L^-1 dS L^-T, dL = L Phi(X), where Phi takes the
+    lower triangle and halves the diagonal, so S_bar = L^-T sym(Phi(L^T L_bar)) L^-1."""
+    L = _T(ans) if upper else ans
+    L_bar = _T(g) if upper else np.asarray(g)
+    P = np.matmul(_T(L), L_bar)
+    P = np.tril(P) - 0.5 * _diag_embed(np.diagonal(P, 0, -2, -1))
+    Linv = np.linalg.inv(L)
+    s_bar = np.matmul(np.matmul(_T(Linv), _sym(P)), Linv)
+    return _from_triangle(s_bar, lower=not upper)
+
+
+@helper
+def eigh_vjp(g, ans, UPLO):
+    """A V = V diag(w): dw_i = v_i^T dA v_i, dV = V (F o (V^T dA V)) with F_ij = 1 / (w_j - w_i) off the diagonal."""
+    w, v = ans
+    w_bar, v_bar = g
+    s_bar = _diag_embed(np.asarray(w_bar))
+    if v_bar is not None and np.any(v_bar):     # eigenvectors used: needs distinct eigenvalues
+        diff = w[..., None, :] - w[..., :, None]
+        n = np.shape(w)[-1]
+        F = np.where(np.eye(n, dtype=bool), 0.0, 1.0 / np.where(np.eye(n, dtype=bool), 1.0, diff))
+        s_bar = s_bar + F * np.matmul(_T(v), v_bar)
+    s_bar = np.matmul(np.matmul(v, s_bar), _T(v))
+    return _from_triangle(_sym(s_bar), lower=UPLO in ("L", "l"))
+
+
+@helper
+def eigvalsh_vjp(g, a, UPLO):
+    w, v = np.linalg.eigh(a, UPLO=UPLO)
+    return eigh_vjp((g, None), (w, v), UPLO)
+
+
+@helper
+def pinv_vjp(g, a, ans):
+    """For A of constant rank, dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P."""
+    a, P, G = np.asarray(a), np.asarray(ans), np.asarray(g)
+    m, n = a.shape[-2:]
+    Q = np.eye(m) - np.matmul(a, P)
+    R = np.eye(n) - np.matmul(P, a)
+    return (-np.matmul(np.matmul(_T(P), G), _T(P))
+            + np.matmul(np.matmul(Q, _T(G)), np.matmul(P, _T(P)))
+            + np.matmul(np.matmul(_T(P), P), np.matmul(_T(G), R)))
+
+
+@helper
+def qr_vjp(g, ans):
+    """A = QR (reduced, m >= n): with C = Q^T dA R^-1, Q^T dQ is the antisymmetric part built from C's
+    strict lower triangle and dR = (C - Q^T dQ) R; so A_bar = (Q_bar + Q N) R^-T with M = R_bar R^T - Q^T Q_bar
+    and N its upper triangle mirrored."""
+    q, r = ans
+    q_bar, r_bar = g
+    m, n = np.shape(q)[-2], np.shape(r)[-1]
+    if np.shape(r)[-2] != n:
+        raise NotImplementedError("adsrc differentiates np.linalg.qr only for matrices with at least as many "
+                                  "rows as columns in 'reduced' mode")
+    M = np.matmul(r_bar, _T(r)) - np.matmul(_T(q), q_bar)
+    N = np.triu(M) + _T(np.triu(M, 1))
+    return np.matmul(q_bar + np.matmul(q, N), _T(np.linalg.inv(r)))
+
+
+@helper
+def svd_vjp(g, a, ans, full_matrices):
+    """A = U diag(s) V^T (reduced, k = min(m, n)). From U^T dA V = (U^T dU) S + dS + S (dV^T V), with U^T dU
+    and V^T dV antisymmetric, and F_ij = 1 / (s_j^2 - s_i^2) off the diagonal:
+    A_bar = U [(F o (U^T U_bar - U_bar^T U)) S + diag(s_bar) + S (F o (V^T V_bar - V_bar^T V))] V^T
+            + (I - U U^T) U_bar S^-1 V^T + U S^-1 V_bar^T (I - V V^T).
+    Needs distinct nonzero singular values when the singular vectors are used."""
+    u, s, vh = ans
+    u_bar, s_bar, vh_bar = g
+    a = np.asarray(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if full_matrices and (np.any(u_bar[..., :, k:]) or np.any(vh_bar[..., k:, :])):
+        raise NotImplementedError("the singular vectors np.linalg.svd adds with full_matrices=True to complete "
+                                  "a basis are not unique, so they have no derivative; use full_matrices=False")
+    u, u_bar = u[..., :, :k], u_bar[..., :, :k]
+    vh, vh_bar = vh[..., :k, :], vh_bar[..., :k, :]
+    if not (np.any(u_bar) or np.any(vh_bar)):      # singular values only
+        return np.matmul(u * np.asarray(s_bar)[..., None, :], vh)
+    v = _T(vh)
+    v_bar = _T(vh_bar)
+    s2 = s * s
+    eye = np.eye(k, dtype=bool)
+    F = np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, s2[..., None, :] - s2[..., :, None]))
+    ut_ubar = np.matmul(_T(u), u_bar)
+    vt_vbar = np.matmul(_T(v), v_bar)
+    S = _diag_embed(s)
+    inner = (np.matmul(F * (ut_ubar - _T(ut_ubar)), S) + _diag_embed(s_bar)
+             + np.matmul(S, F * (vt_vbar - _T(vt_vbar))))
+    out = np.matmul(np.matmul(u, inner), vh)
+    sinv = 1.0 / s
+    if m > k:
+        proj_u = np.eye(m) - np.matmul(u, _T(u))
+        out = out + np.matmul(np.matmul(proj_u, u_bar) * sinv[..., None, :], vh)
+    if n > k:
+        proj_v = np.eye(n) - np.matmul(v, vh)
+        out = out + np.matmul(u * sinv[..., None, :], np.matmul(_T(v_bar), proj_v))
+    return out
+
+
+@helper
+def svdvals_vjp(g, a):
+    """d s_i = u_i^T dA v_i."""
+    u, _, vh = np.linalg.svd(a, full_matrices=False)
+    return np.matmul(u * np.asarray(g)[..., None, :], vh)
+
+
+@helper
+def matrix_power_vjp(g, a, n):
+    """A^n: sum over k of (A^T)^k G (A^T)^(n-1-k); through A^-1 for negative n."""
+    a = np.asarray(a)
+    if n == 0:
+        return np.zeros(a.shape)
+    base = np.linalg.inv(a) if n < 0 else a
+    m = abs(n)
+    powers = [np.broadcast_to(np.eye(a.shape[-1]), a.shape)]
+    for _ in range(m - 1):
+        powers.append(np.matmul(powers[-1], base))
+    b_bar = sum(np.matmul(np.matmul(_T(powers[k]), g), _T(powers[m - 1 - k])) for k in range(m))
+    if n < 0:
+        return inv_vjp(b_bar, base)
+    return b_bar
+
+
+@helper
+def multi_dot_vjp(g, arrays):
+    """Cotangents of the matrices of a chained product (a 1-D first or last factor is a row or column)."""
+    mats = [np.asarray(x) for x in arrays]
+    if mats[0].ndim == 1:
+        mats[0] = mats[0][None, :]
+    if mats[-1].ndim == 1:
+        mats[-1] = mats[-1][:, None]
+    G = np.reshape(g, (mats[0].shape[0], mats[-1].shape[1]))
+    n = len(mats)
+    left = [np.eye(mats[0].shape[0])]
+    for x in mats[:-1]:
+        left.append(left[-1] @ x)
+    right = [np.eye(mats[-1].shape[1])]
+    for x in mats[:0:-1]:
+        right.append(x @ right[-1])
+    right = right[::-1]
+    return [np.reshape(left[i].T @ G @ right[i].T, np.shape(arrays[i])) for i in range(n)]
+
+
+def _vector_norm_vjp(g, x, ans, ord, axis, keepdims):
+    """Cotangent of a vector p-norm over `axis` (an int, a tuple, or None for all axes)."""
+    x = np.asarray(x, dtype=float)
+    ge = expand_to(g, x, axis, keepdims)
+    ae = expand_to(ans, x, axis, keepdims)
+    if ord is None or ord == 2:
+        return np.broadcast_to(ge * x / ae, x.shape)
+    if ord == 0:
+        return np.zeros(x.shape)
+    if ord == 1:
+        return np.broadcast_to(ge * np.sign(x), x.shape)
+    if np.isinf(ord):       # max or min of |x|: shared among ties
+        mask = np.abs(x) == ae
+        count = np.sum(mask, axis=axis, keepdims=True)
+        return ge * np.sign(x) * mask / count
+    return ge * np.sign(x) * (np.abs(x) / ae) ** (ord - 1)
+
+
+def _matrix_norm_vjp(g, x, ans, ord, axes, keepdims):
+    x = np.asarray(x, dtype=float)
+    nd = x.ndim
+    r, c = axes[0] % nd, axes[1] % nd
+    xm = np.moveaxis(x, (r, c), (-2, -1))
+    gm = np.moveaxis(np.asarray(expand_to(g, x, (r, c), keepdims)), (r, c), (-2, -1))
+    am = np.moveaxis(np.asarray(expand_to(ans, x, (r, c), keepdims)), (r, c), (-2, -1))
+    if ord is None or ord == "fro":
+        out = gm * xm / am
+    elif ord == "nuc":
+        u, _, vh = np.linalg.svd(xm, full_matrices=False)
+        out = gm * np.matmul(u, vh)
+    elif ord in (2, -2):        # the largest / smallest singular value
+        u, _, vh = np.linalg.svd(xm, full_matrices=False)
+        i = 0 if ord == 2 else -1
+        out = gm * (u[..., :, i, None] * vh[..., None, i, :])
+    elif ord in (1, -1, np.inf, -np.inf):   # max / min column (1) or row (inf) sum of |x|
+        sums = np.sum(np.abs(xm), axis=-2 if ord in (1, -1) else -1, keepdims=True)
+        mask = sums == am
+        out = gm * np.sign(xm) * mask / np.sum(mask, axis=(-2, -1), keepdims=True)
+    else:
+        raise NotImplementedError(f"adsrc cannot differentiate the matrix norm with ord={ord!r}")
+    return np.moveaxis(np.broadcast_to(out, xm.shape), (-2, -1), (r, c))
+
+
+@helper
+def norm_vjp(g, x, ans, ord, axis, keepdims):
+    """np.linalg.norm: a vector norm or, over two axes (or a 2-D x with an ord), a matrix norm."""
+    nd = np.ndim(x)
+    if isinstance(axis, (tuple, list)) and len(axis) == 2:
+        return _matrix_norm_vjp(g, x, ans, ord, tuple(axis), keepdims)
+    if axis is None and ord is not None and nd == 2:
+        return _matrix_norm_vjp(g, x, ans, ord, (0, 1), keepdims)
+    if isinstance(axis, (tuple, list)):
+        axis = axis[0]
+    return _vector_norm_vjp(g, x, ans, ord, axis, keepdims)
+
+
+@helper
+def vector_norm_vjp(g, x, ans, ord, axis, keepdims):
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    return _vector_norm_vjp(g, x, ans, ord, axis, keepdims)
+
+
+@helper
+def matrix_norm_vjp(g, x, ans, ord, keepdims):
+    return _matrix_norm_vjp(g, x, ans, ord, (-2, -1), keepdims)
 
 
 _ = (full, is_zero, math)

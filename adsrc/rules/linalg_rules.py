@@ -1,5 +1,79 @@
-"""Derivative rules for np.linalg."""
+"""Derivative rules for np.linalg, one line per function.
 
-import numpy as np  # noqa: F401
+Matrices may come in stacks (the last two axes). The helpers (`inv_vjp`,
+`cholesky_vjp`, ...) are in `helpers.py`, each with its derivation. Functions
+that read only one triangle of a symmetric input (cholesky, eigh, eigvalsh)
+give that triangle the whole cotangent: the other triangle does not change
+their result. Functions available only in newer NumPy versions are registered
+when present.
+"""
 
-from . import general, nondiff  # noqa: F401
+import inspect
+
+import numpy as np
+
+from . import general, nondiff
+
+la = np.linalg
+
+
+def _has_param(fn, name):
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _norm_scalar(axis=None, keepdims=False, **_):
+    return axis is None and keepdims is False
+
+
+# -- inverses and solves -----------------------------------------------------------------------
+general(la.inv, "np.linalg.inv", "a", a="inv_vjp(g, ans)")
+general(la.solve, "np.linalg.solve", "a, b", a="solve_vjp(g, a, b, ans, 0)", b="solve_vjp(g, a, b, ans, 1)")
+general(la.pinv, "np.linalg.pinv", "a, rcond=None, *, rtol=None", a="pinv_vjp(g, a, ans)")   # constant rank
+general(la.matrix_power, "np.linalg.matrix_power", "a, n", a="matrix_power_vjp(g, a, n)")
+
+# -- determinants ----------------------------------------------------------------------------------
+general(la.det, "np.linalg.det", "a", a="det_vjp(g, a, ans)")
+general(la.slogdet, "np.linalg.slogdet", "a", tuple_output=True, a="slogdet_vjp(g, a)")   # (sign, log|det|)
+
+# -- factorizations (g is a tuple with one cotangent per factor) -------------------------------------
+if _has_param(la.cholesky, "upper"):       # NumPy >= 2.0
+    general(la.cholesky, "np.linalg.cholesky", "a, /, *, upper=False", a="cholesky_vjp(g, ans, upper)")
+else:
+    general(la.cholesky, "np.linalg.cholesky", "a", a="cholesky_vjp(g, ans, False)")
+general(la.eigh, "np.linalg.eigh", "a, UPLO='L'", tuple_output=True, a="eigh_vjp(g, ans, UPLO)")  # distinct eigenvalues
+general(la.eigvalsh, "np.linalg.eigvalsh", "a, UPLO='L'", a="eigvalsh_vjp(g, a, UPLO)")
+general(la.qr, "np.linalg.qr", "a", tuple_output=True, a="qr_vjp(g, ans)")      # 'reduced' mode only
+general(la.svd, "np.linalg.svd", "a, full_matrices=True", tuple_output=True,
+        a="svd_vjp(g, a, ans, full_matrices)")                                  # distinct nonzero singular values
+if hasattr(la, "svdvals"):
+    general(la.svdvals, "np.linalg.svdvals", "x, /", x="svdvals_vjp(g, x)")
+
+# -- norms ------------------------------------------------------------------------------------------
+general(la.norm, "np.linalg.norm", "x, ord=None, axis=None, keepdims=False", scalar_out=_norm_scalar,
+        x="norm_vjp(g, x, ans, ord, axis, keepdims)")
+if hasattr(la, "vector_norm"):
+    general(la.vector_norm, "np.linalg.vector_norm", "x, /, *, axis=None, keepdims=False, ord=2",
+            scalar_out=_norm_scalar, x="vector_norm_vjp(g, x, ans, ord, axis, keepdims)")
+    general(la.matrix_norm, "np.linalg.matrix_norm", "x, /, *, keepdims=False, ord='fro'",
+            x="matrix_norm_vjp(g, x, ans, ord, keepdims)")
+
+# -- products ---------------------------------------------------------------------------------------
+general(la.multi_dot, "np.linalg.multi_dot", "arrays", arrays="multi_dot_vjp(g, arrays)")
+if hasattr(la, "vecdot"):       # the array-API spellings of NumPy >= 2.0 (last axes by default)
+    general(la.matmul, "np.linalg.matmul", "x1, x2, /", x1="matmul_dx(g, x1, x2)", x2="matmul_dy(g, x1, x2)")
+    general(la.outer, "np.linalg.outer", "x1, x2, /", x1="outer_dx(g, x1, x2)", x2="outer_dy(g, x1, x2)")
+    general(la.tensordot, "np.linalg.tensordot", "x1, x2, /, *, axes=2", x1="tensordot_dx(g, x1, x2, axes)",
+            x2="tensordot_dy(g, x1, x2, axes)")
+    general(la.vecdot, "np.linalg.vecdot", "x1, x2, /, *, axis=-1", x1="vecdot_vjp(g, x1, x2, axis, 0)",
+            x2="vecdot_vjp(g, x1, x2, axis, 1)")
+    general(la.cross, "np.linalg.cross", "x1, x2, /, *, axis=-1", x1="cross_vjp(g, x1, x2, axis, axis, axis, None, 0)",
+            x2="cross_vjp(g, x1, x2, axis, axis, axis, None, 1)")
+    general(la.trace, "np.linalg.trace", "x, /, *, offset=0, dtype=None", x="trace_vjp(g, x, offset, -2, -1)")
+    general(la.diagonal, "np.linalg.diagonal", "x, /, *, offset=0", x="diagonal_vjp(g, x, offset, -2, -1)")
+    general(la.matrix_transpose, "np.linalg.matrix_transpose", "x, /", x="np.swapaxes(g, -1, -2)")
+
+# -- never differentiated (integer results) ----------------------------------------------------------
+nondiff(la.matrix_rank, "np.linalg.matrix_rank")

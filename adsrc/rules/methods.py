@@ -10,8 +10,9 @@ from . import ATTRIBUTES, FUNCTIONS, METHODS, Rule, rule_copy
 
 _SAME_AS_FUNCTION = {
     "sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min, "var": np.var,
-    "std": np.std, "cumsum": np.cumsum, "cumprod": np.cumprod, "dot": np.dot, "clip": np.clip,
-    "ravel": np.ravel, "squeeze": np.squeeze, "conjugate": np.conjugate,
+    "std": np.std, "cumsum": np.cumsum, "cumprod": np.cumprod, "dot": np.dot,
+    "ravel": np.ravel, "squeeze": np.squeeze, "conjugate": np.conjugate, "take": np.take,
+    "diagonal": np.diagonal, "trace": np.trace, "repeat": np.repeat,
 }
 
 
@@ -23,11 +24,17 @@ def _install():
     METHODS["transpose"] = Rule(".transpose()", "a, *axes", {"a": "transpose_method_vjp(g, axes)"})
     METHODS["flatten"] = Rule(".flatten()", "a, order='C'", {"a": "reshape_like(g, a)"})
     METHODS["copy"] = Rule(".copy()", "a, order='C'", {"a": "g"}, kind="elementwise")
-    METHODS["astype"] = Rule(".astype()", "a, dtype, order='K', casting='unsafe', subok=True, copy=True",
-                             {"a": "g"}, kind="elementwise")
-    METHODS["item"] = Rule(".item()", "a, *args", {"a": "g"}, lazy=True)
+    # no `copy=False`: the result could be the array itself, which the alias analysis treats as new
+    METHODS["astype"] = Rule(".astype()", "a, dtype, order='K', casting='unsafe'", {"a": "g"}, kind="elementwise")
+    METHODS["item"] = Rule(".item()", "a, *args", {"a": "item_vjp(g, a, args)"})
     METHODS["swapaxes"] = Rule(".swapaxes()", "a, axis1, axis2", {"a": "np.swapaxes(g, axis1, axis2)"})
-    for name in ("argmax", "argmin", "argsort", "nonzero", "all", "any", "tolist", "round", "searchsorted"):
+    # x.clip(min, max) = np.clip(x, min, max)
+    METHODS["clip"] = Rule(".clip()", "a, min=None, max=None", {"a": "g * clip_mask(a, min, max)",
+                           "min": "g * clip_low_mask(a, min, max)", "max": "g * clip_high_mask(a, min, max)"},
+                           kind="elementwise")
+    METHODS["compress"] = Rule(".compress()", "a, condition, axis=None", {"a": "compress_vjp(g, condition, a, axis)"})
+    for name in ("argmax", "argmin", "argsort", "argpartition", "nonzero", "all", "any", "tolist", "round",
+                 "searchsorted"):
         METHODS[name] = Rule(f".{name}()", "*args", nondiff=True)
     ATTRIBUTES["T"] = Rule(".T", "x", {"x": "np.transpose(g)"})
     ATTRIBUTES["mT"] = Rule(".mT", "x", {"x": "np.swapaxes(g, -1, -2)"})
