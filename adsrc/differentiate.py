@@ -911,7 +911,7 @@ def _makes_fresh(s, fresh):
     op = s.op
     if op.kind == "rule":
         name = op.rule.name.split(".")[-1].strip("()`")
-        return not op.rule.container and name not in VIEW_NAMES and name not in ("T", "mT", "real", "copy")
+        return not op.rule.container and name not in VIEW_NAMES and name not in ("T", "mT", "real")
     if op.kind == "const":
         return getattr(op, "array", False) and isinstance(s.value, gast.Call)
     if op.kind == "list":

@@ -125,3 +125,24 @@ def test_functions_passed_as_arguments():
     check_grads(higher_order, (rand(3),), full=True)
     src = adsrc.grad(higher_order).source(rand(3))
     assert "square_vjp" in src and "def apply_twice_vjp" in src
+
+
+def conj_alias(x):
+    y = x * 1.0
+    c = y.conj()                    # y itself for real arrays
+    y[0] = 0.0
+    return np.sum(c * x)
+
+
+def einsum_alias(x):
+    y = x * 1.0
+    d = np.einsum("ii->i", y)       # a view of y's diagonal
+    y[0, 0] = 0.0
+    return np.sum(d * d)
+
+
+@pytest.mark.parametrize("fn,arg", [(conj_alias, np.array([1.0, 2.0, 3.0])),
+                                    (einsum_alias, np.array([[1.0, 2.0], [3.0, 4.0]]))])
+def test_views_from_rule_functions_are_aliases(fn, arg):
+    with pytest.raises(adsrc.TransformError, match="may share its memory"):
+        adsrc.grad(fn)(arg)

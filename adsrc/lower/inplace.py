@@ -22,6 +22,7 @@ VIEW_NAMES = frozenset({
     "real", "imag", "flip", "fliplr", "flipud", "rot90", "split", "array_split", "hsplit", "vsplit",
     "dsplit", "view", "squeeze", "broadcast_arrays", "stop_gradient", "rollaxis", "matrix_transpose",
     "permute_dims", "unstack", "lib.stride_tricks.as_strided", "float", "sequence",
+    "einsum", "diag", "conj", "conjugate", "diff", "matrix_transpose", "squeeze",
 })
 
 
