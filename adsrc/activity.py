@@ -37,8 +37,11 @@ class Activity:
         self.fn = fn
         self.calls = calls
         self.varied = set(wrt) | set(extra_varied)
-        self.kind = {n: ARRAY if k == SCALAR else k for n, k in kinds.items()}
-        self.scalars = {n for n, k in kinds.items() if k == SCALAR}
+        self.kind = {}
+        self.scalars = set()
+        self.structure = {}      # name -> pytree structure (see api.pytree_structure) of container params
+        for n, k in kinds.items():
+            self._set_leaf_kind(n, k)
         self.int_names = set()
         self.shape_rep = {}      # name -> an earlier name certainly of the same shape
         self._forward(fn.body)
@@ -68,6 +71,7 @@ class Activity:
                 self.varied.update(names)
             for n in names:
                 self.kind[n] = kind if isinstance(s.target, str) else self._unpacked_kind(s, kind)
+            self._structured_element(s)
             if isinstance(s.target, str) and self._op_scalar(s):
                 self.scalars.add(s.target)
             if isinstance(s.target, str):
@@ -123,6 +127,32 @@ class Activity:
                 if c in self.scalars:
                     self.scalars.add(out)
 
+    def _set_leaf_kind(self, name, k):
+        """Record the kind of a name from a key entry: 'array', 'scalar', or a pytree structure."""
+        if k == SCALAR:
+            self.kind[name] = ARRAY
+            self.scalars.add(name)
+        elif k in (ARRAY, OTHER):
+            self.kind[name] = k
+        elif isinstance(k, tuple):
+            self.kind[name] = OTHER
+            self.structure[name] = k
+        else:
+            self.kind[name] = OTHER
+
+    def _element(self, base, key):
+        """The key-entry kind of base[key] (or base.key) when base's structure is known, else None."""
+        structure = self.structure.get(base)
+        if structure is None:
+            return None
+        entries = structure[-1]
+        if structure[0] in ("list", "tuple") and isinstance(key, int) and -len(entries) <= key < len(entries):
+            return entries[key][1]
+        for k, leaf in entries:
+            if k == key and type(k) is type(key):
+                return leaf
+        return None
+
     def scalar(self, node):
         """Statically known to be a scalar (a number, not an array of any other shape)."""
         if isinstance(node, gast_Constant):
@@ -142,6 +172,26 @@ class Activity:
             if rule.kind == "elementwise":
                 return all(self.scalar(n) for n in op.bound.values() if not isinstance(n, list))
         return False
+
+    def _structured_element(self, s):
+        """params["W"], p.W, `a, b = params`: kinds from the argument's known structure."""
+        op, v = s.op, s.value
+        if op.kind == "getitem" and isinstance(v.value, gast_Name) and isinstance(v.slice, gast_Constant):
+            leaf = self._element(v.value.id, v.slice.value)
+            if leaf is not None:
+                self._set_leaf_kind(s.target, leaf)
+        elif op.kind == "getattr" and isinstance(v.value, gast_Name):
+            leaf = self._element(v.value.id, v.attr)
+            if leaf is not None:
+                self._set_leaf_kind(s.target, leaf)
+        elif op.kind == "copy" and isinstance(s.target, tuple) and v.id in self.structure:
+            structure = self.structure[v.id]
+            if structure[0] in ("list", "tuple") and len(structure[-1]) == len(s.target):
+                for t, (_, leaf) in zip(s.target, structure[-1]):
+                    if isinstance(t, str):
+                        self._set_leaf_kind(t, leaf)
+        elif op.kind == "copy" and isinstance(s.target, str) and v.id in self.structure:
+            self.structure[s.target] = self.structure[v.id]
 
     def _same_shape_as(self, s):
         """A name the output of s certainly has the shape of, or None."""

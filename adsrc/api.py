@@ -34,11 +34,12 @@ def arg_kind(x, fname, pname):
     elif t is float or isinstance(x, (np.floating, np.complexfloating, complex)):
         return "scalar"
     elif isinstance(x, (tuple, list, dict)) or hasattr(type(x), "__dataclass_fields__"):
-        if not _has_float_leaf(x):
+        structure = pytree_structure(x)
+        if not _has_float_leaf(structure):
             raise TypeError(f"adsrc cannot differentiate `{fname}` with respect to `{pname}`: it holds no "
                             f"floating-point values ({_describe(x)}). Pass floats (e.g. np.asarray(x, float)), "
                             "or leave the argument out of argnums.")
-        return "other"
+        return structure
     if isinstance(x, (numbers.Integral, np.bool_)) or (t is _nd and x.dtype.kind in "biu"):
         raise TypeError(f"adsrc can only differentiate with respect to floating-point values, but argument "
                         f"`{pname}` of `{fname}` is {_describe(x)}"
@@ -53,17 +54,37 @@ def arg_kind(x, fname, pname):
                     "namedtuples or dataclasses of them.")
 
 
-def _has_float_leaf(x):
+def pytree_structure(x):
+    """A hashable description of a container argument: its kind, keys or fields, and each leaf's kind.
+
+    Part of the specialization key, so the generated code knows that
+    `params["W"]` is an array (as JAX knows a pytree's structure).
+    """
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return ("fields", type(x), tuple((f, _leaf(v)) for f, v in zip(x._fields, x)))
     if isinstance(x, (tuple, list)):
-        return any(_has_float_leaf(v) for v in x)
+        return (type(x).__name__, tuple((i, _leaf(v)) for i, v in enumerate(x)))
     if isinstance(x, dict):
-        return any(_has_float_leaf(v) for v in x.values())
-    if hasattr(type(x), "__dataclass_fields__"):
-        import dataclasses
-        return any(_has_float_leaf(getattr(x, f.name)) for f in dataclasses.fields(x))
-    if isinstance(x, np.ndarray):
-        return x.dtype.kind in "fc"
-    return isinstance(x, (float, complex, np.floating, np.complexfloating))
+        return ("dict", tuple((k, _leaf(v)) for k, v in x.items()))
+    import dataclasses
+    return ("fields", type(x), tuple((f.name, _leaf(getattr(x, f.name))) for f in dataclasses.fields(x)))
+
+
+def _leaf(v):
+    t = type(v)
+    if t is _nd:
+        return "array" if v.dtype.kind in "fc" else "const"
+    if t is float or isinstance(v, (np.floating, np.complexfloating, complex)):
+        return "scalar"
+    if isinstance(v, (tuple, list, dict)) or hasattr(t, "__dataclass_fields__"):
+        return pytree_structure(v)
+    return "const"
+
+
+def _has_float_leaf(structure):
+    if isinstance(structure, str):
+        return structure in ("array", "scalar")
+    return any(_has_float_leaf(leaf) for _, leaf in structure[-1])
 
 
 # -- static arguments ---------------------------------------------------------------------------
@@ -413,7 +434,8 @@ def _primal_kind(x, fname, pname):
     if isinstance(x, (numbers.Integral, np.bool_)) or x is None or \
             (type(x) is _nd and x.dtype.kind in "biu"):
         return None
-    return arg_kind(x, fname, pname)
+    kind = arg_kind(x, fname, pname)
+    return kind
 
 
 def check_cotangent(ct, out, path="output"):

@@ -631,6 +631,8 @@ def _subscript_temp(base, index):
         return f"{base}_{index.id}"
     if isinstance(index, gast.Constant) and isinstance(index.value, int) and index.value >= 0:
         return f"{base}_{index.value}"
+    if isinstance(index, gast.Constant) and isinstance(index.value, str) and index.value.isidentifier():
+        return f"{base}_{index.value}"
     return f"{base}_item"
 
 
