@@ -36,15 +36,23 @@ from .errors import transform_error
 
 
 class AdjState:
-    __slots__ = ("expr", "lazy", "owned")
+    """The adjoint of one name while generating: its expression and what is known about its value.
 
-    def __init__(self, expr, lazy=True, owned=False):
+    lazy: may be merely broadcastable to the primal's shape; owned: a buffer
+    only this code holds (may be updated in place); borrowed: may be an array
+    the caller also holds (an argument, a cotangent given to a pullback), so it
+    is copied before being handed out as a gradient.
+    """
+    __slots__ = ("expr", "lazy", "owned", "borrowed")
+
+    def __init__(self, expr, lazy=True, owned=False, borrowed=False):
         self.expr = expr
         self.lazy = lazy
         self.owned = owned
+        self.borrowed = borrowed
 
     def copy(self):
-        return AdjState(self.expr, self.lazy, self.owned)
+        return AdjState(self.expr, self.lazy, self.owned, self.borrowed)
 
 
 def _is_const(node, value=None):
@@ -118,8 +126,10 @@ class Adjoint:
             st.expr = astutil.name(var)
         return st
 
-    def accumulate(self, n, contrib, out, lazy=True, owned=False):
+    def accumulate(self, n, contrib, out, lazy=True, owned=False, borrowed=None):
         """adj[n] += contrib, emitting code into out."""
+        if borrowed is None:
+            borrowed = self._borrowed(contrib)
         st = self.adj.get(n)
         kind = self.act.kind.get(n, OTHER)
         var = self.dname(n)
@@ -127,10 +137,10 @@ class Adjoint:
             lazy = False
         if st is None:
             if _is_const(contrib) or isinstance(contrib, gast.Tuple):
-                self.adj[n] = AdjState(contrib, lazy, owned)
+                self.adj[n] = AdjState(contrib, lazy, owned, borrowed)
             else:
                 out.append(astutil.assign(var, copy.deepcopy(contrib)))
-                self.adj[n] = AdjState(astutil.name(var), lazy, owned)
+                self.adj[n] = AdjState(astutil.name(var), lazy, owned, borrowed)
             return
         if isinstance(st.expr, gast.Tuple) and isinstance(contrib, gast.Tuple) and \
                 len(st.expr.elts) == len(contrib.elts):
@@ -144,6 +154,7 @@ class Adjoint:
         out.append(astutil.assign(var, self._add_expr(astutil.name(var), contrib, kind)))
         st.lazy = st.lazy or lazy
         st.owned = False
+        st.borrowed = kind != ARRAY and (st.borrowed or borrowed)    # a + b is a new array
 
     def _add_expr(self, a, b, kind):
         if _is_const(a, 0.0):
@@ -371,8 +382,28 @@ class Adjoint:
         return e
 
     def _foldable(self, node):
-        """A float array only this function holds: safe to hand out instead of `1.0 * node`."""
-        return isinstance(node, gast.Name) and node.id in self.fresh_locals
+        """A float value (a differentiated one): `1.0 * node` may be replaced by node itself.
+
+        If node is not a new array of this function's own, the adjoint that
+        receives it is marked borrowed (see AdjState).
+        """
+        return isinstance(node, gast.Name) and node.id in self.act.varied
+
+    def _borrowed(self, expr):
+        """Whether an adjoint contribution may be an array the caller also holds."""
+        if isinstance(expr, gast.Tuple):
+            return any(self._borrowed(e) for e in expr.elts)
+        if not isinstance(expr, gast.Name):
+            return False
+        if expr.id in self._dnames.values():
+            return self._adjoint_borrowed(expr.id)
+        return expr.id not in self.fresh_locals
+
+    def _adjoint_borrowed(self, var):
+        for n, d in self._dnames.items():
+            if d == var and n in self.adj:
+                return self.adj[n].borrowed
+        return True
 
     def _owned(self, n, out, make="owned"):
         """Make the adjoint of n a buffer only this code holds (so it can be updated in place)."""
@@ -510,9 +541,10 @@ class Adjoint:
             if not self.act.active(a):
                 continue
             if d:
-                self.adj[a] = AdjState(astutil.name(t), lazy=a not in self.act.scalars)
+                # the callee's cotangent may be one its caller holds (the pullback's own argument)
+                self.adj[a] = AdjState(astutil.name(t), lazy=a not in self.act.scalars, borrowed=True)
             else:
-                self.accumulate(a, astutil.name(t), out)
+                self.accumulate(a, astutil.name(t), out, borrowed=True)
 
     def adj_custom(self, s, g, out):
         fn = s.op.callee

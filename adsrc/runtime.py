@@ -125,11 +125,14 @@ def full_tuple(g, outs):
 
 
 @helper
-def grad_output(g, x):
-    """The gradient handed to the user for input x: x's shape and dtype, a fresh object."""
+def grad_output(g, x, borrowed=False):
+    """The gradient handed to the user for input x: x's shape and dtype, a fresh object.
+
+    borrowed: g may be an array the caller holds, so it is copied.
+    """
     if type(x) is _nd:
         if type(g) is _nd and g.shape == x.shape and g.dtype is x.dtype and g is not x \
-                and g.flags.writeable:
+                and g.flags.writeable and not borrowed:
             return g
         dtype = x.dtype if x.dtype.kind in "fc" else np.float64
         out = np.empty(x.shape, dtype=dtype)

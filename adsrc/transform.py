@@ -328,7 +328,10 @@ def _assemble_grad(adj, fn, name, options):
     for p in adj.wrt:
         st = adj.adj.get(p)
         g = st.expr if st is not None else astutil.const(0.0)
-        grads.append(adj.hcall("grad_output", g, astutil.name(p)))
+        if st is not None and st.borrowed:
+            grads.append(adj.hcall("grad_output", g, astutil.name(p), astutil.const(True)))
+        else:
+            grads.append(adj.hcall("grad_output", g, astutil.name(p)))
     grads_expr = grads[0] if single else astutil.tuple_(grads)
     if has_aux:
         out = astutil.tuple_([astutil.tuple_([copy.deepcopy(value), aux]), grads_expr]) if with_value \
@@ -349,14 +352,15 @@ def _assemble_vjp(adj, fn, name, options):
         seed = astutil.name(dout)
         if options.get("has_aux"):
             seed = astutil.tuple_([seed, astutil.const(0.0)])     # no cotangent flows into aux
-        adj.adj[res.id] = AdjState(seed, lazy=True)
+        adj.adj[res.id] = AdjState(seed, lazy=True, borrowed=True)    # the caller's cotangent
     fwd, bwd = adj.block(fn.body, repeated=False)
     grads = []
     for p in adj.wrt:
         st = adj.adj.get(p)
         g = st.expr if st is not None else astutil.const(0.0)
         if options.get("final"):
-            g = adj.hcall("grad_output", g, astutil.name(p))
+            borrowed = st is None or st.borrowed
+            g = adj.hcall("grad_output", g, astutil.name(p), *([astutil.const(True)] if borrowed else []))
         grads.append(g)
     pb_name = adj.namer.fresh(fn.uf.name + "_pullback")
     pb_body = bwd + [gast.Return(value=astutil.tuple_(grads))]

@@ -11,8 +11,13 @@ hand-translated functions.
 """
 
 import inspect
+import os
 
 import numpy as np
+
+# OpenMP threads (PyTorch's) that spin after their work steal this 2-core machine from whatever is timed
+# next; let them sleep instead so that every implementation is timed on an idle machine.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 AUTOGRAD, JAX, JAX_JIT, TORCH = "autograd", "jax (no jit)", "jax.jit", "pytorch"
 

@@ -203,3 +203,24 @@ def test_cache_clear():
 
 def test_repr_names_the_function():
     assert "quad" in repr(adsrc.grad(quad))
+
+
+def weighted_sum(x, w):
+    return np.sum(x * w)
+
+
+def identity_sum(x):
+    y = x
+    return np.sum(y)
+
+
+def test_gradient_never_is_an_argument():
+    x, w = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    gw = adsrc.grad(weighted_sum, argnums=1)(x, w)       # d/dw sum(x * w) is x itself
+    np.testing.assert_allclose(gw, x)
+    assert gw is not x and not np.shares_memory(gw, x)
+    out, pullback = adsrc.vjp(lambda v: v, x)
+    ct = np.array([5.0, 6.0])
+    (dx,) = pullback(ct)
+    assert dx is not ct and not np.shares_memory(dx, ct)
+    np.testing.assert_allclose(adsrc.grad(identity_sum)(x), [1.0, 1.0])
