@@ -108,8 +108,10 @@ class Activity:
                 self.kind[c] = self._atom_kind(init)
                 if self.scalar(init):
                     self.scalars.add(c)
+                if isinstance(init, gast_Name):
+                    self.shape_rep[c] = self.rep(init.id)     # kept if every iteration keeps the shape
             while True:
-                before = (len(self.varied), dict(self.kind), set(self.scalars))
+                before = (len(self.varied), dict(self.kind), set(self.scalars), dict(self.shape_rep))
                 self._forward(s.test_body)
                 self._forward(s.body)
                 for c, r in zip(s.carry, s.results):
@@ -118,7 +120,10 @@ class Activity:
                     self.kind[c] = _join(self.kind.get(c), self._atom_kind(r))
                     if not self.scalar(r):
                         self.scalars.discard(c)
-                if (len(self.varied), self.kind, self.scalars) == before:
+                    if c in self.shape_rep and not (isinstance(r, gast_Name) and
+                                                    self.rep(r.id) == self.shape_rep[c]):
+                        del self.shape_rep[c]
+                if (len(self.varied), self.kind, self.scalars, self.shape_rep) == before:
                     break
             for c, out in zip(s.carry, s.outs):
                 if c in self.varied:
