@@ -618,7 +618,7 @@ class Adjoint:
                 merged[n] = b
                 continue
             var = self.dname(n)
-            lazy, owned = False, True
+            lazy, owned, borrowed = False, True, False
             for k, p in enumerate(per):
                 if p is None:
                     tails[k].append(astutil.assign(var, astutil.const(0.0)))
@@ -628,7 +628,8 @@ class Adjoint:
                     tails[k].append(astutil.assign(var, copy.deepcopy(p.expr)))
                 lazy = lazy or p.lazy
                 owned = owned and p.owned
-            merged[n] = AdjState(astutil.name(var), lazy, owned)
+                borrowed = borrowed or p.borrowed
+            merged[n] = AdjState(astutil.name(var), lazy, owned, borrowed)
         return merged, tails
 
     def _pack_branch_residuals(self, fwd_t, bwd_t, fwd_f, bwd_f):
@@ -721,7 +722,7 @@ class Adjoint:
             if cur is not None and cur is not st and not (isinstance(cur.expr, gast.Name)
                                                           and cur.expr.id == self.dname(n)):
                 self.materialize(n, tail)
-            self.adj[n] = AdjState(astutil.name(self.dname(n)), lazy=True, owned=st.owned) \
+            self.adj[n] = AdjState(astutil.name(self.dname(n)), lazy=True, owned=st.owned, borrowed=True) \
                 if not (isinstance(st.expr, gast.Name) and st.expr.id == self.dname(n)) else st
         bwd_body = bwd_body + tail
         for n in list(self.adj):

@@ -8,6 +8,7 @@ an index, or something never differentiated.
 import types
 
 import gast
+import numpy as np
 
 from .. import astutil, primitives
 from .. import rules as rules_mod
@@ -78,8 +79,13 @@ class Classifier:
             return Op("const")
         if isinstance(v, gast.BinOp):
             rule = rules_mod.OPERATORS.get(type(v.op))
-            if rule is None:
+            if rule is None or rule.nondiff:
                 return Op("const")
+            if isinstance(v.op, gast.Mult) and isinstance(v.left, gast.Name) and isinstance(v.right, gast.Name) \
+                    and v.left.id == v.right.id:
+                # x * x: one contribution 2 g x instead of two of g x
+                rule = rules_mod.FUNCTIONS[np.square]
+                return Op("rule", rule=rule, bound={"x": v.left}, describe="`*`")
             return Op("rule", rule=rule, bound={"x": v.left, "y": v.right}, describe=rule.name)
         if isinstance(v, gast.UnaryOp):
             rule = rules_mod.OPERATORS.get(type(v.op))
