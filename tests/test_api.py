@@ -224,3 +224,28 @@ def test_gradient_never_is_an_argument():
     (dx,) = pullback(ct)
     assert dx is not ct and not np.shares_memory(dx, ct)
     np.testing.assert_allclose(adsrc.grad(identity_sum)(x), [1.0, 1.0])
+
+
+def branch_weighted(x, w):
+    if np.sum(x) > 0:
+        s = np.sum(x * w)
+    else:
+        s = np.sum(w) * 2.0
+    return s
+
+
+def loop_weighted(x, w, n):
+    s = 0.0
+    for _ in range(n):
+        s = s + np.sum(x * w)
+    return s
+
+
+def test_gradient_never_is_an_argument_through_branches_and_loops():
+    x, w = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    gw = adsrc.grad(branch_weighted, argnums=1)(x, w)
+    np.testing.assert_allclose(gw, x)
+    assert not np.shares_memory(gw, x)
+    gw = adsrc.grad(loop_weighted, argnums=1)(x, w, 1)
+    np.testing.assert_allclose(gw, x)
+    assert not np.shares_memory(gw, x)
