@@ -224,16 +224,15 @@ class Gradient:
         else:
             key = self._key(args, kwargs)
         cache = self._cache
-        unit = cache._data.get(key)
-        if unit is None:
-            unit = cache.get(key, lambda: self._build(key, args, kwargs), self._describe_miss)
+        fn = cache._data.get(key)         # the compiled gradient (see _build)
+        if fn is None:
+            fn = cache.get(key, lambda: self._build(key, args, kwargs), self._describe_miss)
         else:
             cache.hits += 1
-            if len(cache._data) > 1:
-                cache.lookup(key)
-                cache.hits -= 1
+            if cache.several:
+                cache.touch(key)
         try:
-            return unit.fn(*args, **kwargs)
+            return fn(*args, **kwargs)
         except Exception as e:
             _annotate(e)
             raise
@@ -246,7 +245,9 @@ class Gradient:
             lw = transform.lowered(self.fun, statics, key[len(self._wrt):])
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single}
-            return transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
+            transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
+            unit.fn.unit = unit        # the cache holds the function; its unit holds the source
+            return unit.fn
 
     def _key_items(self, key):
         """(name, shown value) pairs of a key."""
@@ -292,8 +293,8 @@ class Gradient:
             key = self._key((), dict(zip(self._wrt, placeholders), **kwargs))
         if stage == "lowered":
             return lowered_source(self.fun, statics, key[len(self._wrt):])
-        unit = self._cache.get(key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
-        return unit_source(unit)
+        fn = self._cache.get(key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
+        return unit_source(fn.unit)
 
     def cache_info(self):
         return self._cache.info()

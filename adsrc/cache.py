@@ -34,19 +34,23 @@ class SpecializationCache:
         self._building = {}            # key -> Event while one thread transforms it
         self.hits = 0
         self.misses = 0
+        self.several = False            # more than one entry: hits must update the LRU order
         self._last_key = None
+
+    def touch(self, key):
+        """Mark key as the most recently used."""
+        try:
+            self._data.move_to_end(key)
+        except KeyError:    # evicted by another thread meanwhile
+            pass
 
     def lookup(self, key):
         """The value for key, or None; counts a hit (the fast path of every call)."""
-        data = self._data
-        value = data.get(key)
+        value = self._data.get(key)
         if value is not None:
             self.hits += 1          # a statistic: exact under the GIL, never used for correctness
-            if len(data) > 1:
-                try:
-                    data.move_to_end(key)
-                except KeyError:    # evicted by another thread meanwhile
-                    pass
+            if self.several:
+                self.touch(key)
         return value
 
     def get(self, key, build, describe=None):
@@ -77,6 +81,7 @@ class SpecializationCache:
                 if self.maxsize is not None:
                     while len(data) > self.maxsize:
                         data.popitem(last=False)
+                self.several = len(data) > 1
             return value
         finally:
             with self._lock:
@@ -99,5 +104,6 @@ class SpecializationCache:
     def clear(self):
         with self._lock:
             self._data.clear()
+            self.several = False
             self.hits = self.misses = 0
             self._last_key = None

@@ -124,8 +124,8 @@ def specialization(samples):
              ("static k, by keyword", adsrc.grad(wl.scaled_sum, static_argnames="k"), (x,), {"k": 3}))
     for label, g, args, kwargs in cases:
         g(*args, **kwargs)
-        unit = next(iter(g._cache._data.values()))
-        t = timing.compare({"cached": lambda: g(*args, **kwargs), "direct": lambda: unit.fn(*args, **kwargs)},
+        fn = next(iter(g._cache._data.values()))
+        t = timing.compare({"cached": lambda: g(*args, **kwargs), "direct": lambda: fn(*args, **kwargs)},
                            samples=samples)
         rows.append({"case": label, "hit_overhead": t["cached"] - t["direct"], "direct": t["direct"]})
     g = adsrc.grad(wl.poly, static_argnums=1, cache_size=None)
