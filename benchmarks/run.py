@@ -148,8 +148,12 @@ def machine():
                     break
     except OSError:
         pass
+    from importlib import metadata
     for name, mod in (("autograd", alt.autograd), ("jax", alt.jax), ("torch", alt.torch)):
-        info[name] = getattr(mod, "__version__", "installed") if mod is not None else "not installed"
+        try:
+            info[name] = metadata.version(name) if mod is not None else "not installed"
+        except metadata.PackageNotFoundError:
+            info[name] = "installed"
     return info
 
 
