@@ -1,0 +1,19 @@
+"""The benchmark script runs and checks its gradients (timings are reported, never asserted)."""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+RUN = pathlib.Path(__file__).parent.parent / "benchmarks" / "run.py"
+
+
+def test_benchmark_script_runs_and_writes_json(tmp_path):
+    out = tmp_path / "results.json"
+    proc = subprocess.run([sys.executable, str(RUN), "--only", "n=10", "--samples", "3", "--json", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    assert data["results"][0]["workload"] == "sum(exp(x)), n=10"
+    assert {"numpy (by hand)", "adsrc"} <= set(data["results"][0]["times"])
+    assert "| sum(exp(x)), n=10 |" in proc.stdout
