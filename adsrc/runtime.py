@@ -465,6 +465,15 @@ def items_cot(g, d):
 
 
 @helper
+def stack_cot(parts, x):
+    """Cotangent of an array x unpacked into its rows (`a, b = x`) from the rows' cotangents."""
+    if type(x) is not _nd and not isinstance(x, np.generic):
+        return tuple(parts)
+    rows = np.shape(x)[1:]
+    return np.stack([np.broadcast_to(p, rows) for p in parts])
+
+
+@helper
 def sequence_cot(g, x):
     """Cotangent of x from the cotangent of list(x) or tuple(x)."""
     if type(x) is _nd:

@@ -93,6 +93,11 @@ class Gen:
                     v = self.fresh()
                     self.lines.append(f"{pad}{v} = ls[-1] * 0.5")
                     scalars.append(v)
+            elif choice < 0.535:
+                # unpacking an array into scalars
+                a, b, c = self.fresh(), self.fresh(), self.fresh()
+                self.lines.append(f"{pad}{a}, {b}, {c} = {self.expr(scalars, arrays)} + 0.0 * xs")
+                scalars += [a, b, c]
             elif choice < 0.55:
                 target = r.choice(scalars)
                 self.lines.append(f"{pad}{target} = {target} * 0.7 + {self.scalar_expr(scalars, arrays)} * 0.3")

@@ -134,8 +134,24 @@ class Lowerer:
                                             {k.arg: k.value for k in value.keywords})
                 return pre + stmts + [_ir_assign(spec, copy.deepcopy(result), self.classifier, s, defined)]
         op = self.classifier.op(value, s)
+        if isinstance(spec, tuple) and op.kind not in ("copy", "tuple", "list", "user", "custom", "const") and \
+                not (op.kind == "rule" and op.rule.tuple_output):
+            # `a, b = np.exp(x)`: compute the array, then unpack it (its cotangent is an array)
+            tmp = self.namer.fresh(self.classifier_base(value))
+            self.scopes[-1].add(tmp)
+            defined.add(tmp)
+            first = ir.Assign(tmp, value, op).at(s)
+            defined.update(astutil.target_names(spec))
+            return pre + [first, ir.Assign(spec, astutil.name(tmp), ir.Op("copy")).at(s)]
         defined.update(astutil.target_names(spec))
         return pre + [ir.Assign(spec, value, op).at(s)]
+
+    @staticmethod
+    def classifier_base(value):
+        if isinstance(value, gast.Call):
+            f = value.func
+            return f.attr if isinstance(f, gast.Attribute) else getattr(f, "id", "value")
+        return "value"
 
     # -- if ------------------------------------------------------------------------------
     def cond(self, s, defined):
