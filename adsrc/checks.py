@@ -56,20 +56,23 @@ def _dot(grad, direction):
 
 
 def check_grads(f, args, argnums=0, *, directions=3, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0,
-                kwargs=None, full=False):
+                kwargs=None, full=False, static_argnums=(), static_argnames=()):
     """Check adsrc.grad(f) at args against central finite differences.
 
     For each of `directions` random directions v (one per differentiated
     argument, same structure), compares the directional derivative
     <grad, v> with (f(x + eps v) - f(x - eps v)) / (2 eps). With full=True,
     checks every coordinate of every array instead (for small inputs).
+    static_argnums/static_argnames are passed to adsrc.grad; the other
+    arguments and `kwargs` are held fixed.
     Raises GradientMismatch with the worst mismatch; returns the gradient.
     NaN or inf anywhere in the gradient is a failure.
     """
     kwargs = kwargs or {}
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
-    grads = api.grad(f, argnums=argnums)(*args, **kwargs)
+    grads = api.grad(f, argnums=argnums, static_argnums=static_argnums,
+                     static_argnames=static_argnames)(*args, **kwargs)
     gtuple = (grads,) if single else tuple(grads)
     for i, g in zip(nums, gtuple):
         for path, leaf in _leaves(g, f"argument {i}"):

@@ -114,6 +114,19 @@ def static_value(node, uf, local):
             return getattr(base, node.attr)
         except AttributeError:
             raise LookupError(node.attr) from None
+    if isinstance(node, gast.Subscript) and isinstance(node.slice, (gast.Constant, gast.Name, gast.Attribute)):
+        # a table of functions: ACTIVATIONS["tanh"], or ACTIVATIONS[kind] with a static `kind`
+        base = static_value(node.value, uf, local)
+        key = node.slice.value if isinstance(node.slice, gast.Constant) else static_value(node.slice, uf, local)
+        if not isinstance(base, (dict, tuple, list)):
+            raise LookupError("subscript")
+        try:
+            value = base[key]
+        except (KeyError, IndexError, TypeError):
+            raise LookupError("subscript") from None
+        if not callable(value):
+            raise LookupError("subscript")      # data stays data: read when the code runs
+        return value
     raise LookupError(type(node).__name__)
 
 

@@ -146,3 +146,23 @@ def einsum_alias(x):
 def test_views_from_rule_functions_are_aliases(fn, arg):
     with pytest.raises(adsrc.TransformError, match="may share its memory"):
         adsrc.grad(fn)(arg)
+
+
+def softplus(v):
+    return np.log1p(np.exp(v))
+
+
+ACTIVATIONS = {"tanh": np.tanh, "softplus": softplus, "sin": np.sin}
+LAYERS = (np.cos, square)
+
+
+def activation_table(x, kind):
+    return np.sum(ACTIVATIONS[kind](x)) + np.sum(LAYERS[1](x)) + np.sum(ACTIVATIONS["sin"](x))
+
+
+@pytest.mark.parametrize("kind", ["tanh", "softplus"])
+def test_function_tables_indexed_by_static_keys(kind):
+    x = rand(3)
+    check_grads(activation_table, (x, kind), static_argnames="kind", full=True)
+    src = adsrc.grad(activation_table, static_argnames="kind").source(x, kind)
+    assert ("softplus_vjp" in src) == (kind == "softplus")
