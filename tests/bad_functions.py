@@ -112,3 +112,15 @@ def unknown_method(x):
 def starred_target(x):
     a, *rest = x
     return a
+
+
+class Scaler:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def apply(self, x):
+        return x * self.scale
+
+
+def method_of_an_argument(x, model):
+    return np.sum(model.apply(x))

@@ -74,6 +74,14 @@ def test_unknown_method_names_it():
         adsrc.grad(bad.unknown_method)(np.array([1.0, 2.0]))
 
 
+def test_method_of_an_argument_suggests_marking_it_static():
+    x, model = np.array([1.0, 2.0]), bad.Scaler(3.0)
+    with pytest.raises(TransformError, match=r"mark it static") as info:
+        adsrc.grad(bad.method_of_an_argument)(x, model)
+    assert f"line {line_of(bad.method_of_an_argument, 'model.apply(x)')}" in str(info.value)
+    np.testing.assert_allclose(adsrc.grad(bad.method_of_an_argument, static_argnums=1)(x, model), [3.0, 3.0])
+
+
 def test_inplace_operator_on_shared_array_is_refused_when_it_runs():
     with pytest.raises(TransformError, match="may share its memory"):
         adsrc.grad(bad.aliased_inplace_array)(np.array([1.0, 2.0]))

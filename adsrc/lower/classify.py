@@ -179,9 +179,15 @@ class Classifier:
                              "Compute a new value instead (for example `np.sort(x)` or `a + b`).")
         rule = rules_mod.METHODS.get(name)
         if rule is None:
-            return Op("unknown", describe=f"the method `.{name}()`",
-                      hint=f"adsrc has no rule for `.{name}()`; call the NumPy function instead, or "
-                           "register one with adsrc.defvjp.")
+            hint = f"adsrc has no rule for `.{name}()`; call the NumPy function instead, or register one " \
+                   "with adsrc.defvjp."
+            if isinstance(v.func.value, gast.Name):
+                owner = v.func.value.id
+                hint = (f"adsrc has no rule for `.{name}()` and does not know what `{owner}` is when it "
+                        f"transforms. If `{owner}` is an argument whose method is Python code, mark it static "
+                        f"(static_argnums / static_argnames) so adsrc can transform the method; otherwise call "
+                        f"a NumPy function instead, or register a rule with adsrc.defvjp.")
+            return Op("unknown", describe=f"the method `.{name}()`", hint=hint)
         if rule.nondiff:
             return Op("const")
         try:
