@@ -127,10 +127,13 @@ class Gradient:
                  static_argnames=None, cache_size=DEFAULT_MAXSIZE, by_identity=()):
         if not callable(fun):
             raise TypeError(f"adsrc.grad expects a function, got {fun!r}")
-        if not isinstance(inspect.unwrap(fun), types.FunctionType):
+        if not isinstance(frontend.unwrap(fun), types.FunctionType):
             frontend.load(fun)   # raises the error explaining what adsrc can differentiate
         self.fun = fun
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())   # not fun.__dict__: it would shadow attributes
+        # what it is, for the error if someone differentiates it (higher-order derivatives are not supported)
+        self._adsrc_derivative = f"adsrc.{'value_and_grad' if with_value else 'grad'}" \
+                                 f"({getattr(fun, '__qualname__', fun)})"
         self.has_aux = bool(has_aux)
         self.with_value = with_value
         sig = inspect.signature(fun)
@@ -321,7 +324,8 @@ class BoundGradient:
         self.inner = Gradient(func, argnums=shift(argnums), static_argnums=shift(static_argnums),
                               static_argnames=names + (first,), by_identity=(first,), **options)
         self.inner._single = isinstance(argnums, numbers.Integral)
-        functools.update_wrapper(self, method)
+        functools.update_wrapper(self, method, updated=())
+        self._adsrc_derivative = self.inner._adsrc_derivative
 
     def __call__(self, *args, **kwargs):
         return self.inner(self.obj, *args, **kwargs)
@@ -480,7 +484,7 @@ def vjp(fun, *primals, has_aux=False):
     gradient per primal (None for integer primals); it may be called many
     times.
     """
-    if not isinstance(inspect.unwrap(fun), types.FunctionType):
+    if not isinstance(frontend.unwrap(fun), types.FunctionType):
         frontend.load(fun)
     fname = getattr(fun, "__qualname__", repr(fun))
     params = [p.name for p in inspect.signature(fun).parameters.values()
@@ -518,6 +522,7 @@ def vjp(fun, *primals, has_aux=False):
         return tuple(next(grads) if k is not None else None for k in kinds)
 
     pullback.__qualname__ = pullback.__name__ = f"{unit.name}_pullback"
+    pullback._adsrc_derivative = f"the vjp pullback of `{fname}`"     # not differentiated again
     return (out, pullback, aux) if has_aux else (out, pullback)
 
 

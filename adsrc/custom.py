@@ -31,7 +31,7 @@ class custom_vjp:
     """
 
     def __init__(self, fun):
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())   # not fun.__dict__: it would shadow attributes
         self.fun = fun
         self.fwd = None
         self.bwd = None

@@ -244,9 +244,54 @@ def _compile_lambda(node):
     return next(c for c in module.co_consts if hasattr(c, "co_code"))
 
 
+def is_gradient(obj):
+    """Is obj a function adsrc itself produced (adsrc.grad, value_and_grad, a vjp pullback)?
+
+    Those carry a description of themselves in `_adsrc_derivative`.
+    """
+    return isinstance(getattr(obj, "_adsrc_derivative", None), str)
+
+
+def higher_order_error(obj, where=None):
+    return transform_error(where, f"{obj._adsrc_derivative} is already a derivative computed by adsrc, and adsrc "
+                                  "does not differentiate derivatives (higher-order derivatives are not supported).",
+                           "Differentiate the original function instead. For a second derivative, take "
+                           "central finite differences of adsrc's gradient.")
+
+
+def unwrap(fun):
+    """Follow `__wrapped__` (functools.wraps) to the function adsrc transforms.
+
+    Stops at a custom_vjp (its rule, not its body, gives the derivative) and
+    refuses functions adsrc produced (that would be a higher-order derivative).
+    """
+    from .custom import custom_vjp
+    seen = set()
+    while True:
+        if is_gradient(fun):
+            raise higher_order_error(fun)
+        if isinstance(fun, custom_vjp):
+            return fun
+        inner = getattr(fun, "__wrapped__", None)
+        if inner is None or id(fun) in seen:
+            return fun
+        seen.add(id(fun))
+        fun = inner
+
+
+def source_function(fun):
+    """The plain function whose source `load(fun)` reads."""
+    from .custom import custom_vjp
+    fun = unwrap(fun)
+    return fun.fun if isinstance(fun, custom_vjp) else fun
+
+
 def load(fun):
     """Parse a Python function (or lambda) into a UserFunction."""
-    fun = inspect.unwrap(fun)
+    fun = unwrap(fun)
+    from .custom import custom_vjp
+    if isinstance(fun, custom_vjp):
+        return _calls_custom_rule(fun)
     if isinstance(fun, types.MethodType):
         raise transform_error(None, f"adsrc cannot differentiate the bound method `{fun.__qualname__}` directly.",
                               "Differentiate the plain function and pass the object as an argument.")
@@ -288,6 +333,36 @@ def load(fun):
         node.decorator_list = []
     _fill_args(node.args)
     return UserFunction(fun, node, filename)
+
+
+def _calls_custom_rule(cv):
+    """A custom_vjp differentiated directly: a function with its signature that calls it.
+
+    `adsrc.grad(f)` for a custom_vjp `f` then uses f's rule, as a call to f
+    inside another function would.
+    """
+    uf = load(cv.fun)
+    if cv.fwd is None:
+        raise uf.error(uf.node, f"the custom_vjp function `{uf.qualname}` has no rule yet.",
+                       f"Give it one with `{uf.name}.defvjp(fwd, bwd)` before differentiating.")
+    a = uf.node.args
+    if a.vararg or a.kwarg or a.kwonlyargs:
+        raise uf.error(uf.node, f"adsrc differentiates the custom_vjp function `{uf.qualname}` only when all its "
+                                "parameters are positional (no *args, **kwargs or keyword-only parameters).",
+                       "Call it from a plain function that passes its arguments by position.")
+    params = param_names(uf.node)
+    callee = uf.name if uf.name not in params else uf.name + "_custom"
+    call = gast.Call(func=gast.Name(id=callee, ctx=gast.Load(), annotation=None, type_comment=None),
+                     args=[gast.Name(id=p, ctx=gast.Load(), annotation=None, type_comment=None) for p in params],
+                     keywords=[])
+    body = gast.Return(value=call)
+    astutil.set_lineno(body, uf.node.lineno)
+    view = copy.copy(uf)
+    view.node = copy.copy(uf.node)
+    view.node.body = [body]
+    view.cells = {**uf.cells, callee: types.CellType(cv)}
+    view.locals = local_names(view.node)
+    return view
 
 
 def _fill_args(a):

@@ -19,7 +19,7 @@ from . import astutil, copyprop, dce, emit, ir, primitives, runtime
 from .activity import ARRAY, OTHER
 from .differentiate import AdjState, Adjoint, _tag, comment
 from .errors import transform_error
-from .frontend import load, static_value
+from .frontend import load, source_function, static_value
 from .lower.jumps import eliminate_jumps
 from .lower.ssa import to_ssa
 from .lower.tidy import tidy
@@ -81,12 +81,13 @@ def lowered(fun, statics=None, static_key=()):
     """The Lowered form of fun for static values `statics` (cached under `static_key`)."""
     if not isinstance(fun, types.FunctionType):
         load(fun)   # raises the error explaining what adsrc can differentiate
+    code = source_function(fun).__code__    # redefined functions are transformed again
     with LOCK:
         table = _LOWERED.setdefault(fun, {})
         lw = table.get(static_key)
-        if lw is None or lw.code is not fun.__code__:
+        if lw is None or lw.code is not code:
             lw = Lowered(fun, statics)
-            lw.code = fun.__code__
+            lw.code = code
             table[static_key] = lw
         return lw
 

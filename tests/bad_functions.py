@@ -2,6 +2,8 @@
 
 import numpy as np
 
+import adsrc
+
 COUNTER = 0
 
 
@@ -124,3 +126,14 @@ class Scaler:
 
 def method_of_an_argument(x, model):
     return np.sum(model.apply(x))
+
+
+def cube(x):
+    return x ** 3
+
+
+cube_grad = adsrc.grad(cube)
+
+
+def calls_a_gradient(x):
+    return cube_grad(x) * 2.0

@@ -249,3 +249,17 @@ def test_gradient_never_is_an_argument_through_branches_and_loops():
     gw = adsrc.grad(loop_weighted, argnums=1)(x, w, 1)
     np.testing.assert_allclose(gw, x)
     assert not np.shares_memory(gw, x)
+
+
+def tagged(x):
+    return x ** 2
+
+
+tagged.fun = "user metadata"        # attributes of the user's function do not shadow adsrc's own
+tagged.argnums = 5
+
+
+def test_function_attributes_do_not_shadow_the_gradient():
+    g = adsrc.grad(tagged)
+    assert g(3.0) == pytest.approx(6.0)
+    assert g.__name__ == "tagged" and g.argnums == 0

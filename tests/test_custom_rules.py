@@ -104,6 +104,24 @@ def test_custom_vjp_without_rule_is_an_error():
         adsrc.grad(lambda x: no_rule(x))(1.0)
 
 
+def test_custom_vjp_differentiated_directly_uses_its_rule():
+    x = np.array([0.2, 1.7])
+    assert adsrc.grad(straight_through_round)(1.7) == 1.0      # the rule's, not round's 0
+    np.testing.assert_allclose(adsrc.grad(scaled_product, argnums=(0, 1))(1.5, -2.0), (-4.0, 3.0))
+    value, g = adsrc.value_and_grad(scaled_product)(1.5, -2.0)
+    assert value == pytest.approx(-6.0) and g == pytest.approx(-4.0)
+    out, pullback = adsrc.vjp(straight_through_round, x)
+    np.testing.assert_allclose(out, [0.0, 2.0])
+    np.testing.assert_allclose(pullback(np.array([2.0, -1.0]))[0], [2.0, -1.0])
+    assert "straight_through_round_bwd" in adsrc.grad(straight_through_round).source(1.7)
+    check_grads(softplus, (0.3,))
+
+
+def test_custom_vjp_differentiated_directly_without_rule_is_an_error():
+    with pytest.raises(adsrc.TransformError, match=r"no_rule.*defvjp"):
+        adsrc.grad(no_rule)(1.0)
+
+
 # -- defvjp: a rule for a function adsrc cannot read -----------------------------------------------
 
 _ns = {"np": np}

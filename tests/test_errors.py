@@ -82,6 +82,24 @@ def test_method_of_an_argument_suggests_marking_it_static():
     np.testing.assert_allclose(adsrc.grad(bad.method_of_an_argument, static_argnums=1)(x, model), [3.0, 3.0])
 
 
+@pytest.mark.parametrize("make", [
+    lambda: adsrc.grad(bad.cube_grad),
+    lambda: adsrc.value_and_grad(adsrc.value_and_grad(bad.cube)),
+    lambda: adsrc.grad(adsrc.grad(bad.Scaler(2.0).apply)),
+    lambda: adsrc.grad(adsrc.vjp(bad.cube, 1.0)[1]),
+], ids=["grad-grad", "value_and_grad-twice", "bound-method", "pullback"])
+def test_higher_order_derivatives_are_refused(make):
+    with pytest.raises(TransformError, match="higher-order derivatives are not supported"):
+        make()(1.0)
+
+
+def test_calling_a_gradient_inside_a_differentiated_function_is_refused():
+    with pytest.raises(TransformError, match=r"adsrc.grad\(cube\) is already a derivative") as info:
+        adsrc.grad(bad.calls_a_gradient)(1.0)
+    assert f"line {line_of(bad.calls_a_gradient, 'cube_grad(x)')}" in str(info.value)
+    assert bad.calls_a_gradient(2.0) == pytest.approx(24.0)     # called normally it still runs
+
+
 def test_inplace_operator_on_shared_array_is_refused_when_it_runs():
     with pytest.raises(TransformError, match="may share its memory"):
         adsrc.grad(bad.aliased_inplace_array)(np.array([1.0, 2.0]))

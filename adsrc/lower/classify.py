@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import astutil, primitives
 from .. import rules as rules_mod
-from ..frontend import static_value
+from ..frontend import higher_order_error, is_gradient, static_value
 from ..ir import Op
 
 # Functions whose source adsrc never transforms: they need rules.
@@ -143,6 +143,8 @@ class Classifier:
         return Op("rule", rule=rule, bound=rule.bind(v.args, v.keywords), describe=rule.name)
 
     def static_call(self, v, obj, at):
+        if is_gradient(obj):
+            raise higher_order_error(obj, self.uf.loc(at))
         if primitives.is_primitive(obj):
             raise self.error(at, f"adsrc.{primitives.primitive_name(obj)} must be called as a statement of "
                                  "its own.", None)
