@@ -136,7 +136,7 @@ class Gradient:
                                  f"({getattr(fun, '__qualname__', fun)})"
         self.has_aux = bool(has_aux)
         self.with_value = with_value
-        sig = inspect.signature(fun)
+        sig = frontend.signature(fun)
         self._sig = sig
         params = list(sig.parameters.values())
         self._positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -177,9 +177,14 @@ class Gradient:
             if not 0 <= j < n:
                 raise ValueError(f"{what}={nums if len(nums) > 1 else nums[0]!r} is out of range: `{self._fname}` "
                                  f"has {n} positional parameter{'s' if n != 1 else ''} "
-                                 f"({', '.join(self._positional)})")
+                                 f"({', '.join(self._positional)})" + self._varargs_note())
             out.append(j)
         return out
+
+    def _varargs_note(self):
+        if not any(p.kind == p.VAR_POSITIONAL for p in self._sig.parameters.values()):
+            return ""
+        return ". adsrc differentiates named parameters, not *args. " + frontend.varargs_hint(self.fun)
 
     def _static_params(self, params, static_argnums, static_argnames):
         """name -> (position or None, default) for every static parameter, completed both ways."""
@@ -487,7 +492,7 @@ def vjp(fun, *primals, has_aux=False):
     if not isinstance(frontend.unwrap(fun), types.FunctionType):
         frontend.load(fun)
     fname = getattr(fun, "__qualname__", repr(fun))
-    params = [p.name for p in inspect.signature(fun).parameters.values()
+    params = [p.name for p in frontend.signature(fun).parameters.values()
               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if len(primals) > len(params):
         raise TypeError(f"`{fname}` takes {len(params)} positional arguments but vjp got {len(primals)} primals")

@@ -260,18 +260,20 @@ def higher_order_error(obj, where=None):
 
 
 def unwrap(fun):
-    """Follow `__wrapped__` (functools.wraps) to the function adsrc transforms.
+    """Follow `__wrapped__` from callable objects (functools.lru_cache...) to the function adsrc transforms.
 
-    Stops at a custom_vjp (its rule, not its body, gives the derivative) and
-    refuses functions adsrc produced (that would be a higher-order derivative).
+    Stops at the first plain function (a wrapper made with functools.wraps
+    is itself transformed), and at a custom_vjp (its rule, not its body,
+    gives the derivative). Refuses functions adsrc produced (that would be a
+    higher-order derivative).
     """
     from .custom import custom_vjp
     seen = set()
     while True:
         if is_gradient(fun):
             raise higher_order_error(fun)
-        if isinstance(fun, custom_vjp):
-            return fun
+        if isinstance(fun, (custom_vjp, types.FunctionType)):
+            return fun     # a decorator's wrapper function is transformed as written: it may change the value
         inner = getattr(fun, "__wrapped__", None)
         if inner is None or id(fun) in seen:
             return fun
@@ -284,6 +286,24 @@ def source_function(fun):
     from .custom import custom_vjp
     fun = unwrap(fun)
     return fun.fun if isinstance(fun, custom_vjp) else fun
+
+
+def signature(fun):
+    """The parameters of the function adsrc transforms for `fun` (not those of what it wraps)."""
+    return inspect.signature(source_function(fun), follow_wrapped=False)
+
+
+def varargs_hint(fun):
+    """What to do about a function adsrc cannot call with explicit parameters (*args/**kwargs)."""
+    target = source_function(fun)
+    if getattr(target, "__wrapped__", None) is not None:
+        code = target.__code__
+        return (f"`{target.__qualname__}` is a decorator's wrapper (`{code.co_name}`, {code.co_filename} line "
+                f"{code.co_firstlineno}): adsrc differentiates it as written, and cannot "
+                "match its *args/**kwargs. Apply adsrc.grad beneath the decorator, differentiate the undecorated "
+                "function (`.__wrapped__`) if the decorator does not change values, or give the wrapper explicit "
+                "parameters.")
+    return "Give the function explicit parameters."
 
 
 def load(fun):

@@ -19,7 +19,7 @@ from . import astutil, copyprop, dce, emit, ir, primitives, runtime
 from .activity import ARRAY, OTHER
 from .differentiate import AdjState, Adjoint, _tag, comment
 from .errors import transform_error
-from .frontend import load, source_function, static_value
+from .frontend import load, signature, source_function, static_value, varargs_hint
 from .lower.jumps import eliminate_jumps
 from .lower.ssa import to_ssa
 from .lower.tidy import tidy
@@ -149,7 +149,7 @@ class UnitBuilder:
         receiver = getattr(stmt.op, "receiver", None)
         call_args = ([receiver] if receiver is not None else []) + list(call.args)
         try:
-            sig = inspect.signature(callee)
+            sig = signature(callee)
         except (TypeError, ValueError):
             sig = None
         params = list(sig.parameters.values()) if sig else []
@@ -157,7 +157,7 @@ class UnitBuilder:
             if any(varied_args):
                 raise activity.fn.uf.error(_node_at(stmt), f"adsrc cannot differentiate the call to "
                                                            f"{stmt.op.describe}, which takes *args or **kwargs.",
-                                           "Give the function explicit parameters.")
+                                           varargs_hint(callee))
             return False, OTHER
         names = [p.name for p in params]
         atoms = {}

@@ -1,5 +1,7 @@
 """Functions adsrc must refuse, each with a clear error pointing at its line."""
 
+import functools
+
 import numpy as np
 
 import adsrc
@@ -137,3 +139,19 @@ cube_grad = adsrc.grad(cube)
 
 def calls_a_gradient(x):
     return cube_grad(x) * 2.0
+
+
+def forwards_everything(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return 2.0 * f(*args, **kwargs)
+    return wrapper
+
+
+@forwards_everything
+def decorated(x):
+    return x ** 2
+
+
+def calls_decorated(x):
+    return decorated(x) + 1.0

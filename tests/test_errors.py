@@ -100,6 +100,14 @@ def test_calling_a_gradient_inside_a_differentiated_function_is_refused():
     assert bad.calls_a_gradient(2.0) == pytest.approx(24.0)     # called normally it still runs
 
 
+def test_decorator_wrappers_taking_star_args_are_refused_with_advice():
+    with pytest.raises(ValueError, match=r"decorator's wrapper \(`wrapper`.*__wrapped__"):
+        adsrc.grad(bad.decorated)(1.5)
+    with pytest.raises(TransformError, match=r"decorator's wrapper") as info:
+        adsrc.grad(bad.calls_decorated)(1.5)
+    assert f"line {line_of(bad.calls_decorated, 'return decorated(x)')}" in str(info.value)
+
+
 def test_inplace_operator_on_shared_array_is_refused_when_it_runs():
     with pytest.raises(TransformError, match="may share its memory"):
         adsrc.grad(bad.aliased_inplace_array)(np.array([1.0, 2.0]))

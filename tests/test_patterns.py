@@ -1,5 +1,7 @@
 """Common ways people write NumPy code: dict views, iterables, list()/tuple(), methods of objects."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -166,3 +168,26 @@ def test_function_tables_indexed_by_static_keys(kind):
     check_grads(activation_table, (x, kind), static_argnames="kind", full=True)
     src = adsrc.grad(activation_table, static_argnames="kind").source(x, kind)
     assert ("softplus_vjp" in src) == (kind == "softplus")
+
+
+def doubled(f):
+    @functools.wraps(f)
+    def wrapper(x):
+        return 2.0 * f(x)
+    return wrapper
+
+
+@doubled
+def doubled_square(x):
+    return x ** 2
+
+
+def calls_doubled(x):
+    return doubled_square(x) + x
+
+
+def test_decorator_wrappers_are_differentiated_as_written():
+    # the wrapper changes the value: differentiating the undecorated function would be wrong
+    assert adsrc.grad(doubled_square)(1.5) == pytest.approx(6.0)
+    assert adsrc.grad(calls_doubled)(1.5) == pytest.approx(7.0)
+    check_grads(calls_doubled, (0.7,))
