@@ -11,6 +11,7 @@ import numpy as np
 from . import frontend, keys, transform
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .errors import TransformError
+from .transform import unit_guards
 
 _nd = np.ndarray
 _ARRAY_KEY = ("array",)
@@ -119,6 +120,23 @@ def _show_static(t, v):
 
 
 # -- the callable grad returns --------------------------------------------------------------------
+
+def _cached_function(unit):
+    """The compiled function of a unit, as the specialization caches hold it."""
+    fn = unit.fn
+    fn.unit = unit            # its unit holds the source
+    fn.still_valid = unit_guards(unit).compile()   # do the names it resolved still mean the same objects?
+    return fn
+
+
+def _compiled(cache, key, build, describe=None):
+    """The cached function for key, built if missing or out of date (a name it resolved was rebound)."""
+    fn = cache.get(key, build, describe)
+    if fn.still_valid is not None and not fn.still_valid():
+        cache.discard(key, f"{unit_guards(fn.unit).changed()} now means another object")
+        fn = cache.get(key, build, describe)
+    return fn
+
 
 class Gradient:
     """The gradient of a Python function, compiled from its source (one per specialization)."""
@@ -233,8 +251,8 @@ class Gradient:
             key = self._key(args, kwargs)
         cache = self._cache
         fn = cache._data.get(key)         # the compiled gradient (see _build)
-        if fn is None:
-            fn = cache.get(key, lambda: self._build(key, args, kwargs), self._describe_miss)
+        if fn is None or (fn.still_valid is not None and not fn.still_valid()):
+            fn = _compiled(cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
         else:
             cache.hits += 1
             if cache.several:
@@ -254,8 +272,7 @@ class Gradient:
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single}
             transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
-            unit.fn.unit = unit        # the cache holds the function; its unit holds the source
-            return unit.fn
+            return _cached_function(unit)
 
     def _key_items(self, key):
         """(name, shown value) pairs of a key."""
@@ -301,7 +318,7 @@ class Gradient:
             key = self._key((), dict(zip(self._wrt, placeholders), **kwargs))
         if stage == "lowered":
             return lowered_source(self.fun, statics, key[len(self._wrt):])
-        fn = self._cache.get(key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
+        fn = _compiled(self._cache, key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
         return unit_source(fn.unit)
 
     def cache_info(self):
@@ -507,11 +524,13 @@ def vjp(fun, *primals, has_aux=False):
             lw = transform.lowered(fun)
             unit = transform.Unit(lw.uf.name + "_vjp")
             options = {"final": True, "has_aux": bool(has_aux)}
-            return transform.build(lw, unit, wrt, {p: k for p, k in zip(params, kinds) if k}, "vjp", options)
+            transform.build(lw, unit, wrt, {p: k for p, k in zip(params, kinds) if k}, "vjp", options)
+            return _cached_function(unit)
 
-    unit = _vjp_cache(fun).get(key, build)
+    fn = _compiled(_vjp_cache(fun), key, build)
+    unit = fn.unit
     try:
-        result, raw_pullback = unit.fn(*primals)
+        result, raw_pullback = fn(*primals)
     except Exception as e:
         _annotate(e)
         raise

@@ -88,11 +88,24 @@ class SpecializationCache:
                 del self._building[key]
             event.set()
 
+    def discard(self, key, why):
+        """Forget the entry for key, which is out of date (logged like a miss)."""
+        with self._lock:
+            self._data.pop(key, None)
+            self.several = len(self._data) > 1
+            self._last_key = None
+        self._log(f"adsrc: {self.name} is out of date: {why}")
+
     def _log_miss(self, previous, key, describe):
         if not (log.isEnabledFor(logging.DEBUG) or os.environ.get("ADSRC_LOG_MISSES")):
             return
         why = describe(previous, key) if describe else f"new key {key!r}"
-        msg = f"adsrc: transforming {self.name}: {why}"
+        self._log(f"adsrc: transforming {self.name}: {why}")
+
+    @staticmethod
+    def _log(msg):
+        if not (log.isEnabledFor(logging.DEBUG) or os.environ.get("ADSRC_LOG_MISSES")):
+            return
         log.debug(msg)
         if os.environ.get("ADSRC_LOG_MISSES") and not log.isEnabledFor(logging.DEBUG):
             print(msg, file=sys.stderr)

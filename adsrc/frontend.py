@@ -18,6 +18,7 @@ import gast
 
 from . import astutil
 from .errors import Location, transform_error
+from .guards import Guards, depends_on
 
 _NO_SOURCE_HINT = (
     "adsrc reads a function's source code to differentiate it. Define the "
@@ -42,6 +43,7 @@ class UserFunction:
         self.builtins = b if isinstance(b, dict) else vars(b)
         self.locals = local_names(node)
         self.known = {}          # parameters whose values are known when transforming (static ones)
+        self.guards = Guards()   # the global and closure names the transformation depended on
 
     def with_known(self, values):
         """A view of this function in which the given parameters have known values.
@@ -55,7 +57,7 @@ class UserFunction:
         return view
 
     def __deepcopy__(self, memo):
-        return self   # shared, never mutated after loading
+        return self   # shared: only its guards grow as the transformation resolves names
 
     # -- locations and errors -------------------------------------------------
     def loc(self, node_or_lineno):
@@ -99,25 +101,40 @@ def static_value(node, uf, local):
     """The object a Name/Attribute chain rooted at a non-local name means now.
 
     `local` is a predicate telling whether a name is local at this point.
-    Raises LookupError if the expression is not such a chain.
+    Raises LookupError if the expression is not such a chain. When the
+    object is one the transformation depends on (a function, a module), the
+    global and closure names it came from are recorded in `uf.guards`.
     """
+    roots = []
+    value = _resolve(node, uf, local, roots)
+    if depends_on(value):
+        for kind, name, namespace, root in roots:
+            uf.guards.record(kind, name, namespace, root)
+    return value
+
+
+def _resolve(node, uf, local, roots):
     if isinstance(node, gast.Name):
         if local(node.id):
             raise LookupError(node.id)
         kind, value = uf.lookup(node.id)
         if kind == "missing":
             raise LookupError(node.id)
+        if kind == "global":
+            roots.append((kind, node.id, uf.globals, value))
+        elif kind == "closure":
+            roots.append((kind, node.id, uf.cells[node.id], value))
         return value
     if isinstance(node, gast.Attribute):
-        base = static_value(node.value, uf, local)
+        base = _resolve(node.value, uf, local, roots)
         try:
             return getattr(base, node.attr)
         except AttributeError:
             raise LookupError(node.attr) from None
     if isinstance(node, gast.Subscript) and isinstance(node.slice, (gast.Constant, gast.Name, gast.Attribute)):
         # a table of functions: ACTIVATIONS["tanh"], or ACTIVATIONS[kind] with a static `kind`
-        base = static_value(node.value, uf, local)
-        key = node.slice.value if isinstance(node.slice, gast.Constant) else static_value(node.slice, uf, local)
+        base = _resolve(node.value, uf, local, roots)
+        key = node.slice.value if isinstance(node.slice, gast.Constant) else _resolve(node.slice, uf, local, roots)
         if not isinstance(base, (dict, tuple, list)):
             raise LookupError("subscript")
         try:

@@ -19,6 +19,7 @@ from . import astutil, copyprop, dce, emit, ir, primitives, runtime
 from .activity import ARRAY, OTHER
 from .differentiate import AdjState, Adjoint, _tag, comment
 from .errors import transform_error
+from .guards import Guards
 from .frontend import load, signature, source_function, static_value, varargs_hint
 from .lower.jumps import eliminate_jumps
 from .lower.ssa import to_ssa
@@ -85,7 +86,7 @@ def lowered(fun, statics=None, static_key=()):
     with LOCK:
         table = _LOWERED.setdefault(fun, {})
         lw = table.get(static_key)
-        if lw is None or lw.code is not code:
+        if lw is None or lw.code is not code or lw.uf.guards.changed():
             lw = Lowered(fun, statics)
             lw.code = code
             table[static_key] = lw
@@ -230,6 +231,21 @@ def _is_function(value):
         type(value).__name__ == "ufunc"
 
 
+def unit_guards(unit):
+    """The names `unit` and every unit it calls depended on when they were transformed."""
+    out = Guards()
+    seen = set()
+    stack = [unit]
+    while stack:
+        u = stack.pop()
+        if id(u) in seen or u.building:
+            continue
+        seen.add(id(u))
+        out.merge(u.lowered.uf.guards)
+        stack.extend(u.callees)
+    return out
+
+
 def vjp_unit(fun, wrt, kinds, functions=None):
     """The unit `f_vjp(args) -> (out, pullback)` for fun, differentiated in `wrt`.
 
@@ -242,7 +258,7 @@ def vjp_unit(fun, wrt, kinds, functions=None):
         static_key = tuple(sorted((name, id(f)) for name, f in functions.items()))
         key = (wrt, kinds, static_key)
         unit = table.get(key)
-        if unit is not None:
+        if unit is not None and (unit.building or unit_guards(unit).changed() is None):
             return unit
         lw = lowered(fun, functions, static_key) if functions else lowered(fun)
         params = [p for p in lw.fn.params]

@@ -1,0 +1,119 @@
+"""Rebinding a global or closure name that a transformation resolved transforms the function again.
+
+adsrc resolves `act(x)` to the function `act` means when it transforms; a
+gradient reused after `act` is rebound (a notebook cell redefining a helper)
+must follow the new function, never keep differentiating the old one. Data
+globals are read when the code runs, so rebinding them costs nothing.
+"""
+
+import sys
+
+import numpy as np
+import pytest
+
+import adsrc
+from adsrc.checks import check_grads
+
+THIS = sys.modules[__name__]
+X = np.array([0.3, -1.2, 2.0])
+
+ACT = np.tanh
+WEIGHTS = np.array([1.0, 2.0, 3.0])
+
+
+def uses_global_function(x):
+    return np.sum(ACT(x) * WEIGHTS)
+
+
+def helper(v):
+    return v ** 2
+
+
+def calls_helper(x):
+    return np.sum(helper(x))
+
+
+def cubed(v):
+    return v ** 3
+
+
+class Scale:
+    def __init__(self, k):
+        self.k = k
+
+    def apply(self, v):
+        return v * self.k
+
+
+class Shift:
+    def apply(self, v):
+        return np.sin(v)
+
+
+MODEL = Scale(2.0)
+
+
+def calls_global_method(x):
+    return np.sum(MODEL.apply(x))
+
+
+def test_rebinding_a_global_function(monkeypatch):
+    g = adsrc.grad(uses_global_function)
+    np.testing.assert_allclose(g(X), (1.0 - np.tanh(X) ** 2) * WEIGHTS)
+    monkeypatch.setattr(THIS, "ACT", np.sin)
+    np.testing.assert_allclose(g(X), np.cos(X) * WEIGHTS)
+    assert "np.cos(x)" in g.source(X)
+    assert g.cache_info().misses == 2
+    check_grads(uses_global_function, (X,), full=True)
+
+
+def test_rebinding_data_never_transforms_again(monkeypatch):
+    g = adsrc.grad(uses_global_function)
+    g(X)
+    monkeypatch.setattr(THIS, "WEIGHTS", np.array([-1.0, 0.5, 4.0]))
+    np.testing.assert_allclose(g(X), (1.0 - np.tanh(X) ** 2) * np.array([-1.0, 0.5, 4.0]))
+    assert g.cache_info().misses == 1
+
+
+def test_redefining_a_helper_the_function_calls(monkeypatch):
+    g = adsrc.grad(calls_helper)
+    np.testing.assert_allclose(g(X), 2.0 * X)
+    monkeypatch.setattr(THIS, "helper", cubed)
+    np.testing.assert_allclose(g(X), 3.0 * X ** 2)
+    np.testing.assert_allclose(adsrc.vjp(calls_helper, X)[1](1.0)[0], 3.0 * X ** 2)
+
+
+def test_rebinding_the_object_whose_method_is_called(monkeypatch):
+    g = adsrc.grad(calls_global_method)
+    np.testing.assert_allclose(g(X), [2.0, 2.0, 2.0])
+    monkeypatch.setattr(THIS, "MODEL", Shift())
+    np.testing.assert_allclose(g(X), np.cos(X))
+
+
+def make_closure():
+    act = np.tanh
+
+    def f(x):
+        return np.sum(act(x))
+
+    def switch():
+        nonlocal act
+        act = np.exp
+    return f, switch
+
+
+def test_rebinding_a_closure_variable():
+    f, switch = make_closure()
+    g = adsrc.grad(f)
+    np.testing.assert_allclose(g(X), 1.0 - np.tanh(X) ** 2)
+    switch()
+    np.testing.assert_allclose(g(X), np.exp(X))
+
+
+def test_stale_gradients_are_logged(monkeypatch, caplog):
+    g = adsrc.grad(uses_global_function)
+    g(X)
+    monkeypatch.setattr(THIS, "ACT", np.sin)
+    with caplog.at_level("DEBUG", logger="adsrc.cache"):
+        g(X)
+    assert "global `ACT` now means another object" in caplog.text
