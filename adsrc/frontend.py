@@ -103,38 +103,43 @@ def static_value(node, uf, local):
     `local` is a predicate telling whether a name is local at this point.
     Raises LookupError if the expression is not such a chain. When the
     object is one the transformation depends on (a function, a module), the
-    global and closure names it came from are recorded in `uf.guards`.
+    lookup is recorded in `uf.guards`, to be checked before the generated code
+    is reused.
     """
-    roots = []
-    value = _resolve(node, uf, local, roots)
+    keys = []       # lookups of names used as constant indices on the way
+    value, chain = _resolve(node, uf, local, keys)
     if depends_on(value):
-        for kind, name, namespace, root in roots:
-            uf.guards.record(kind, name, namespace, root)
+        for (kind, namespace, name, path), found in [(chain, value)] + keys:
+            if kind is not None:
+                uf.guards.record(kind, namespace, name, path, found)
     return value
 
 
-def _resolve(node, uf, local, roots):
+def _resolve(node, uf, local, keys):
+    """(value, chain): chain is (root kind, namespace, root name, path) for Guards.record."""
     if isinstance(node, gast.Name):
         if local(node.id):
             raise LookupError(node.id)
         kind, value = uf.lookup(node.id)
         if kind == "missing":
             raise LookupError(node.id)
-        if kind == "global":
-            roots.append((kind, node.id, uf.globals, value))
-        elif kind == "closure":
-            roots.append((kind, node.id, uf.cells[node.id], value))
-        return value
+        namespace = {"global": uf.globals, "closure": uf.cells.get(node.id), "static": value}.get(kind)
+        return value, (kind if namespace is not None else None, namespace, node.id, [])
     if isinstance(node, gast.Attribute):
-        base = _resolve(node.value, uf, local, roots)
+        base, (kind, namespace, name, path) = _resolve(node.value, uf, local, keys)
         try:
-            return getattr(base, node.attr)
+            value = getattr(base, node.attr)
         except AttributeError:
             raise LookupError(node.attr) from None
+        return value, (kind, namespace, name, path + [(True, node.attr)])
     if isinstance(node, gast.Subscript) and isinstance(node.slice, (gast.Constant, gast.Name, gast.Attribute)):
         # a table of functions: ACTIVATIONS["tanh"], or ACTIVATIONS[kind] with a static `kind`
-        base = _resolve(node.value, uf, local, roots)
-        key = node.slice.value if isinstance(node.slice, gast.Constant) else _resolve(node.slice, uf, local, roots)
+        base, (kind, namespace, name, path) = _resolve(node.value, uf, local, keys)
+        if isinstance(node.slice, gast.Constant):
+            key = node.slice.value
+        else:
+            key, key_chain = _resolve(node.slice, uf, local, keys)
+            keys.append((key_chain, key))
         if not isinstance(base, (dict, tuple, list)):
             raise LookupError("subscript")
         try:
@@ -143,7 +148,7 @@ def _resolve(node, uf, local, roots):
             raise LookupError("subscript") from None
         if not callable(value):
             raise LookupError("subscript")      # data stays data: read when the code runs
-        return value
+        return value, (kind, namespace, name, path + [(False, key)])
     raise LookupError(type(node).__name__)
 
 

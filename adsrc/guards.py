@@ -3,15 +3,20 @@
 When adsrc transforms `act(x)`, it looks up what the global (or closure
 variable) `act` means and builds the derivative for that function. If the
 user later rebinds `act` (a notebook cell redefining a helper, a global
-switched to another activation), the generated code would be stale. A
-`Guards` object records every such name with the object it meant; before a
-compiled gradient is reused, `still_valid()` checks each name still means the
-same object (by identity), and the function is transformed again if not.
+switched to another activation, `model.act = np.sin`), the generated code
+would be stale. A `Guards` object records each such lookup, as a chain from a
+root (a module global, a closure cell, a static argument's value) through
+attributes and constant indices, with the object it ended at. Before a
+compiled gradient is reused, `still_valid()` walks every chain again and
+checks it still ends at the same object; if not, the function is
+transformed again.
 
-Only names whose values the transformation depends on are recorded:
-functions, callable objects and modules. Data (arrays, numbers, dicts of
-parameters) is read by the generated code when it runs, so rebinding it
-never needs a new transformation.
+Only lookups the transformation depends on are recorded: those ending at
+functions, callable objects and modules. Data (arrays, numbers, parameter
+dicts, `self.W`) is read by the generated code when it runs, so rebinding it
+never needs a new transformation. A chain's intermediate objects are not
+compared: `self.layer = Layer(...)` with a new layer of the same class keeps
+the gradient, since its method is the same function.
 """
 
 import types
@@ -19,53 +24,80 @@ import types
 _MISSING = object()
 
 
-def _cell_value(cell):
-    try:
-        return cell.cell_contents
-    except ValueError:      # an empty cell
-        return _MISSING
-
-
 def depends_on(value):
     """Does a transformation that resolved a name to value depend on which object it is?"""
     return callable(value) or isinstance(value, types.ModuleType)
 
 
+def _unbound(value):
+    # a bound method is a new object on every access: compare the function it binds
+    return value.__func__ if isinstance(value, types.MethodType) else value
+
+
+def _root(kind, namespace, name):
+    if kind == "global":
+        return namespace.get(name, _MISSING)
+    if kind == "closure":
+        try:
+            return namespace.cell_contents
+        except ValueError:      # an empty cell
+            return _MISSING
+    return namespace            # 'static': the static argument's value itself
+
+
+def _walk(kind, namespace, name, path):
+    """Where a chain ends now (_MISSING if a step fails)."""
+    obj = _root(kind, namespace, name)
+    try:
+        for is_attr, step in path:
+            obj = getattr(obj, step) if is_attr else obj[step]
+    except Exception:
+        return _MISSING
+    return _unbound(obj)
+
+
 class Guards:
-    """(kind, name) -> (namespace, object) for kind 'global' (namespace: the
-    module's dict) and 'closure' (namespace: the cell)."""
+    """Chains (kind, namespace, name, path) and the objects they ended at.
+
+    kind is 'global' (namespace: the module's dict), 'closure' (the cell) or
+    'static' (the value of static argument `name`); path is a tuple of
+    (True, attribute) and (False, constant index) steps.
+    """
 
     def __init__(self):
         self.entries = {}
 
-    def record(self, kind, name, namespace, value):
-        self.entries[(kind, name)] = (namespace, value)
+    def record(self, kind, namespace, name, path, value):
+        if kind == "static" and not path:
+            return              # the specialization key already holds static values
+        self.entries[(kind, id(namespace), name, tuple(path))] = (namespace, _unbound(value))
 
     def merge(self, other):
         self.entries.update(other.entries)
 
     def changed(self):
-        """The first name that no longer means the object it meant, or None."""
-        for (kind, name), (namespace, value) in self.entries.items():
-            now = namespace.get(name, _MISSING) if kind == "global" else _cell_value(namespace)
-            if now is not value:
-                return f"{kind} `{name}`"
+        """The first chain that no longer ends at the object it did, as the user would write it, or None."""
+        for (kind, _, name, path), (namespace, value) in self.entries.items():
+            if _walk(kind, namespace, name, path) is not value:
+                return f"`{name}{''.join(f'.{s}' if a else f'[{s!r}]' for a, s in path)}`"
         return None
 
     def compile(self):
-        """A function () -> bool telling whether every name still holds (None when nothing to check).
+        """A function () -> bool: does every chain still end where it did? (None when there is none.)
 
-        Generated for the names at hand, so the check costs tens of
-        nanoseconds per name on every call.
+        Generated for the chains at hand: a plain global costs one dict
+        lookup on every call.
         """
         if not self.entries:
             return None
-        env = {"MISSING": _MISSING, "cell_value": _cell_value}
+        env = {"MISSING": _MISSING, "walk": _walk}
         tests = []
-        for i, ((kind, name), (namespace, value)) in enumerate(self.entries.items()):
-            env[f"ns{i}"], env[f"v{i}"] = namespace, value
-            now = f"ns{i}.get({name!r}, MISSING)" if kind == "global" else f"cell_value(ns{i})"
-            tests.append(f"{now} is v{i}")
+        for i, ((kind, _, name, path), (namespace, value)) in enumerate(self.entries.items()):
+            env[f"ns{i}"], env[f"v{i}"], env[f"name{i}"], env[f"path{i}"] = namespace, value, name, path
+            if kind == "global" and not path:
+                tests.append(f"ns{i}.get(name{i}, MISSING) is v{i}")
+            else:
+                tests.append(f"walk({kind!r}, ns{i}, name{i}, path{i}) is v{i}")
         source = "def still_valid():\n    return " + " and ".join(tests) + "\n"
         exec(compile(source, "<adsrc guards>", "exec"), env)
         return env["still_valid"]

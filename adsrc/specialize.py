@@ -17,6 +17,7 @@ constants, and calls to a few pure builtins and `math` functions.
 import builtins
 import copy
 import math
+import types
 
 import gast
 
@@ -35,6 +36,17 @@ UNROLL_BODY_MAX = 12    # ... when their body has at most this many statements
 
 class _NotConstant(Exception):
     pass
+
+
+def _mutable_object(value):
+    """An object compared by identity (its class keeps object's __hash__), whose attributes may change.
+
+    Its attributes are read when the code runs, never folded into it: a
+    static `self` whose `self.n` changes must not keep the old `n`. Objects
+    hashed by value (frozen dataclasses, namedtuples) are immutable by the
+    static-argument contract, as in JAX, so their fields are constants.
+    """
+    return type(value).__hash__ is object.__hash__ and not isinstance(value, (type, types.ModuleType))
 
 
 def literal(value):
@@ -108,8 +120,10 @@ class Specializer:
             return self.value(node.value, env)[self.value(node.slice, env)]
         if isinstance(node, gast.Attribute):
             base = self.value(node.value, env)
-            if isinstance(base, _LITERAL_TYPES + (tuple,)):
-                raise _NotConstant     # methods of literals are not worth evaluating
+            if isinstance(base, tuple) and node.attr in getattr(type(base), "_fields", ()):
+                return getattr(base, node.attr)     # a field of a namedtuple
+            if isinstance(base, _LITERAL_TYPES + (tuple,)) or _mutable_object(base):
+                raise _NotConstant     # methods of literals; state of objects that may change
             return getattr(base, node.attr)
         if isinstance(node, gast.Call) and not any(isinstance(a, gast.Starred) for a in node.args):
             fn = self._callee(node.func, env)

@@ -116,4 +116,57 @@ def test_stale_gradients_are_logged(monkeypatch, caplog):
     monkeypatch.setattr(THIS, "ACT", np.sin)
     with caplog.at_level("DEBUG", logger="adsrc.cache"):
         g(X)
-    assert "global `ACT` now means another object" in caplog.text
+    assert "`ACT` now means another object" in caplog.text
+
+
+class Layer:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, v):
+        return np.tanh(v * self.w)
+
+
+class Net:
+    def __init__(self):
+        self.layer = Layer(2.0)
+        self.act = np.tanh
+        self.steps = 3
+
+    def loss(self, x):
+        h = x
+        for _ in range(self.steps):
+            h = self.layer.forward(h)
+        return np.sum(self.act(h))
+
+
+def test_rebinding_attributes_of_a_static_object():
+    net = Net()
+    g = adsrc.grad(net.loss)
+    check_grads(net.loss, (X,), full=True)
+    net.layer = Layer(0.5)                 # a new object of the same class: same program
+    net.steps = 2                          # data read when the code runs, never folded
+    check_grads(net.loss, (X,), full=True)
+    g(X)
+    assert g.cache_info().misses == 1
+    net.act = np.sin                       # another function: transformed again
+    check_grads(net.loss, (X,), full=True)
+    g(X)
+    assert g.cache_info().misses == 2
+
+
+TABLE = {"tanh": np.tanh, "sin": np.sin}
+KIND = "tanh"
+
+
+def uses_table(x):
+    return np.sum(TABLE[KIND](x))
+
+
+def test_rebinding_a_table_or_its_key(monkeypatch):
+    g = adsrc.grad(uses_table)
+    np.testing.assert_allclose(g(X), 1.0 - np.tanh(X) ** 2)
+    monkeypatch.setattr(THIS, "KIND", "sin")
+    np.testing.assert_allclose(g(X), np.cos(X))
+    monkeypatch.setitem(TABLE, "sin", np.exp)
+    np.testing.assert_allclose(g(X), np.exp(X))
