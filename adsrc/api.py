@@ -133,7 +133,7 @@ def _compiled(cache, key, build, describe=None):
     """The cached function for key, built if missing or out of date (a name it resolved was rebound)."""
     fn = cache.get(key, build, describe)
     if fn.still_valid is not None and not fn.still_valid():
-        cache.discard(key, f"{unit_guards(fn.unit).changed()} now means another object")
+        cache.discard(key, f"{unit_guards(fn.unit).changed()} changed since it was transformed")
         fn = cache.get(key, build, describe)
     return fn
 

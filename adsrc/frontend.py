@@ -93,8 +93,8 @@ class UserFunction:
         return "missing", None
 
 
-class _NotStatic(Exception):
-    pass
+# Modules whose attributes are taken as fixed (lookups through them are not guarded).
+_FIXED_MODULES = frozenset({"numpy", "math", "builtins", "cmath", "operator", "functools", "scipy"})
 
 
 def static_value(node, uf, local):
@@ -131,6 +131,8 @@ def _resolve(node, uf, local, keys):
             value = getattr(base, node.attr)
         except AttributeError:
             raise LookupError(node.attr) from None
+        if isinstance(base, types.ModuleType) and base.__name__.partition(".")[0] in _FIXED_MODULES:
+            kind = None      # nobody rebinds np.tanh: not worth a check on every call
         return value, (kind, namespace, name, path + [(True, node.attr)])
     if isinstance(node, gast.Subscript) and isinstance(node.slice, (gast.Constant, gast.Name, gast.Attribute)):
         # a table of functions: ACTIVATIONS["tanh"], or ACTIVATIONS[kind] with a static `kind`

@@ -43,6 +43,8 @@ class Lowered:
     def __init__(self, fun, statics=None):
         self.statics = dict(statics or {})
         self.uf = load(fun).with_known(self.statics) if self.statics else load(fun)
+        source = source_function(fun)       # its code may be replaced in place (IPython's autoreload)
+        self.uf.guards.record("static", source, self.uf.name, [(True, "__code__")], source.__code__)
         fdef, namer = normalize(self.uf)
         specialize(self.uf, fdef, self.statics)
         assigned = astutil.names_stored(self.uf.node)
