@@ -33,6 +33,7 @@ import gast
 from . import astutil, ir
 from .activity import ARRAY, OTHER, Activity
 from .errors import transform_error
+from .lower.classify import dotted
 
 
 class AdjState:
@@ -81,8 +82,9 @@ def _tag(nodes, lineno):
 class Adjoint:
     """Generates forward and backward code for one lowered function."""
 
-    def __init__(self, fn, namer, wrt, kinds, ctx, mode="grad"):
+    def __init__(self, fn, namer, wrt, kinds, ctx, mode="grad", callee=False):
         self.fn = fn
+        self.callee = callee        # generated for calls from other generated code
         self.uf = fn.uf
         self.namer = namer
         self.wrt = list(wrt)
@@ -194,6 +196,9 @@ class Adjoint:
         if isinstance(s, ir.Assign):
             return self.assign(s)
         if isinstance(s, ir.Effect):
+            if s.callee_only and not self.callee:
+                return [], []
+            self.refuse_lost_effect(s)
             return _tag([astutil.expr_stmt(copy.deepcopy(s.value))], s.lineno), []
         if isinstance(s, ir.Raw):
             return _tag([copy.deepcopy(s.node)], s.lineno), []
@@ -205,6 +210,18 @@ class Adjoint:
             printer = ir.Printer(self.ctx.primitive_names(self.namer), self.namer)
             return _tag([printer.function(s.fn, s.name)], s.lineno), []
         raise TypeError(s)
+
+    def refuse_lost_effect(self, s):
+        """A call run for its effect on differentiated values would change arrays adsrc never sees change."""
+        if not self.act._atoms_varied([s.value]):
+            return
+        if s.writes is not None:
+            raise self.error(s, f"`{dotted(s.value.func)}` writes into `{dotted(s.writes)}` in "
+                                "place, and adsrc cannot differentiate through that change.",
+                             "Compute a new array instead (for example `buf = x.copy()`, `buf = np.where(mask, "
+                             "x, buf)` or `buf[idx] = x`).")
+        if s.op is not None and s.op.kind == "user":
+            self.ctx.refuse_mutations(s, self.uf)
 
     # -- assignments --------------------------------------------------------------------------------
     def assign(self, s):

@@ -69,10 +69,19 @@ class Assign(Stmt):
 
 
 class Effect(Stmt):
-    """A call run for its side effects (print, ...); never differentiated."""
+    """A call run for its side effects (print, ...); never differentiated.
 
-    def __init__(self, value):
+    `op` classifies the call (None for checks the lowering adds); `writes`
+    is the argument a NumPy function writes into (`np.copyto(buf, x)`), if any.
+    `callee_only` checks run only in code generated for calls from other
+    generated code (where a change to an argument would be lost).
+    """
+
+    def __init__(self, value, op=None, writes=None, callee_only=False):
         self.value = value
+        self.op = op
+        self.writes = writes
+        self.callee_only = callee_only
 
 
 class Raw(Stmt):
@@ -288,6 +297,8 @@ class Printer:
         if isinstance(s, Assign):
             return self._tag([astutil.assign(s.target, copy.deepcopy(s.value))], s)
         if isinstance(s, Effect):
+            if s.callee_only:
+                return []
             return self._tag([astutil.expr_stmt(copy.deepcopy(s.value))], s)
         if isinstance(s, Raw):
             return self._tag([copy.deepcopy(s.node)], s)

@@ -22,6 +22,7 @@ from .errors import transform_error
 from .guards import Guards
 from .frontend import load, signature, source_function, static_value, varargs_hint
 from .lower.jumps import eliminate_jumps
+from .lower.mutation import parameter_mutations
 from .lower.ssa import to_ssa
 from .lower.tidy import tidy
 from .lower.structure import lower
@@ -52,10 +53,18 @@ class Lowered:
             if base not in assigned and self.uf.lookup(base)[1] is runtime.HELPERS[base]:
                 namer.share(base)
         eliminate_jumps(fdef, namer)
+        self.mutations = parameter_mutations(fdef, self.resolve)
         self.fn = lower(self.uf, fdef, namer)
         to_ssa(self.fn, namer)
         tidy(self.fn.body)
         self.namer = namer
+
+    def resolve(self, node):
+        """The object an expression of this function means when transforming, or None."""
+        try:
+            return static_value(node, self.uf, lambda n: n in self.uf.locals and n not in self.uf.known)
+        except LookupError:
+            return None
 
     def fresh(self):
         """A private copy of the IR and the namer, for one transformation."""
@@ -133,6 +142,10 @@ class UnitBuilder:
         self.refs = {}                 # name in generated code -> Unit
         self.objects = {}              # name in generated code -> object it means (custom rules)
 
+    def refuse_mutations(self, stmt, uf):
+        """Raise if the user function a statement calls changes an argument in place."""
+        refuse_mutations(callee_lowered(stmt.op.callee, {}), stmt, uf)
+
     def bind(self, base, obj):
         """A name generated code can use for obj."""
         for name, known in self.objects.items():
@@ -194,6 +207,7 @@ class UnitBuilder:
                     functions[pname] = value    # a function passed as an argument: known when transforming
         if not wrt:
             return False, OTHER
+        refuse_mutations(callee_lowered(callee, functions), stmt, activity.fn.uf)
         unit = vjp_unit(callee, tuple(wrt), tuple(kinds[p] for p in wrt), functions)
         if unit is not self.unit:
             self.unit.callees.append(unit)
@@ -248,6 +262,29 @@ def unit_guards(unit):
     return out
 
 
+def refuse_mutations(lw, stmt, uf):
+    """Raise at a call (with differentiated arguments) to a function that changes an argument in place."""
+    if not lw.mutations:
+        return
+    param, at, what = lw.mutations[0]
+    callee = lw.uf
+    raise uf.error(_node_at(stmt),
+                   f"{stmt.op.describe} changes its argument `{param}` in place ({what} at {callee.filename}, "
+                   f"line {at.lineno}: `{callee.line(at.lineno)}`), and adsrc would lose that change: it "
+                   "differentiates a function through the value it returns.",
+                   f"Return the new value and assign it where you call `{callee.name}`, or copy the argument "
+                   f"first inside `{callee.name}` (`{param} = {param}.copy()`).")
+
+
+def _functions_key(functions):
+    return tuple(sorted((name, id(f)) for name, f in functions.items()))
+
+
+def callee_lowered(fun, functions):
+    """The Lowered form of a function called from generated code, specialized on function arguments."""
+    return lowered(fun, functions, _functions_key(functions)) if functions else lowered(fun)
+
+
 def vjp_unit(fun, wrt, kinds, functions=None):
     """The unit `f_vjp(args) -> (out, pullback)` for fun, differentiated in `wrt`.
 
@@ -257,12 +294,11 @@ def vjp_unit(fun, wrt, kinds, functions=None):
     functions = functions or {}
     with LOCK:
         table = _VJP_UNITS.setdefault(fun, {})
-        static_key = tuple(sorted((name, id(f)) for name, f in functions.items()))
-        key = (wrt, kinds, static_key)
+        key = (wrt, kinds, _functions_key(functions))
         unit = table.get(key)
         if unit is not None and (unit.building or unit_guards(unit).changed() is None):
             return unit
-        lw = lowered(fun, functions, static_key) if functions else lowered(fun)
+        lw = callee_lowered(fun, functions)
         params = [p for p in lw.fn.params]
         suffix = "" if list(wrt) == params else "_" + "_".join(wrt)
         unit = Unit(lw.uf.name + "_vjp" + suffix)
@@ -281,7 +317,7 @@ def build(lw, unit, wrt, kinds, mode, options=None):
     fn, namer = lw.fresh()
     unit.name = namer.fresh(unit.name)
     builder = UnitBuilder(namer, unit)
-    adj = Adjoint(fn, namer, wrt, kinds, builder, mode)
+    adj = Adjoint(fn, namer, wrt, kinds, builder, mode, callee=mode == "vjp" and not options.get("final"))
     if mode == "grad":
         fdef = _assemble_grad(adj, fn, unit.name, options)
     else:

@@ -155,3 +155,61 @@ def decorated(x):
 
 def calls_decorated(x):
     return decorated(x) + 1.0
+
+
+def fill_first(buf, v):
+    buf[0] = v
+
+
+def fill_first_and_return(buf, v):
+    buf[0] = v
+    return buf
+
+
+def append_twice(lst, v):
+    lst.append(v * 2.0)
+
+
+def add_into(a, b):
+    a += b
+    return a
+
+
+def calls_fill_first(x):
+    y = np.zeros(3)
+    fill_first(y, x[1])
+    return np.sum(y * x)
+
+
+def calls_fill_first_and_return(x):
+    y = np.zeros(3)
+    z = fill_first_and_return(y, x[1])
+    return np.sum(y * x) + np.sum(z)
+
+
+def calls_append_twice(x):
+    out = []
+    append_twice(out, x[0])
+    return out[0] * 3.0
+
+
+def calls_add_into(x):
+    return np.sum(add_into(x * 1.0, x))
+
+
+def uses_copyto(x):
+    y = np.zeros(3)
+    np.copyto(y, x)
+    return np.sum(y ** 2)
+
+
+def uses_add_at(x):
+    y = np.zeros(3)
+    np.add.at(y, [0, 0, 1], x)
+    return np.sum(y ** 2)
+
+
+def uses_out_argument(x):
+    y = np.zeros(3)
+    np.exp(x, out=y)
+    return np.sum(y)

@@ -108,6 +108,27 @@ def test_decorator_wrappers_taking_star_args_are_refused_with_advice():
     assert f"line {line_of(bad.calls_decorated, 'return decorated(x)')}" in str(info.value)
 
 
+@pytest.mark.parametrize("fn,line_text,what", [
+    (bad.calls_fill_first, "fill_first(y, x[1])", "changes its argument `buf` in place"),
+    (bad.calls_fill_first_and_return, "z = fill_first_and_return(y, x[1])", "changes its argument `buf` in place"),
+    (bad.calls_append_twice, "append_twice(out, x[0])", "changes its argument `lst` in place"),
+    (bad.uses_copyto, "np.copyto(y, x)", "`np.copyto` writes into `y`"),
+    (bad.uses_add_at, "np.add.at(y, [0, 0, 1], x)", "`np.add.at` writes into `y`"),
+    (bad.uses_out_argument, "np.exp(x, out=y)", "`np.exp(..., out=y)` writes into `y`"),
+], ids=["effect", "assigned", "append", "copyto", "ufunc.at", "out="])
+def test_changes_in_place_that_adsrc_would_lose_are_refused(fn, line_text, what):
+    with pytest.raises(TransformError) as info:
+        adsrc.grad(fn)(np.array([0.5, -1.0, 2.0]))
+    msg = str(info.value)
+    assert what in msg
+    assert f"line {line_of(fn, line_text)}" in msg
+
+
+def test_augmented_assignment_to_an_array_argument_of_a_callee_is_refused_when_it_runs():
+    with pytest.raises(TransformError, match=r"changes its argument `a` in place \(`a \+= \.\.\.` on an array\)"):
+        adsrc.grad(bad.calls_add_into)(np.array([0.5, -1.0, 2.0]))
+
+
 def test_inplace_operator_on_shared_array_is_refused_when_it_runs():
     with pytest.raises(TransformError, match="may share its memory"):
         adsrc.grad(bad.aliased_inplace_array)(np.array([1.0, 2.0]))

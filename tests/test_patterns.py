@@ -191,3 +191,52 @@ def test_decorator_wrappers_are_differentiated_as_written():
     assert adsrc.grad(doubled_square)(1.5) == pytest.approx(6.0)
     assert adsrc.grad(calls_doubled)(1.5) == pytest.approx(7.0)
     check_grads(calls_doubled, (0.7,))
+
+
+def copies_first(buf, v):
+    buf = buf.copy()
+    buf[0] = v
+    return buf
+
+
+def grows_a_local_list(v):
+    out = [v]
+    out.append(v * 2.0)
+    return out[0] + out[1]
+
+
+def bumps_a_number(v, n):
+    n += 1
+    return v * n
+
+
+def copies_in_a_loop(v):
+    acc = v
+    for _ in range(3):
+        acc = acc.copy()
+        acc[0] = acc[0] * 2.0
+    return acc
+
+
+def fills_constant(buf, value):
+    buf[1] = value
+
+
+def changes_that_stay_local_or_run_as_written(x):
+    y = copies_first(np.zeros(3), x[1])
+    mask = np.ones(3)
+    fills_constant(mask, 0.5)                # no differentiated argument: runs as written
+    print("norm", np.linalg.norm(x))         # effects on nothing adsrc tracks
+    return (np.sum(y * x) + np.sum(grows_a_local_list(x)) + np.sum(bumps_a_number(x, 2))
+            + np.sum(copies_in_a_loop(x) * x) + np.sum(mask * x))
+
+
+def test_changes_in_place_that_stay_local_are_differentiated(capsys):
+    g = check_grads(changes_that_stay_local_or_run_as_written, (rand(3),), full=True)
+    assert "norm" in capsys.readouterr().out
+    x = np.array([1.0, 2.0, 3.0])
+    # d/dx of x1*x0, 3x, 3x, 8x0^2 + x1^2 + x2^2 and the mask [1, 0.5, 1]
+    expected = np.array([x[1], x[0], 0.0]) + 3.0 + 3.0 + np.array([16.0 * x[0], 2.0 * x[1], 2.0 * x[2]]) \
+        + np.array([1.0, 0.5, 1.0])
+    np.testing.assert_allclose(adsrc.grad(changes_that_stay_local_or_run_as_written)(x), expected)
+    assert g.shape == (3,)

@@ -39,7 +39,7 @@ def callable_name(obj, node=None):
     mod = getattr(obj, "__module__", None)
     qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
     if qual is None and node is not None:
-        return _dotted(node)
+        return dotted(node)
     if mod in (None, "builtins"):
         return qual or repr(obj)
     if mod.startswith("numpy"):
@@ -48,11 +48,11 @@ def callable_name(obj, node=None):
     return f"{mod}.{qual}"
 
 
-def _dotted(node):
+def dotted(node):
     if isinstance(node, gast.Name):
         return node.id
     if isinstance(node, gast.Attribute):
-        return _dotted(node.value) + "." + node.attr
+        return dotted(node.value) + "." + node.attr
     return "<expression>"
 
 
@@ -127,7 +127,7 @@ class Classifier:
             return Op("local", callee=f.id, describe=f"`{f.id}`")
         if isinstance(f, gast.Attribute):
             return self.method_call(v, at)
-        what = _dotted(f)
+        what = dotted(f)
         return Op("unknown", describe=f"`{what}`",
                   hint="adsrc differentiates calls to functions it can resolve when transforming: module "
                        "functions, closures and functions defined in this function.")
@@ -157,6 +157,11 @@ class Classifier:
         if rule is not None:
             if rule.nondiff:
                 return Op("const", array=rule.name.startswith("np."))
+            out = next((k.value for k in v.keywords if k.arg == "out"), None)
+            if out is not None:
+                raise self.error(at, f"`{rule.name}(..., out={dotted(out)})` writes into `{dotted(out)}` in place, "
+                                     "and adsrc cannot differentiate through that change.",
+                                 f"Assign the result instead: `{dotted(out)} = {rule.name}(...)`.")
             try:
                 bound = rule.bind(v.args, v.keywords)
             except TypeError as e:

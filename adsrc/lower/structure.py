@@ -21,7 +21,7 @@ import gast
 from .. import astutil, ir, primitives
 from .. import rules as rules_mod
 from ..frontend import local_names, static_value
-from . import inplace, liveness
+from . import inplace, liveness, mutation
 from .classify import Classifier
 
 
@@ -84,8 +84,10 @@ class Lowerer:
                 value = astutil.call(astutil.name(self.namer.helper("list_append")), [astutil.name(lst), s.value.args[0]])
                 defined.add(lst)
                 return [ir.Assign(lst, value, ir.Op("append")).at(s)]
-            self.classifier.op(s.value, s)  # raises for unsupported in-place methods
-            return [ir.Effect(s.value).at(s)]
+            op = self.classifier.op(s.value, s)  # raises for unsupported in-place methods
+            func = self.static(s.value.func) if isinstance(s.value, gast.Call) else None
+            writes = mutation.writes_into(func, s.value) if isinstance(s.value, gast.Call) else None
+            return [ir.Effect(s.value, op, writes).at(s)]
         if isinstance(s, (gast.Assert, gast.Raise)):
             return [ir.Raw(s).at(s)]
         if isinstance(s, gast.If):
@@ -113,6 +115,15 @@ class Lowerer:
             return [ir.Assign(base, value, ir.Op("setitem")).at(s)]
         spec = astutil.target_spec(t)
         pre = []
+        if getattr(s, "param_inplace", None):
+            # `a += b` changes an array argument in place: lost to a caller of generated code
+            msg = self.uf.error(s, f"`{self.uf.name}` changes its argument `{s.param_inplace}` in place (`{spec} += "
+                                   "...` on an array), and adsrc would lose that change: it differentiates a "
+                                   "function through the value it returns.",
+                                f"Write `{spec} = {spec} + ...` (a new array), or return the new value.")
+            check = astutil.call(astutil.name(self.namer.helper("check_immutable")),
+                                 [astutil.name(spec), astutil.const(str(msg))])
+            pre.append(ir.Effect(check, callee_only=True).at(s))
         if getattr(s, "augmented", False):
             other = inplace.shared_live(s, spec, self.aliases)
             if other is not None:
