@@ -253,6 +253,11 @@ class Adjoint:
             s.op.residuals = self.namer.fresh(_base(names[0]) + "_res")
             call = astutil.call(s.op.fwd_name, [copy.deepcopy(a) for a in s.value.args])
             fwd = [astutil.assign((s.target, s.op.residuals), call)]
+        recv = getattr(s.op, "method_of", None)
+        if isinstance(recv, gast.Name) and self.act.kind.get(recv.id) != ARRAY and self.act._atoms_varied([s.value]):
+            # `xp.sum(v)` differentiated as ndarray.sum: refuse if `xp` turns out to be a module or an object
+            fwd.insert(0, astutil.expr_stmt(self.hcall("check_array_method", astutil.name(recv.id),
+                                                       astutil.const(s.op.rule.name), astutil.const(recv.id))))
         _tag(fwd, s.lineno)
         if not active:
             return fwd, []

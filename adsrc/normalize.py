@@ -258,6 +258,15 @@ class Normalizer:
 
     def stmt_For(self, s):
         it = self.loop_iter(s.iter)
+        # Python evaluates the iterable once: the loop must not see names the body rebinds
+        rebound = astutil.names_stored(gast.Module(body=s.body, type_ignores=[])) | \
+            astutil.names_stored(s.target)
+        snapshot = {}
+        for n in sorted(astutil.names_loaded(it) & rebound):
+            snapshot[n] = self.temp(n + "_iter")
+            self.emit(astutil.assign(snapshot[n], astutil.name(n)))
+        if snapshot:
+            it = astutil.rename(it, snapshot) or it
         tgt = astutil.target_spec(s.target)
         if tgt is None:
             raise self.error(s.target, "this loop target is not supported.",

@@ -12,6 +12,7 @@ name the code uses for it.
 """
 
 import numbers
+import types
 
 import numpy as np
 
@@ -549,6 +550,18 @@ def owned_tree(g, x):
     if isinstance(x, dict):
         return {k: owned_tree(item_cot(g, k), v) for k, v in x.items()}
     return owned(g, x)
+
+
+@helper
+def check_array_method(obj, method, name):
+    """adsrc differentiated `name.method(...)` as the ndarray method: refuse if `name` is something else."""
+    if isinstance(obj, (_nd, np.generic, int, float, complex, list, tuple, dict)):
+        return
+    from .errors import TransformError
+    what = f"the module `{obj.__name__}`" if isinstance(obj, types.ModuleType) else f"an object of type {type(obj).__name__}"
+    raise TransformError(f"adsrc differentiated `{name}{method[:-1]}...)` as the ndarray method {method}, but "
+                         f"`{name}` is {what} when the code runs. Mark `{name}` static (static_argnames) so "
+                         "adsrc can see what it is when transforming.")
 
 
 @helper

@@ -213,3 +213,7 @@ def uses_out_argument(x):
     y = np.zeros(3)
     np.exp(x, out=y)
     return np.sum(y)
+
+
+def array_namespace_argument(x, xp):
+    return xp.sum(x * x)

@@ -159,6 +159,25 @@ def for_enumerate(xs):
     return s
 
 
+@case(rand(5), label="enumerate-start")
+def for_enumerate_start(xs):
+    s = 0.0
+    for i, x in enumerate(xs, start=2):
+        s = s + i * x * x
+    for j, x in enumerate(xs[:3], 1):
+        s = s + j * np.sin(x)
+    return s
+
+
+@case(rand(4), label="rebinds-iterable")
+def for_rebinds_its_iterable(xs):
+    s = 0.0
+    for x in xs:               # Python reads xs once: the loop still runs over the original values
+        xs = xs * 2.0
+        s = s + x * x + np.sum(xs)
+    return s
+
+
 @case(rand(4), pos(4), argnums=(0, 1), label="zip")
 def for_zip(xs, ys):
     s = 0.0

@@ -103,6 +103,11 @@ def math_functions(x):
             + math.erf(x) + math.log1p(x) + math.expm1(x))
 
 
+@case(3.0, 2.0, argnums=(0, 1))
+def math_two_argument_functions(x, b):
+    return math.log(x, b) + math.pow(b, x) + math.atan2(x, b) + math.hypot(x, b) + math.copysign(x, b) * b
+
+
 @case(0.4)
 def math_inverse_trig(x):
     return math.asin(x) + math.acos(x) * math.atan(x) + math.asinh(x) + math.atanh(x) + math.acosh(1.0 + x)

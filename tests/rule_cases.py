@@ -1140,6 +1140,15 @@ def shape_methods(x):
             + x.swapaxes(0, 2).T[:, 0] + x.reshape(-1, order="C").reshape(2, 3))
 
 
+@case(("ndarray.reshape()", "ndarray.ravel()", "ndarray.flatten()", "np.reshape", "np.ravel"), rand(3, 4))
+def orders(x):
+    xt = x.T                                              # not C-contiguous: 'A' and 'K' read it as F
+    w = np.arange(12.0)
+    return (np.sum(x.ravel(order="F") * w) + np.sum(x.flatten("F") * w ** 2) + np.sum(np.ravel(xt, "K") * w)
+            + np.sum(x.reshape(2, 6, order="F") * w.reshape(2, 6)) + np.sum(np.reshape(xt, (6, 2), order="A") ** 3)
+            + np.sum(xt.ravel(order="A") * w) + np.sum(np.ravel(x, order="K") * w * w))
+
+
 @case(("ndarray.T", "ndarray.mT", "ndarray.real"), rand(2, 3, 4))
 def attributes(x):
     return x.T.transpose(2, 1, 0) + x.mT.swapaxes(1, 2) * 2.0 + x.real * 3.0
@@ -1150,6 +1159,14 @@ def attributes(x):
 def misc_methods(a, b):
     return (a.dot(b) + a.conj().sum(axis=1) + a.conjugate()[:, 0] + a.copy()[:, 1] + a.astype(np.float64)[:, 2]
             + b.item(1) * a.item(2, 3) + b[:1].item() + a.item((1, 2)) * a.item(-1))
+
+
+@case(("ndarray.tolist()", "ndarray.astype()", "np.asarray", "np.array"), np.array([[1.3, -0.4, 2.7], [0.6, 1.8, -1.2]]))
+def conversions(x):
+    rows = x.tolist()                                   # nested lists of Python floats carry the values
+    flat = sum(v * v for v in x[0].tolist())
+    as_int = x * x.astype(int) + x * np.asarray(x, dtype=np.int64) + np.array(x, dtype=bool) * x
+    return np.sum(as_int) + rows[1][2] * rows[0][0] + flat + np.sum(np.array(rows) * 2.0)
 
 
 @case("ndarray.clip()", spread(3, 4), -0.27, 0.43)

@@ -82,6 +82,16 @@ def test_method_of_an_argument_suggests_marking_it_static():
     np.testing.assert_allclose(adsrc.grad(bad.method_of_an_argument, static_argnums=1)(x, model), [3.0, 3.0])
 
 
+def test_method_of_a_module_passed_as_an_argument_is_refused_when_it_runs():
+    # `xp.sum(v)` reads like ndarray.sum; when xp is the numpy module the rule would be wrong
+    x = np.array([1.0, 2.0])
+    with pytest.raises(TransformError, match=r"`xp` is the module `numpy`.*static"):
+        adsrc.grad(bad.array_namespace_argument)(x, np)
+    with pytest.raises(TransformError, match=r"`xp` is an object of type Scaler"):
+        adsrc.grad(bad.array_namespace_argument)(x, bad.Scaler(2.0))
+    np.testing.assert_allclose(adsrc.grad(bad.array_namespace_argument, static_argnums=1)(x, np), 2 * x)
+
+
 @pytest.mark.parametrize("make", [
     lambda: adsrc.grad(bad.cube_grad),
     lambda: adsrc.value_and_grad(adsrc.value_and_grad(bad.cube)),

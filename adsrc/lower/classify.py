@@ -201,7 +201,8 @@ class Classifier:
             bound = rule.bind([v.func.value] + list(v.args), v.keywords)
         except TypeError as e:
             raise self.error(at, f"{e}.", None) from None
-        return Op("rule", rule=rule, bound=bound, describe=rule.name)
+        # the rule is the ndarray method's: the receiver's kind is checked when the code runs
+        return Op("rule", rule=rule, bound=bound, describe=rule.name, method_of=v.func.value)
 
 
 def _no_rule_hint(obj):

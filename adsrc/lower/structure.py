@@ -222,7 +222,7 @@ class Lowerer:
             xs = _range_len(it)
         elif kind == "enumerate":
             seq = it.args[0]
-            start = it.args[1] if len(it.args) > 1 else None
+            start = it.args[1] if len(it.args) > 1 else next((k.value for k in it.keywords if k.arg == "start"), None)
             counter = astutil.name(index) if start is None else \
                 gast.BinOp(left=astutil.name(index), op=gast.Add(), right=copy.deepcopy(start))
             self._bind_pair(target, [counter, item(seq)], bind, s)

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..runtime import HELPERS, helper, full, is_zero
+from ..runtime import HELPERS, helper, full, is_zero, item_cot
 
 HELPERS["math"] = math
 
@@ -301,8 +301,19 @@ def item_vjp(g, x, args):
 
 
 @helper
-def reshape_like(g, x):
-    return np.reshape(g, np.shape(x))
+def reshape_like(g, x, order="C"):
+    """Cotangent of x from the cotangent of a reshape (or ravel) of x that read it in `order`."""
+    if order in (None, "C", "F"):
+        return np.reshape(g, np.shape(x), order=order or "C")
+    x = np.asarray(x)
+    if order == "A":
+        return np.reshape(g, x.shape, order="F" if np.isfortran(x) else "C")
+    # 'K' (ravel only): memory order; find where each element of x went
+    where = np.empty_like(x, dtype=np.intp)
+    where[...] = np.arange(x.size).reshape(x.shape)
+    out = np.zeros(x.size, dtype=np.result_type(g, float))
+    out[where.ravel(order="K")] = np.ravel(g)
+    return out.reshape(x.shape)
 
 
 @helper
@@ -323,6 +334,24 @@ def unstack_axis(g, arrays, axis):
     n = len(arrays)
     g = np.moveaxis(g, axis, 0)
     return [g[i] for i in range(n)]
+
+
+@helper
+def cast_cot(g, dtype):
+    """Cotangent through a conversion to dtype: none when the values become integers or booleans."""
+    if dtype is None or np.dtype(dtype).kind in "fc":
+        return g
+    return 0.0
+
+
+@helper
+def tolist_cot(g, a):
+    """Cotangent of `a` from the cotangent of `a.tolist()` (nested lists of Python numbers)."""
+    if is_zero(g):
+        return 0.0
+    if np.ndim(a) == 0:
+        return g
+    return np.stack([np.broadcast_to(tolist_cot(item_cot(g, i), a[i]), np.shape(a)[1:]) for i in range(len(a))])
 
 
 @helper

@@ -48,7 +48,7 @@ def _log_x(base=NOT_STATIC, **_):
     return "g / x" if base is None else "g / (x * math.log(base))"
 
 
-elementwise(math.log, "math.log", _log_x, "-g * ans / base", signature="x, base=None, /")
+elementwise(math.log, "math.log", _log_x, "-g * ans / (base * math.log(base))", signature="x, base=None, /")
 elementwise(math.pow, "math.pow", "power_dx(g, x, y)", "power_dy(g, x, ans)")
 elementwise(math.atan2, "math.atan2", "g * y / (x * x + y * y)", "-g * x / (x * x + y * y)")
 elementwise(math.hypot, "math.hypot", "g * x / ans", "g * y / ans")

@@ -20,12 +20,14 @@ def _install():
     for name, fn in _SAME_AS_FUNCTION.items():
         METHODS[name] = rule_copy(FUNCTIONS[fn], f".{name}()")
     METHODS["conj"] = rule_copy(FUNCTIONS[np.conjugate], ".conj()")
-    METHODS["reshape"] = Rule(".reshape()", "a, *shape, order='C'", {"a": "reshape_like(g, a)"})
+    METHODS["reshape"] = Rule(".reshape()", "a, *shape, order='C'", {"a": "reshape_like(g, a, order)"})
     METHODS["transpose"] = Rule(".transpose()", "a, *axes", {"a": "transpose_method_vjp(g, axes)"})
-    METHODS["flatten"] = Rule(".flatten()", "a, order='C'", {"a": "reshape_like(g, a)"})
+    METHODS["flatten"] = Rule(".flatten()", "a, order='C'", {"a": "reshape_like(g, a, order)"})
     METHODS["copy"] = Rule(".copy()", "a, order='C'", {"a": "g"}, kind="elementwise")
     # no `copy=False`: the result could be the array itself, which the alias analysis treats as new
-    METHODS["astype"] = Rule(".astype()", "a, dtype, order='K', casting='unsafe'", {"a": "g"}, kind="elementwise")
+    METHODS["astype"] = Rule(".astype()", "a, dtype, order='K', casting='unsafe'", {"a": "cast_cot(g, dtype)"},
+                             kind="elementwise")
+    METHODS["tolist"] = Rule(".tolist()", "a", {"a": "tolist_cot(g, a)"}, container=True)
     METHODS["item"] = Rule(".item()", "a, *args", {"a": "item_vjp(g, a, args)"})
     METHODS["swapaxes"] = Rule(".swapaxes()", "a, axis1, axis2", {"a": "np.swapaxes(g, axis1, axis2)"})
     # x.clip(min, max) = np.clip(x, min, max)
@@ -33,7 +35,7 @@ def _install():
                            "min": "g * clip_low_mask(a, min, max)", "max": "g * clip_high_mask(a, min, max)"},
                            kind="elementwise")
     METHODS["compress"] = Rule(".compress()", "a, condition, axis=None", {"a": "compress_vjp(g, condition, a, axis)"})
-    for name in ("argmax", "argmin", "argsort", "argpartition", "nonzero", "all", "any", "tolist", "round",
+    for name in ("argmax", "argmin", "argsort", "argpartition", "nonzero", "all", "any", "round",
                  "searchsorted"):
         METHODS[name] = Rule(f".{name}()", "*args", nondiff=True)
     ATTRIBUTES["T"] = Rule(".T", "x", {"x": "np.transpose(g)"})

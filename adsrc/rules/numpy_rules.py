@@ -217,8 +217,8 @@ general(np.interp, "np.interp", "x, xp, fp, left=None, right=None",
         right="interp_vjp(g, x, xp, fp, left, right, 4)")
 
 # -- shapes ---------------------------------------------------------------------------------------
-general(np.reshape, "np.reshape", "a, newshape=None, order='C', *, shape=None", a="reshape_like(g, a)")
-general(np.ravel, "np.ravel", "a, order='C'", a="reshape_like(g, a)")
+general(np.reshape, "np.reshape", "a, newshape=None, order='C', *, shape=None", a="reshape_like(g, a, order)")
+general(np.ravel, "np.ravel", "a, order='C'", a="reshape_like(g, a, order)")
 general(np.squeeze, "np.squeeze", "a, axis=None", a="reshape_like(g, a)")
 general(np.expand_dims, "np.expand_dims", "a, axis", a="reshape_like(g, a)")
 general(np.atleast_1d, "np.atleast_1d", "a, /", a="reshape_like(g, a)")
@@ -233,9 +233,9 @@ if _np("matrix_transpose"):
 general(np.broadcast_to, "np.broadcast_to", "array, shape", array="sum_like(g, array)")
 general(np.broadcast_arrays, "np.broadcast_arrays", "x, y=None, z=None, /", tuple_output=True,
         x="sum_like_tuple(g, x, 0)", y="sum_like_tuple(g, y, 1)", z="sum_like_tuple(g, z, 2)")
-general(np.array, "np.array", "object, dtype=None", object="array_cot(g, object)")
-general(np.asarray, "np.asarray", "a, dtype=None", a="array_cot(g, a)")
-general(np.asanyarray, "np.asanyarray", "a, dtype=None", a="array_cot(g, a)")
+general(np.array, "np.array", "object, dtype=None", object="array_cot(cast_cot(g, dtype), object)")
+general(np.asarray, "np.asarray", "a, dtype=None", a="array_cot(cast_cot(g, dtype), a)")
+general(np.asanyarray, "np.asanyarray", "a, dtype=None", a="array_cot(cast_cot(g, dtype), a)")
 general(np.resize, "np.resize", "a, new_shape", a="resize_vjp(g, a, new_shape)")
 
 # -- joining and splitting (a list argument gets a list of cotangents) -------------------------------
