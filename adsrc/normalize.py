@@ -144,6 +144,9 @@ class Normalizer:
         if isinstance(v, (gast.Yield, gast.YieldFrom, gast.Await)):
             raise self.error(s, "`yield`/`await` are not supported in a differentiated function.",
                              "Return a value instead.")
+        if isinstance(v, gast.Call) and _item_append(v):
+            self.item_append(v)
+            return
         if isinstance(v, gast.Call):
             call = self.call(v)
             self.emit(astutil.expr_stmt(call), v)
@@ -197,10 +200,40 @@ class Normalizer:
             rhs = self.atom(s.value)
             new = self.temp(_BINOP_NAMES.get(op, "binop"))
             self.emit(astutil.assign(new, gast.BinOp(left=astutil.name(cur), op=s.op, right=rhs)), s)
+            self.out[-1].item_of = (base, cur)      # Python changes the item itself when it is an array
             self.setitem(base, copy.deepcopy(index), astutil.name(new), t)
         else:
             raise self.error(t, "augmented assignment to an attribute is not supported.",
                              "Compute the new value into a local variable instead.")
+
+    def item_append(self, v):
+        """`a[i][j].append(x)` changes a list held inside `a`: take the item out, append, store it back.
+
+        The statements are marked with the containers on the way (`write_back`): they
+        hold the old list only until it is stored back, so they are not aliases to refuse.
+        """
+        path = []
+        t = v.func.value
+        while isinstance(t, gast.Subscript):
+            path.append(t)
+            t = t.value
+        holders = [self.subscript_base(path[-1])]
+        indices = []
+        for t in reversed(path):
+            index = self.index(t.slice)
+            item = self.temp(_subscript_temp(holders[-1], index))
+            self.emit(astutil.assign(item, gast.Subscript(value=astutil.name(holders[-1]), slice=index,
+                                                          ctx=gast.Load())), t)
+            holders.append(item)
+            indices.append(index)
+        arg = self.atom(v.args[0])
+        append = astutil.expr_stmt(astutil.call(astutil.attr(astutil.name(holders[-1]), "append"), [arg]))
+        append.write_back = holders[:-1]
+        self.emit(append, v)
+        for k in range(len(indices) - 1, -1, -1):
+            self.setitem(holders[k], copy.deepcopy(indices[k]), astutil.name(holders[k + 1]), v)
+            self.out[-1].write_back = holders[:k]
+            self.out[-1].what = f"appending to an item of `{holders[0]}`"
 
     def assign_to(self, t, value, augmented=False):
         if isinstance(t, gast.Name) and isinstance(value, gast.Lambda):
@@ -633,6 +666,13 @@ class Normalizer:
             else:
                 keywords.append(gast.keyword(arg=k.arg, value=self.atom(k.value)))
         return gast.Call(func=e.func, args=args, keywords=keywords)
+
+
+def _item_append(call):
+    """Whether call is `a[i].append(x)` (on an item of a container, any depth)."""
+    f = call.func
+    return isinstance(f, gast.Attribute) and f.attr == "append" and isinstance(f.value, gast.Subscript) \
+        and len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], gast.Starred)
 
 
 def _subscript_temp(base, index):

@@ -11,6 +11,7 @@ Every helper that generated code may call is registered in `HELPERS` by the
 name the code uses for it.
 """
 
+import copy
 import numbers
 import types
 
@@ -331,7 +332,7 @@ def index_update(x, idx, v):
         out[idx] = v
         return out
     if isinstance(x, dict):
-        out = dict(x)
+        out = dict(x) if type(x) is dict else copy.copy(x)     # keeps a defaultdict's default
         out[idx] = v
         return out
     out = np.array(x, copy=True)
@@ -570,6 +571,13 @@ def check_immutable(value, message):
     if isinstance(value, (np.ndarray, list, dict)):
         from .errors import TransformError
         raise TransformError(message)
+
+
+@helper
+def check_item_immutable(container, item, message):
+    """`c[i] += v` on an array held by a list or dict changes that array, which other names hold: refuse."""
+    if not isinstance(container, _nd):
+        check_immutable(item, message)
 
 
 # -- checks -----------------------------------------------------------------------------------

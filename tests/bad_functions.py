@@ -217,3 +217,24 @@ def uses_out_argument(x):
 
 def array_namespace_argument(x, xp):
     return xp.sum(x * x)
+
+
+def appends_to_a_shared_item(x):
+    groups = [[], []]
+    first = groups[0]
+    groups[0].append(x[0])
+    return sum(first) + x[1]
+
+
+def scales_an_array_held_in_a_dict(x):
+    x = x * 1.0
+    d = {"a": x}
+    d["a"] *= 2.0
+    return np.sum(x)
+
+
+def scales_the_values_of_a_dict(x):
+    d = {"a": x * 1.0, "b": x * 2.0}
+    for v in d.values():
+        v *= 0.5
+    return np.sum(d["a"]) + np.sum(d["b"])

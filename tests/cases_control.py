@@ -5,6 +5,8 @@ functions are registered more than once with inputs that exercise different
 paths.
 """
 
+import collections
+
 import numpy as np
 
 import adsrc
@@ -298,6 +300,27 @@ def list_append_conditional(xs):
         if x > -0.5:
             keep.append(x * x)
     return sum(keep) + len(keep)
+
+
+@case(rand(5), label="append-to-items")
+def append_to_items_of_containers(xs):
+    groups = [[], []]
+    nested = {"buf": [[], [xs[0]]]}
+    for i in range(len(xs)):
+        if xs[i] > 0:              # which list grows is decided when the code runs
+            groups[0].append(xs[i] ** 2)
+        else:
+            groups[1].append(np.sin(xs[i]))
+        nested["buf"][i % 2].append(xs[i] * i)
+    return sum(groups[0]) * 2.0 + sum(groups[1]) + len(groups[0]) + sum(nested["buf"][1]) * sum(nested["buf"][0])
+
+
+@case(rand(6), label="defaultdict")
+def append_to_defaultdict_groups(xs):
+    by_key = collections.defaultdict(list)
+    for i, x in enumerate(xs):
+        by_key[i % 3].append(x * (i + 1.0))
+    return sum(sum(v) ** 2 for v in by_key.values()) + by_key[2][1]
 
 
 @case(rand(3), label="comprehension")

@@ -144,6 +144,32 @@ def test_inplace_operator_on_shared_array_is_refused_when_it_runs():
         adsrc.grad(bad.aliased_inplace_array)(np.array([1.0, 2.0]))
 
 
+@pytest.mark.parametrize("fn,line_text,what", [
+    (bad.appends_to_a_shared_item, "groups[0].append(x[0])", "appending to an item of `groups`"),
+    (bad.scales_an_array_held_in_a_dict, 'd["a"] *= 2.0', "in-place operator on an item of `d`"),
+    (bad.scales_the_values_of_a_dict, "v *= 0.5", "in-place operator on `v`"),
+], ids=["append-to-item", "item-augmented", "dict-values"])
+def test_changes_to_objects_other_names_hold_are_refused(fn, line_text, what):
+    # Python changes the object itself, which another name still reads; building a new value would differ
+    with pytest.raises(TransformError, match="may share its memory") as info:
+        adsrc.grad(fn)(np.array([0.5, -1.0, 2.0]))
+    assert what in str(info.value)
+    assert f"line {line_of(fn, line_text)}" in str(info.value)
+
+
+def test_augmented_items_that_are_numbers_or_unshared_are_differentiated():
+    def numbers(x):
+        lst = [x[0], x[1]]
+        lst[0] += 1.0
+        lst[1] *= lst[0]
+        d = {"a": x * 1.0}
+        d["a"] *= 2.0
+        return lst[0] * lst[1] + np.sum(d["a"] ** 2)
+    x = np.array([0.5, -1.0, 2.0])
+    expected = np.array([(x[1] * 2 * (x[0] + 1)) + 8 * x[0], (x[0] + 1) ** 2 + 8 * x[1], 8 * x[2]])
+    np.testing.assert_allclose(adsrc.grad(numbers)(x), expected, rtol=1e-12)
+
+
 def test_repeated_indices_in_assignment_raise():
     with pytest.raises(ValueError, match="repeated entries"):
         adsrc.grad(bad.repeated_fancy_assignment)(np.array([1.0, 2.0, 3.0]))

@@ -20,7 +20,7 @@ VIEW_NAMES = frozenset({
     "reshape", "transpose", "T", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis",
     "diagonal", "broadcast_to", "asarray", "asanyarray", "atleast_1d", "atleast_2d", "atleast_3d",
     "real", "imag", "flip", "fliplr", "flipud", "rot90", "split", "array_split", "hsplit", "vsplit",
-    "dsplit", "view", "squeeze", "broadcast_arrays", "stop_gradient", "rollaxis", "matrix_transpose",
+    "dsplit", "view", "squeeze", "broadcast_arrays", "dict_values", "dict_items", "dict_keys", "stop_gradient", "rollaxis", "matrix_transpose",
     "permute_dims", "unstack", "lib.stride_tricks.as_strided", "float", "sequence",
     "einsum", "diag", "conj", "conjugate", "diff", "matrix_transpose", "squeeze",
 })
@@ -60,6 +60,16 @@ class Aliases:
                     seen.add(b)
                     stack.append(b)
         return seen - {x}
+
+    def held(self, x):
+        """Names whose objects x may hold or be (following edges forward)."""
+        seen, stack = set(), [x]
+        while stack:
+            for a, _ in self.edges[stack.pop()]:
+                if a not in seen and a != x:
+                    seen.add(a)
+                    stack.append(a)
+        return seen
 
     def _statement(self, s):
         if isinstance(s, gast.Assign):
@@ -130,9 +140,26 @@ def _is_known_fresh(fname, is_method):
 
 
 def shared_live(stmt, base, aliases, through_views=True):
-    """A name other than base that may see base's in-place change and is read after stmt (or None)."""
-    live = getattr(stmt, "live_out", set())
+    """A name other than base that may see base's in-place change and is read after stmt (or None).
+
+    Containers the change is stored back into right after (`write_back`) do not count.
+    """
+    live = getattr(stmt, "live_out", set()) - set(getattr(stmt, "write_back", ()))
     shared = sorted(aliases.affected(base, through_views) & live)
+    return shared[0] if shared else None
+
+
+def item_shared_live(stmt, base, item, aliases):
+    """A live name that may hold the object `item` (read from container `base`) itself, or None.
+
+    `base[i] += v` changes the item in place when it is an array: the names that
+    may reference the objects `base` holds see that change.
+    """
+    live = getattr(stmt, "live_out", set()) - {base, item} - astutil.names_stored(stmt)
+    shared = set()
+    for a in aliases.held(base):
+        shared |= {a} | aliases.affected(a)
+    shared = sorted(shared & live)
     return shared[0] if shared else None
 
 

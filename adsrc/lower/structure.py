@@ -108,7 +108,7 @@ class Lowerer:
         t = s.targets[0]
         if isinstance(t, gast.Subscript):
             base = t.value.id
-            inplace.check(self.uf, s, base, self.aliases, f"assigning to `{base}[...]`")
+            inplace.check(self.uf, s, base, self.aliases, getattr(s, "what", f"assigning to `{base}[...]`"))
             value = astutil.call(astutil.name(self.namer.helper("index_update")),
                                  [astutil.name(base), astutil.index_value(t.slice), s.value])
             defined.add(base)
@@ -124,6 +124,14 @@ class Lowerer:
             check = astutil.call(astutil.name(self.namer.helper("check_immutable")),
                                  [astutil.name(spec), astutil.const(str(msg))])
             pre.append(ir.Effect(check, callee_only=True).at(s))
+        if getattr(s, "item_of", None):
+            base, item = s.item_of
+            other = inplace.item_shared_live(s, base, item, self.aliases)
+            if other is not None:
+                err = inplace.alias_error(self.uf, s, base, other, f"the in-place operator on an item of `{base}`")
+                check = astutil.call(astutil.name(self.namer.helper("check_item_immutable")),
+                                     [astutil.name(base), astutil.name(item), astutil.const(str(err))])
+                pre.append(ir.Effect(check).at(s))
         if getattr(s, "augmented", False):
             other = inplace.shared_live(s, spec, self.aliases)
             if other is not None:
