@@ -243,6 +243,9 @@ class Activity:
             for node in diff:
                 flat.extend(node if isinstance(node, list) else [node])
             varied = self._atoms_varied(flat)
+            if rule.name in ("`+`", "`*`") and any(self.kind.get(n.id) == OTHER for n in op.bound.values()
+                                                    if isinstance(n, gast_Name)):
+                return varied, OTHER         # concatenating or repeating lists and tuples
             return varied, OTHER if rule.container else ARRAY
         if k == "getitem":
             base = v.value

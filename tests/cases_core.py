@@ -283,6 +283,14 @@ def array_of_active_values(x):
     return np.sum(a * a) + np.sum(b @ b)
 
 
+@case(rand(3))
+def lists_and_tuples_concatenated_then_repeated(x):
+    a = [x[0]] + [x[1] * 2.0]                 # a list, whatever `+` usually means
+    t = (x[0], x[1]) + (x[2],)
+    b = 2 * [x[0] * x[1]]
+    return sum(a * 2) + sum(t * 3) * x[2] + sum(b) + sum(list(t) + a)
+
+
 @case(rand(4))
 def zeros_ones_full_arange(x):
     z = np.zeros(4) + x
