@@ -238,3 +238,13 @@ def scales_the_values_of_a_dict(x):
     for v in d.values():
         v *= 0.5
     return np.sum(d["a"]) + np.sum(d["b"])
+
+
+def defines_by_branch(x, mode):
+    if mode == "square":
+        def act(t):
+            return t ** 2
+    else:
+        def act(t):
+            return np.sin(t)
+    return np.sum(act(x))

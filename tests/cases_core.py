@@ -383,6 +383,25 @@ def calls_nested_def(x):
     return np.sum(inner(x, 2.0) + inner(x * x, 3.0))
 
 
+@case(rand(3), 1.3, argnums=(0, 1))
+def nested_def_keyword_arguments(x, scale):
+    def inner(v, scale=2.0, *, shift=scale):          # the default `shift` is the outer `scale`
+        return v * scale + shift
+    return np.sum(inner(x, scale=3.0) ** 2) + np.sum(inner(x, shift=x * x)) + np.sum(inner(v=x))
+
+
+@case(rand(3, low=0.2), label="true")
+@case(rand(3, high=-0.2), label="false")
+def nested_def_called_in_both_branches(x):
+    def act(t):
+        return np.tanh(t) * 3.0
+    if x[0] > 0:
+        y = act(x)
+    else:
+        y = act(x * x) * 2.0
+    return np.sum(y * act(y))
+
+
 @case(rand(3))
 def nested_def_closure_over_active(x):
     scale = np.sum(x)

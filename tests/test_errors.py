@@ -170,6 +170,16 @@ def test_augmented_items_that_are_numbers_or_unshared_are_differentiated():
     np.testing.assert_allclose(adsrc.grad(numbers)(x), expected, rtol=1e-12)
 
 
+def test_nested_function_chosen_by_a_runtime_branch_is_refused():
+    x = np.array([0.5, -1.0])
+    with pytest.raises(TransformError, match=r"`act` is defined differently depending on the branch") as info:
+        adsrc.grad(bad.defines_by_branch)(x, "square")
+    assert f"line {line_of(bad.defines_by_branch, 'return np.sum(act(x))')}" in str(info.value)
+    assert "static" in str(info.value)
+    np.testing.assert_allclose(adsrc.grad(bad.defines_by_branch, static_argnums=1)(x, "square"), 2 * x)
+    np.testing.assert_allclose(adsrc.grad(bad.defines_by_branch, static_argnums=1)(x, "sine"), np.cos(x))
+
+
 def test_repeated_indices_in_assignment_raise():
     with pytest.raises(ValueError, match="repeated entries"):
         adsrc.grad(bad.repeated_fancy_assignment)(np.array([1.0, 2.0, 3.0]))

@@ -177,12 +177,20 @@ class Lowerer:
         outs = [n for n in liveness.assigned(s.body + s.orelse) if n in s.live_out]
         branches = []
         after = None
+        before_defs = dict(self.local_defs)
+        branch_defs = []
         for stmts in (s.body, s.orelse):
             d = set(defined)
+            self.local_defs = dict(before_defs)
             body, d = self.block(stmts, d)
             results = [astutil.name(n) if n in d else self.undefined() for n in outs]
             branches.append(ir.Branch(body, results))
             after = d if after is None else after & d
+            branch_defs.append(self.local_defs)
+        self.local_defs = dict(branch_defs[0])
+        for name in set(branch_defs[0]) | set(branch_defs[1]):
+            if branch_defs[0].get(name) is not branch_defs[1].get(name):
+                self.local_defs[name] = BranchDefs(s.lineno)
         defined.update(after)
         defined.update(outs)
         return ir.Cond(s.test, branches[0], branches[1], outs).at(s)
@@ -321,11 +329,19 @@ class Lowerer:
                 raise self.uf.error(s, f"the nested function `{name}` calls itself; adsrc does not differentiate "
                                        "recursive nested functions.",
                                     "Define the recursive function at module level.")
-            fdef = copy.deepcopy(self.local_defs[name])
+            fdef = self.local_defs[name]
+            if isinstance(fdef, BranchDefs):
+                raise self.uf.error(s, f"the nested function `{name}` is defined differently depending on the "
+                                       f"branch of the `if` at line {fdef.line} taken when the code runs; adsrc "
+                                       "inlines nested functions when it transforms the code.",
+                                    "Mark the argument the branch depends on static (static_argnums/"
+                                    "static_argnames), or define one function that branches inside.")
+            fdef = copy.deepcopy(fdef)
+            bound = self._bind_def(fdef, params, keywords, s, name)
             renames = {n: self.namer.fresh(n) for n in local_names(fdef)}
             astutil.rename(fdef, renames)
+            bound = [(renames.get(p, p), v) for p, v in bound]
             self.scopes[-1].update(renames.values())
-            bound = self._bind_def(fdef, params, keywords, s, name)
             liveness.annotate(fdef.body)
             pre = [astutil.located(astutil.assign(p, v), s) for p, v in bound]
             self.inlining.append(name)
@@ -489,6 +505,13 @@ def _arg_names(args):
         if p is not None:
             names.append(p.id)
     return names
+
+
+class BranchDefs:
+    """A nested function name bound by different `def`s in the branches of a run-time `if`."""
+
+    def __init__(self, line):
+        self.line = line
 
 
 def _drop_unused_local_defs(fn):
