@@ -39,6 +39,7 @@ class Activity:
         self.varied = set(wrt) | set(extra_varied)
         self.kind = {}
         self.scalars = set()
+        self.closures = {}       # nested def -> a differentiated name it captures
         self.structure = {}      # name -> pytree structure (see api.pytree_structure) of container params
         for n, k in kinds.items():
             self._set_leaf_kind(n, k)
@@ -98,6 +99,13 @@ class Activity:
                 self.kind[out] = _join(self._atom_kind(rs[0]), self._atom_kind(rs[1]))
                 if all(self.scalar(r) for r in rs):
                     self.scalars.add(out)
+        elif isinstance(s, ir.LocalDef):
+            # a closure over differentiated values carries them wherever it is passed
+            captured = sorted(self.varied & ir.free_names(s.fn))
+            if captured:
+                self.varied.add(s.name)
+                self.closures[s.name] = captured[0]
+            self.kind[s.name] = OTHER
         elif isinstance(s, ir.Loop):
             if s.kind == "scan" and isinstance(s.item, str) and _is_range(s.xs):
                 self.int_names.add(s.item)
@@ -131,6 +139,14 @@ class Activity:
                 self.kind[out] = self.kind.get(c)
                 if c in self.scalars:
                     self.scalars.add(out)
+
+    def closure_error(self, s, name):
+        var = self.closures[name]
+        return self.fn.uf.error(
+            s, f"the nested function `{name}` uses `{var}`, which is differentiated, and is passed on as a value; "
+               "adsrc differentiates nested functions only where they are called directly.",
+            f"Call `{name}` directly in this function, or define it to take `{var}` as a parameter and pass "
+            f"`{var}` along with it.")
 
     def _set_leaf_kind(self, name, k):
         """Record the kind of a name from a key entry: 'array', 'scalar', or a pytree structure."""
@@ -266,6 +282,9 @@ class Activity:
             return self._atoms_varied(v.args), OTHER
         if k in ("user", "local"):
             args = list(v.args) + [kw.value for kw in v.keywords]
+            for a in args:
+                if isinstance(a, gast_Name) and a.id in self.closures:
+                    raise self.closure_error(s, a.id)
             return self.calls(s, [self._atoms_varied([a]) for a in args], self)
         if k == "custom":
             return self._atoms_varied(v.args), OTHER

@@ -207,6 +207,8 @@ class Adjoint:
         if isinstance(s, ir.Loop):
             return self.loop(s)
         if isinstance(s, ir.LocalDef):
+            if self.act.active(s.name):
+                raise self.act.closure_error(s, s.name)
             printer = ir.Printer(self.ctx.primitive_names(self.namer), self.namer)
             return _tag([printer.function(s.fn, s.name)], s.lineno), []
         raise TypeError(s)

@@ -248,3 +248,20 @@ def defines_by_branch(x, mode):
         def act(t):
             return np.sin(t)
     return np.sum(act(x))
+
+
+def euler(f, y, dt, n):
+    for _ in range(n):
+        y = y + dt * f(y)
+    return y
+
+
+def passes_a_closure_over_x(theta):
+    def rhs(y):
+        return -theta * y
+    return euler(rhs, 1.0, 0.1, 10)
+
+
+def stores_a_closure_over_x(x):
+    fs = [lambda z: z * x[0]]
+    return fs[0](1.0)

@@ -180,6 +180,19 @@ def test_nested_function_chosen_by_a_runtime_branch_is_refused():
     np.testing.assert_allclose(adsrc.grad(bad.defines_by_branch, static_argnums=1)(x, "sine"), np.cos(x))
 
 
+@pytest.mark.parametrize("fn,line_text", [
+    (bad.passes_a_closure_over_x, "return euler(rhs, 1.0, 0.1, 10)"),
+    (bad.stores_a_closure_over_x, "return fs[0](1.0)"),
+], ids=["passed", "stored"])
+def test_closures_over_differentiated_values_used_as_values_are_refused(fn, line_text):
+    # the gradient through the captured value would be lost (it was silently zero)
+    with pytest.raises(TransformError) as info:
+        adsrc.grad(fn)(np.array([0.7, 0.2]))
+    assert f"line {line_of(fn, line_text)}" in str(info.value)
+    if fn is bad.passes_a_closure_over_x:
+        assert "`rhs` uses `theta`, which is differentiated, and is passed on as a value" in str(info.value)
+
+
 def test_repeated_indices_in_assignment_raise():
     with pytest.raises(ValueError, match="repeated entries"):
         adsrc.grad(bad.repeated_fancy_assignment)(np.array([1.0, 2.0, 3.0]))
