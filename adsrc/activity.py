@@ -259,6 +259,8 @@ class Activity:
             for node in diff:
                 flat.extend(node if isinstance(node, list) else [node])
             varied = self._atoms_varied(flat)
+            if rule.name == "iterating":
+                return varied, self._atom_kind(flat[0])     # lists, tuples and arrays are iterated as they are
             if rule.name in ("`+`", "`*`") and any(self.kind.get(n.id) == OTHER for n in op.bound.values()
                                                     if isinstance(n, gast_Name)):
                 return varied, OTHER         # concatenating or repeating lists and tuples

@@ -315,13 +315,23 @@ class Normalizer:
             if fn is range and not it.keywords:
                 return gast.Call(func=it.func, args=[self.raw(a) for a in it.args], keywords=[])
             if fn in (enumerate, zip, reversed) and all(k.arg for k in it.keywords):
-                return gast.Call(func=it.func, args=[self.atom(a) for a in it.args],
+                return gast.Call(func=it.func, args=[self.sequence(a) for a in it.args],
                                  keywords=[gast.keyword(arg=k.arg, value=self.atom(k.value))
                                            for k in it.keywords])
         if isinstance(it, (gast.Call, gast.GeneratorExp)) and not self._is_dict_view(it):
             # a generator, map, zip(*...) ...: iterate over a list of its items
             it = gast.Call(func=astutil.name(self.namer.helper("sequence")), args=[it], keywords=[])
-        return self.atom(it)
+            return self.atom(it)
+        return self.sequence(it)
+
+    def sequence(self, e):
+        """An atom to iterate by index: `sequence(d)` is `d` for lists, tuples and arrays, a dict's keys..."""
+        a = self.atom(e)
+        if not isinstance(a, gast.Name):
+            return a
+        seq = self.temp(a.id + "_seq")
+        self.emit(astutil.assign(seq, astutil.call(astutil.name(self.namer.helper("sequence")), [a])))
+        return astutil.name(seq)
 
     @staticmethod
     def _is_dict_view(it):

@@ -486,6 +486,14 @@ def sequence_cot(g, x):
 
 
 @helper
+def iterated_cot(g, x):
+    """Cotangent of x from the cotangent of sequence(x): none for a dict's or set's keys."""
+    if isinstance(x, (dict, set, frozenset)):
+        return 0.0
+    return g
+
+
+@helper
 def sequence(x):
     """x if it can be indexed (a list, tuple, array, range), else a list of its items."""
     if isinstance(x, (list, tuple, np.ndarray, range, str)):

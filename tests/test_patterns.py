@@ -43,7 +43,27 @@ def list_and_tuple_conversions(x):
     return rows[0] * rows[-1] + pair[0] * 3.0 + np.sum(np.array(list(x)) ** 2)
 
 
-@pytest.mark.parametrize("fn", [l2_over_values, loop_over_items, loop_over_keys])
+def loop_over_dict(params):
+    out = 0.0
+    for k in params:                          # a dict iterates its keys
+        out = out + np.sum(params[k] ** 2) * len(k)
+    for i, k in enumerate(params):
+        out = out + np.sum(params[k]) * i
+    return out
+
+
+def loop_over_int_keyed_dict_and_set(params):
+    order = {0: 2, 1: 0, 2: 1}                # int keys: params["a"][k] must use keys, not values
+    out = 1.0
+    for k in order:
+        out = out * params["a"][k] + 1.0
+    for i in {2, 0}:
+        out = out + params["bb"][i] ** 2
+    return out
+
+
+@pytest.mark.parametrize("fn", [l2_over_values, loop_over_items, loop_over_keys, loop_over_dict,
+                                loop_over_int_keyed_dict_and_set])
 def test_dict_views(fn):
     check_grads(fn, (PARAMS,), full=True)
 

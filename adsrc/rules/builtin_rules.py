@@ -21,7 +21,7 @@ def _install():
     general(runtime.stack_ys, "stacking scan outputs", "ys", ys="unstack_cot(g, len(ys))")
     general(runtime.dict_values, "dict.values()", "d", container=True, d="values_cot(g, d)")
     general(runtime.dict_items, "dict.items()", "d", container=True, d="items_cot(g, d)")
-    general(runtime.sequence, "iterating", "x", lazy=True, container=True, x="g")
+    general(runtime.sequence, "iterating", "x", lazy=True, container=True, x="iterated_cot(g, x)")
     nondiff(runtime.dict_keys, "dict.keys()")
     for helper in (runtime.scan_length,):
         nondiff(helper, helper.__name__)
