@@ -265,3 +265,49 @@ def passes_a_closure_over_x(theta):
 def stores_a_closure_over_x(x):
     fs = [lambda z: z * x[0]]
     return fs[0](1.0)
+
+
+def nested_sets_an_item_of_its_argument(x):
+    y = x * 1.0
+
+    def zero_first(a):
+        a[0] = 0.0
+        return a * 2.0
+    z = zero_first(y)
+    return np.sum(y) + np.sum(z)
+
+
+def nested_appends_to_its_argument(x):
+    def grow(a):
+        a.append(3.0)
+    lst = [x[0]]
+    grow(lst)
+    return sum(lst) * x[1]
+
+
+def nested_fills_an_outer_array(x):
+    out = np.zeros(3)
+
+    def put(i, v):
+        out[i] = v
+    for i in range(3):
+        put(i, x[i] ** 2)
+    return np.sum(out)
+
+
+def nested_scales_its_argument(x):
+    y = x * 1.0
+
+    def scale(a):
+        a *= 2.0
+        return a
+    z = scale(y)
+    return np.sum(y) + np.sum(z)
+
+
+def closure_returns_an_outer_array(x):
+    y = x * 1.0
+    get = lambda: y                      # noqa: E731
+    z = get()
+    z[0] = 0.0
+    return np.sum(y)

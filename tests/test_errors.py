@@ -193,6 +193,32 @@ def test_closures_over_differentiated_values_used_as_values_are_refused(fn, line
         assert "`rhs` uses `theta`, which is differentiated, and is passed on as a value" in str(info.value)
 
 
+@pytest.mark.parametrize("fn,line_text,what", [
+    (bad.nested_sets_an_item_of_its_argument, "a[0] = 0.0", "`zero_first` changes its argument `a` in place"),
+    (bad.nested_appends_to_its_argument, "a.append(3.0)", "`grow` changes its argument `a` in place"),
+    (bad.nested_fills_an_outer_array, "out[i] = v", "`put` changes `nested_fills_an_outer_array`'s variable `out`"),
+    (bad.nested_scales_its_argument, "a *= 2.0", "`scale` changes its argument `a` in place (`+=`"),
+    (bad.closure_returns_an_outer_array, "z[0] = 0.0", "`y` may share its memory"),
+], ids=["setitem-argument", "append-argument", "outer-array", "augmented-argument", "closure-alias"])
+def test_nested_functions_changing_outside_objects_are_refused(fn, line_text, what):
+    with pytest.raises(TransformError) as info:
+        adsrc.grad(fn)(np.array([0.5, -1.0, 2.0]))
+    assert what in str(info.value)
+    assert f"line {line_of(fn, line_text)}" in str(info.value)
+
+
+def test_nested_functions_changing_arguments_nobody_reads_again_are_differentiated():
+    def f(x):
+        def reset_first(a, k):
+            a *= k
+            a[0] = 1.0
+            return a
+        y = x * 2.0
+        return np.sum(reset_first(x * 1.0, 2.0) ** 2) + np.sum(reset_first(y, 3.0))
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(adsrc.grad(f)(x), [0.0, 8 * x[1] + 6.0, 8 * x[2] + 6.0], rtol=1e-12)
+
+
 def test_repeated_indices_in_assignment_raise():
     with pytest.raises(ValueError, match="repeated entries"):
         adsrc.grad(bad.repeated_fancy_assignment)(np.array([1.0, 2.0, 3.0]))

@@ -37,7 +37,10 @@ class Aliases:
     def __init__(self, fdef, is_local):
         self.is_local = is_local
         self.edges = collections.defaultdict(set)
-        for s in _walk_stmts(fdef.body):
+        # what a nested function may return: any name it reads (closures, default values)
+        self.def_reads = {s.name: astutil.names_loaded(s) for s in walk_statements(fdef.body)
+                          if isinstance(s, gast.FunctionDef)}
+        for s in walk_statements(fdef.body):
             self._statement(s)
 
     def _edge(self, b, a, kind, both=False):
@@ -80,7 +83,10 @@ class Aliases:
                 return
             targets = astutil.target_names(astutil.target_spec(t))
             unpack = not isinstance(t, gast.Name)
-            for a, kind in _references(s.value):
+            refs = _references(s.value)
+            if isinstance(s.value, gast.Call) and getattr(s.value.func, "id", None) in self.def_reads:
+                refs |= {(n, "same") for n in self.def_reads[s.value.func.id]}
+            for a, kind in refs:
                 for b in targets:
                     self._edge(b, a, "view" if unpack else kind, both=kind in ("same", "view") or unpack)
         elif isinstance(s, gast.Expr):
@@ -94,13 +100,14 @@ class Aliases:
                     self._edge(b, a, "view", both=True)
 
 
-def _walk_stmts(stmts):
+def walk_statements(stmts):
+    """Statements of a block and its nested blocks (not entering nested functions)."""
     for s in stmts:
         yield s
         if isinstance(s, gast.FunctionDef):
             continue
         for field in ("body", "orelse"):
-            yield from _walk_stmts(getattr(s, field, None) or [])
+            yield from walk_statements(getattr(s, field, None) or [])
 
 
 def _references(v):

@@ -19,6 +19,7 @@ import copy
 import gast
 
 from .. import astutil, ir, primitives
+from ..errors import TransformError
 from .. import rules as rules_mod
 from ..frontend import local_names, static_value
 from . import inplace, liveness, mutation
@@ -84,6 +85,9 @@ class Lowerer:
                 value = astutil.call(astutil.name(self.namer.helper("list_append")), [astutil.name(lst), s.value.args[0]])
                 defined.add(lst)
                 return [ir.Assign(lst, value, ir.Op("append")).at(s)]
+            v = s.value
+            if isinstance(v, gast.Call) and isinstance(v.func, gast.Name) and v.func.id in self.local_defs:
+                return self.inline_call(v, s, defined)[0]      # a nested function called for its effects
             op = self.classifier.op(s.value, s)  # raises for unsupported in-place methods
             func = self.static(s.value.func) if isinstance(s.value, gast.Call) else None
             writes = mutation.writes_into(func, s.value) if isinstance(s.value, gast.Call) else None
@@ -97,12 +101,48 @@ class Lowerer:
         if isinstance(s, gast.While):
             return [self.while_loop(s, defined)]
         if isinstance(s, gast.FunctionDef):
+            self.refuse_outside_changes(s)
             self.local_defs[s.name] = s
             sub = Lowerer(self.uf, self.namer, self.scopes, self.local_defs)
             fn = sub.function(copy.deepcopy(s))
             defined.add(s.name)
             return [ir.LocalDef(s.name, fn).at(s)]
         raise self.uf.error(s, f"internal error: unexpected {type(s).__name__} after normalization")
+
+    def refuse_outside_changes(self, fdef):
+        """A nested function changing its arguments or its enclosing function's objects in place is refused.
+
+        adsrc inlines nested functions where they are called and makes their item
+        assignments functional; such a change would not reach the caller's object.
+        """
+        hint = f"Return the new value from `{fdef.name}` and assign it where it is called."
+        # arguments: flow-sensitively (after `a = a.copy()` changes are local); refused where a call's
+        # argument is read afterwards (a copy of fdef keeps the marks out of it)
+        marked = copy.deepcopy(fdef)
+        fdef.param_changes = [
+            (p, str(self.uf.error(st, f"the nested function `{fdef.name}` changes its argument `{p}` in place "
+                                      f"({what}); adsrc cannot carry that change out of a nested function.", hint)))
+            for p, st, what in mutation.parameter_mutations(marked, lambda node: self.static(node))]
+        for st, original in zip(inplace.walk_statements(marked.body), inplace.walk_statements(fdef.body)):
+            if getattr(st, "param_inplace", None):
+                # `a += b` on an argument: an array would change in place, a number is rebound
+                msg = self.uf.error(st, f"the nested function `{fdef.name}` changes its argument "
+                                        f"`{st.param_inplace}` in place (`+=` and the like on an array); adsrc "
+                                        "cannot carry that change out of a nested function.",
+                                    f"Write `{st.param_inplace} = {st.param_inplace} + ...` (a new array) and "
+                                    "return it.")
+                original.nested_inplace = (st.param_inplace, str(msg))
+        mine = local_names(fdef)
+        for st in inplace.walk_statements(fdef.body):
+            changed = None
+            if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Subscript):
+                changed = st.targets[0].value.id
+            elif isinstance(st, gast.Expr):
+                changed = liveness.appended_list(st)
+            if changed is not None and changed not in mine:
+                raise self.uf.error(st, f"the nested function `{fdef.name}` changes `{self.uf.name}`'s variable "
+                                        f"`{changed}` in place; adsrc cannot carry that change out of a nested "
+                                        "function.", hint)
 
     def assign(self, s, defined):
         t = s.targets[0]
@@ -124,6 +164,10 @@ class Lowerer:
             check = astutil.call(astutil.name(self.namer.helper("check_immutable")),
                                  [astutil.name(spec), astutil.const(str(msg))])
             pre.append(ir.Effect(check, callee_only=True).at(s))
+        if getattr(s, "nested_inplace", None):
+            check = astutil.call(astutil.name(self.namer.helper("check_immutable")),
+                                 [astutil.name(spec), astutil.const(s.nested_inplace[1])])
+            pre.append(ir.Effect(check).at(s))
         if getattr(s, "item_of", None):
             base, item = s.item_of
             other = inplace.item_shared_live(s, base, item, self.aliases)
@@ -146,11 +190,7 @@ class Lowerer:
             if prim is not rules_mod.NOT_STATIC and primitives.is_primitive(prim):
                 return self.primitive(s, spec, value, prim, defined)
             if isinstance(value.func, gast.Name) and value.func.id in self.local_defs:
-                if any(isinstance(a, gast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
-                    raise self.uf.error(s, "calls with *args or **kwargs to nested functions are not supported.",
-                                        "Pass the arguments one by one.")
-                stmts, result = self.inline(value.func, value.args, s, defined,
-                                            {k.arg: k.value for k in value.keywords})
+                stmts, result = self.inline_call(value, s, defined)
                 return pre + stmts + [_ir_assign(spec, copy.deepcopy(result), self.classifier, s, defined)]
         op = self.classifier.op(value, s)
         if isinstance(spec, tuple) and op.kind not in ("copy", "tuple", "list", "user", "custom", "const") and \
@@ -164,6 +204,12 @@ class Lowerer:
             return pre + [first, ir.Assign(spec, astutil.name(tmp), ir.Op("copy")).at(s)]
         defined.update(astutil.target_names(spec))
         return pre + [ir.Assign(spec, value, op).at(s)]
+
+    def inline_call(self, call, s, defined):
+        if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            raise self.uf.error(s, "calls with *args or **kwargs to nested functions are not supported.",
+                                "Pass the arguments one by one.")
+        return self.inline(call.func, call.args, s, defined, {k.arg: k.value for k in call.keywords})
 
     @staticmethod
     def classifier_base(value):
@@ -338,6 +384,13 @@ class Lowerer:
                                     "static_argnames), or define one function that branches inside.")
             fdef = copy.deepcopy(fdef)
             bound = self._bind_def(fdef, params, keywords, s, name)
+            unseen = {p for p, v in bound if not self._observable(v, s)}
+            for p, err in getattr(fdef, "param_changes", ()):
+                if p not in unseen:
+                    raise TransformError(err)
+            for st in inplace.walk_statements(fdef.body):
+                if getattr(st, "nested_inplace", (None,))[0] in unseen:
+                    del st.nested_inplace      # nothing reads the argument's object after the call
             renames = {n: self.namer.fresh(n) for n in local_names(fdef)}
             astutil.rename(fdef, renames)
             bound = [(renames.get(p, p), v) for p, v in bound]
@@ -355,6 +408,16 @@ class Lowerer:
                             {k: copy.deepcopy(v) for k, v in keywords.items()})
         stmts, defined = self.block([astutil.located(astutil.assign(res, call), s)], defined)
         return stmts, astutil.name(res)
+
+    def _observable(self, value, s):
+        """Whether a change to the object of argument `value` in place could be seen after statement s."""
+        if not isinstance(value, gast.Name):
+            return not isinstance(value, gast.Constant)
+        if not self.is_local(value.id) or not hasattr(s, "live_out"):
+            return True
+        # the call's result is the changed object in Python and the new value in adsrc: the same values
+        live = s.live_out - astutil.names_stored(s)
+        return bool(({value.id} | self.aliases.affected(value.id)) & live)
 
     def _bind_def(self, fdef, args, keywords, s, name):
         """(parameter, value) pairs binding a call's arguments to a nested def's parameters."""
