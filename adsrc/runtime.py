@@ -306,6 +306,8 @@ def item_cot(g, index):
         return 0.0
     if isinstance(g, dict):
         return g.get(index, 0.0)
+    if isinstance(g, (numbers.Number, np.generic)):
+        return g            # a number broadcast over the container (np.sum([a, b]))
     return g[index]
 
 

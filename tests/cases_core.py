@@ -291,6 +291,12 @@ def lists_and_tuples_concatenated_then_repeated(x):
     return sum(a * 2) + sum(t * 3) * x[2] + sum(b) + sum(list(t) + a)
 
 
+@case(np.array([0.3, -0.4, 0.7]))
+def builtin_extrema_and_numpy_reductions_of_lists(x):
+    return (max(x) + min(x) * 2.0 + max(x[0], x[1]) * min([x[2], x[1]])
+            + np.sum([x[0] * 2.0, x[1]]) + np.mean([x[2], x[0] ** 2]) + np.prod((x[0], x[2])))
+
+
 @case(rand(4))
 def zeros_ones_full_arange(x):
     z = np.zeros(4) + x

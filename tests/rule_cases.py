@@ -943,6 +943,7 @@ def solve(a, b):
     return np.linalg.solve(a, b)
 
 
+@case("np.linalg.det", np.array([[1.0, 2.0, 0.5], [2.0, 4.0, 1.0], [0.3, -0.7, 1.1]]), label="singular")
 @case("np.linalg.det", wellcond(3, 3), label="2d")
 @case("np.linalg.det", wellcond(2, 2, 2), label="stack")
 def det(a):

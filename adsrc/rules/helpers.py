@@ -421,7 +421,8 @@ def iterable_sum_cot(g, seq):
 @helper
 def extremum_items_cot(g, seq, ans):
     """Builtin max/min over a sequence: the cotangent goes to the first extremal element."""
-    out = [0.0] * len(seq)
+    array = type(seq) is np.ndarray
+    out = np.zeros(np.shape(seq), dtype=np.result_type(seq, float)) if array else [0.0] * len(seq)
     for i, v in enumerate(seq):
         if np.all(v == ans):
             out[i] = g
@@ -1296,8 +1297,20 @@ def solve_vjp(g, a, b, ans, k):
 
 @helper
 def det_vjp(g, a, ans):
-    """d det A = det A tr(A^-1 dA)."""
-    return (np.asarray(g) * ans)[..., None, None] * _T(np.linalg.inv(a))
+    """d det A = tr(adj(A) dA), with adj(A) = det A A^-1 when A is invertible."""
+    try:
+        return (np.asarray(g) * ans)[..., None, None] * _T(np.linalg.inv(a))
+    except np.linalg.LinAlgError:
+        return np.asarray(g)[..., None, None] * _cofactors(np.asarray(a, dtype=float))
+
+
+def _cofactors(a):
+    """The cofactor matrix adj(A)^T, also for singular A: from A = U S V^T, det(U V^T) U adj(S) V^T."""
+    u, s, vt = np.linalg.svd(a)
+    n = s.shape[-1]
+    others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(n)], axis=-1)
+    sign = np.linalg.det(u) * np.linalg.det(vt)
+    return sign[..., None, None] * np.matmul(u * others[..., None, :], vt)
 
 
 @helper
