@@ -457,6 +457,10 @@ class Normalizer:
     def op_Attribute(self, e):
         if self.static(e) is not rules_mod.NOT_STATIC:
             return e
+        if e.attr == "flat":
+            # reading `a.flat` (iterating or indexing it) reads the values of `a.ravel()`
+            return gast.Call(func=gast.Attribute(value=self.atom(e.value), attr="ravel", ctx=gast.Load()),
+                             args=[], keywords=[])
         return gast.Attribute(value=self.atom(e.value), attr=e.attr, ctx=gast.Load())
 
     def op_Subscript(self, e):

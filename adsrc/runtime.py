@@ -110,9 +110,14 @@ def product_operand_cot(g, x, other, out, first):
 @helper
 def full(g, like):
     """g with exactly like's shape (a read-only view when broadcasting is needed)."""
-    ls = like.shape if type(like) is _nd else np.shape(like)
-    if type(g) is _nd and g.shape == ls:
-        return g
+    if type(like) is _nd:
+        ls = like.shape
+        if type(g) is _nd and g.shape == ls:
+            return g
+    elif isinstance(like, (tuple, list, dict)):
+        return g            # a container's cotangent (stacked scan outputs that are tuples...)
+    else:
+        ls = np.shape(like)
     if ls == () and np.ndim(g) == 0:
         return g
     return np.broadcast_to(g, ls)
@@ -536,6 +541,8 @@ def unstack_cot(g, n):
     if isinstance(g, dict):
         cols = {k: unstack_cot(c, n) for k, c in g.items()}
         return [{k: c[i] for k, c in cols.items()} for i in range(n)]
+    if isinstance(g, (numbers.Number, np.generic)):
+        return [g] * n          # a number broadcast over the stacked outputs
     return [g[i] for i in range(n)]
 
 

@@ -403,6 +403,22 @@ def primitive_while_loop(x):
     return s
 
 
+@case(rand(4), label="scan-structured-ys")
+def primitive_scan_with_tuple_and_dict_outputs(xs):
+    def step(c, x):
+        return c * 0.5 + x, ((c * x, x ** 2), {"a": c, "b": [np.sin(x)]})
+    c, (pair, named) = adsrc.scan(step, 1.0, xs)
+    return np.sum(pair[0]) + np.sum(pair[1] * pair[0]) + np.sum(named["a"]) + np.sum(named["b"][0] ** 2) + c
+
+
+@case(rand(2, 3), label="flat")
+def iterate_and_index_flat(x):
+    t = 0.0
+    for v in x.flat:
+        t += v ** 2
+    return t + x.flat[3] * x.flat[0] + np.sum(x.flat[[1, 2]])
+
+
 @case(0.9, label="fori_loop")
 def primitive_fori_loop(x):
     return adsrc.fori_loop(0, 4, lambda i, s: s * x + i, 1.0)
