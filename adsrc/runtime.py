@@ -383,7 +383,17 @@ def index_update_vjp_value(g, x, idx, v):
         if type(part) is _nd and part.base is not None:
             part = part.copy()       # g may be zeroed in place next (zero_at): do not hand out a view
         return unbroadcast(part, v, part)
+    if isinstance(idx, slice) and isinstance(x, list) and not is_zero(g):
+        return [item_cot(g, p) for p in _slice_positions(x, idx, v)]
     return item_cot(g, idx)
+
+
+def _slice_positions(x, idx, v):
+    """Where the items of v are in index_update(x, idx, v) for a list x (slices may change its length)."""
+    start, stop, step = idx.indices(len(x))
+    if step == 1:
+        return range(start, start + len(v))
+    return range(start, stop, step)
 
 
 @helper
@@ -395,6 +405,15 @@ def index_update_vjp_base(g, x, idx):
         return out
     if is_zero(g):
         return 0.0
+    if isinstance(idx, slice) and isinstance(x, list):
+        start, stop, step = idx.indices(len(x))
+        replaced = range(start, stop, step)
+        if step == 1:           # the items of x[idx] were replaced by len(g) - len(x) + len(replaced) items
+            return list(g[:start]) + [0.0] * len(replaced) + list(g[start + len(g) - len(x) + len(replaced):])
+        out = list(g)
+        for p in replaced:
+            out[p] = 0.0
+        return out
     out = list(g) if isinstance(g, (list, tuple)) else dict(g)
     out[idx] = 0.0
     return out

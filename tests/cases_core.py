@@ -297,6 +297,19 @@ def builtin_extrema_and_numpy_reductions_of_lists(x):
             + np.sum([x[0] * 2.0, x[1]]) + np.mean([x[2], x[0] ** 2]) + np.prod((x[0], x[2])))
 
 
+@case(rand(3))
+def list_slice_assignment(x):
+    lst = [x[0], x[1], x[2]]
+    lst[0:2] = [x[2], x[0]]
+    a = [x[0], x[1], x[2], x[0] * x[1]]
+    a[1:3] = [x[2] ** 2]                 # the list gets shorter
+    b = [x[1], x[2]]
+    b[1:1] = [x[0], x[0] * 3.0]          # inserted
+    c = [x[0], x[1], x[2], 1.0]
+    c[::2] = [x[1] * 5.0, x[0] * 7.0]
+    return lst[0] * 5.0 + lst[1] + sum(a) * a[-1] + sum(v * v for v in b) * b[-1] + c[0] * c[2] + c[1]
+
+
 @case(rand(4))
 def zeros_ones_full_arange(x):
     z = np.zeros(4) + x
