@@ -311,3 +311,16 @@ def closure_returns_an_outer_array(x):
     z = get()
     z[0] = 0.0
     return np.sum(y)
+
+
+def nested_calls_a_nested_function_that_changes_its_argument(x):
+    y = x * 1.0
+
+    def zero_first(a):
+        a[0] = 0.0
+        return a
+
+    def through(b):
+        return zero_first(b)
+    z = through(y)
+    return np.sum(y) + np.sum(z)

@@ -131,8 +131,11 @@ def test_decorator_wrappers_taking_star_args_are_refused_with_advice():
     (bad.nested_fills_an_outer_array, "out[i] = v", "`put` changes `nested_fills_an_outer_array`'s variable `out`"),
     (bad.nested_scales_its_argument, "a *= 2.0", "`scale` changes its argument `a` in place (`+=`"),
     (bad.closure_returns_an_outer_array, "z[0] = 0.0", "`y` may share its memory"),
+    (bad.nested_calls_a_nested_function_that_changes_its_argument, "a[0] = 0.0",
+     "`zero_first` changes its argument `a` in place"),
 ], ids=["effect", "assigned", "append", "copyto", "ufunc.at", "out=", "nested-setitem-argument",
-        "nested-append-argument", "nested-outer-array", "nested-augmented-argument", "closure-alias"])
+        "nested-append-argument", "nested-outer-array", "nested-augmented-argument", "closure-alias",
+        "nested-through-nested"])
 def test_changes_in_place_that_adsrc_would_lose_are_refused(fn, line_text, what):
     with pytest.raises(TransformError) as info:
         adsrc.grad(fn)(np.array([0.5, -1.0, 2.0]))

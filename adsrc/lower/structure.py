@@ -413,8 +413,8 @@ class Lowerer:
         """Whether a change to the object of argument `value` in place could be seen after statement s."""
         if not isinstance(value, gast.Name):
             return not isinstance(value, gast.Constant)
-        if not self.is_local(value.id) or not hasattr(s, "live_out"):
-            return True
+        if not self.is_local(value.id) or not hasattr(s, "live_out") or self.inlining:
+            return True     # (inside an inlined body the alias analysis does not know the names)
         # the call's result is the changed object in Python and the new value in adsrc: the same values
         live = s.live_out - astutil.names_stored(s)
         return bool(({value.id} | self.aliases.affected(value.id)) & live)
