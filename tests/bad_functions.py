@@ -324,3 +324,7 @@ def nested_calls_a_nested_function_that_changes_its_argument(x):
         return zero_first(b)
     z = through(y)
     return np.sum(y) + np.sum(z)
+
+
+def evaluates_a_string(x):
+    return eval("np.sum(x * 2.0)")

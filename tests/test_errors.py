@@ -32,6 +32,7 @@ CASES = [
     (bad.recursive_nested, "return fact(n - 1) * x", "calls itself"),
     (bad.mutating_method, "y.sort()", "in place"),
     (bad.starred_target, "a, *rest = x", "starred"),
+    (bad.evaluates_a_string, 'return eval("np.sum(x * 2.0)")', "`eval` reads or runs code"),
 ]
 
 

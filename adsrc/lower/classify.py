@@ -145,6 +145,9 @@ class Classifier:
     def static_call(self, v, obj, at):
         if is_gradient(obj):
             raise higher_order_error(obj, self.uf.loc(at))
+        if any(obj is f for f in _READS_NAMES):
+            raise self.error(at, f"`{obj.__name__}` reads or runs code through names adsrc cannot follow, so "
+                                 "its gradient would be lost.", "Write the expression out in the function.")
         if primitives.is_primitive(obj):
             raise self.error(at, f"adsrc.{primitives.primitive_name(obj)} must be called as a statement of "
                                  "its own.", None)
@@ -203,6 +206,10 @@ class Classifier:
             raise self.error(at, f"{e}.", None) from None
         # the rule is the ndarray method's: the receiver's kind is checked when the code runs
         return Op("rule", rule=rule, bound=bound, describe=rule.name, method_of=v.func.value)
+
+
+# builtins that reach variables by name at run time (a differentiated value inside a string...)
+_READS_NAMES = (eval, exec, locals, vars, globals, compile)
 
 
 def _no_rule_hint(obj):
