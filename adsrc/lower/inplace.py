@@ -20,7 +20,8 @@ VIEW_NAMES = frozenset({
     "reshape", "transpose", "T", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis",
     "diagonal", "broadcast_to", "asarray", "asanyarray", "atleast_1d", "atleast_2d", "atleast_3d",
     "real", "imag", "flip", "fliplr", "flipud", "rot90", "split", "array_split", "hsplit", "vsplit",
-    "dsplit", "view", "squeeze", "broadcast_arrays", "dict_values", "dict_items", "dict_keys", "stop_gradient", "rollaxis", "matrix_transpose",
+    "dsplit", "view", "squeeze", "broadcast_arrays", "stop_gradient", "rollaxis", "matrix_transpose",
+    "dict_values", "dict_items", "dict_keys",
     "permute_dims", "unstack", "lib.stride_tricks.as_strided", "float", "sequence",
     "einsum", "diag", "conj", "conjugate", "diff", "matrix_transpose", "squeeze",
 })
