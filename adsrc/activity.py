@@ -236,6 +236,11 @@ class Activity:
             return ARRAY
         return OTHER if kind != ARRAY or s.op.kind in ("copy", "user", "local") else ARRAY
 
+    def on_sequences(self, op):
+        """Whether a `+` or `*` may concatenate or repeat lists and tuples (an operand is not an array)."""
+        return op.rule.name in ("`+`", "`*`") and any(self.kind.get(n.id) == OTHER for n in op.bound.values()
+                                                     if isinstance(n, gast_Name))
+
     def _atom_kind(self, node):
         if isinstance(node, gast_Name):
             if node.id in self.kind:
@@ -261,8 +266,7 @@ class Activity:
             varied = self._atoms_varied(flat)
             if rule.name == "iterating":
                 return varied, self._atom_kind(flat[0])     # lists, tuples and arrays are iterated as they are
-            if rule.name in ("`+`", "`*`") and any(self.kind.get(n.id) == OTHER for n in op.bound.values()
-                                                    if isinstance(n, gast_Name)):
+            if self.on_sequences(op):
                 return varied, OTHER         # concatenating or repeating lists and tuples
             return varied, OTHER if rule.container else ARRAY
         if k == "getitem":

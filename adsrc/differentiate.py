@@ -305,8 +305,7 @@ class Adjoint:
         if rule.kind != "elementwise" and not (rule.container and not rule.tuple_output):
             g = self._exact_g(s, g, out)
         operands = [node for node in bound.values() if not isinstance(node, list)]
-        if rule.name in ("`+`", "`*`") and any(self.act.kind.get(n.id) == OTHER for n in operands
-                                                 if isinstance(n, gast.Name)):
+        if self.act.on_sequences(s.op):
             # `+` and `*` on lists and tuples concatenate and repeat: decide when the code runs
             for k, (pname, node) in enumerate(bound.items()):
                 if self._active_name(node):

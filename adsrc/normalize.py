@@ -20,6 +20,7 @@ import copy
 import gast
 
 from . import astutil, primitives
+from .lower.liveness import append_receiver
 from . import rules as rules_mod
 from .frontend import lambda_to_def, local_names, static_value
 from .names import Namer
@@ -144,7 +145,8 @@ class Normalizer:
         if isinstance(v, (gast.Yield, gast.YieldFrom, gast.Await)):
             raise self.error(s, "`yield`/`await` are not supported in a differentiated function.",
                              "Return a value instead.")
-        if isinstance(v, gast.Call) and _item_append(v):
+        if isinstance(append_receiver(v), gast.Subscript):
+            # `a[i].append(x)` changes a list held inside `a`
             self.item_append(v)
             return
         if isinstance(v, gast.Call):
@@ -680,13 +682,6 @@ class Normalizer:
             else:
                 keywords.append(gast.keyword(arg=k.arg, value=self.atom(k.value)))
         return gast.Call(func=e.func, args=args, keywords=keywords)
-
-
-def _item_append(call):
-    """Whether call is `a[i].append(x)` (on an item of a container, any depth)."""
-    f = call.func
-    return isinstance(f, gast.Attribute) and f.attr == "append" and isinstance(f.value, gast.Subscript) \
-        and len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], gast.Starred)
 
 
 def _subscript_temp(base, index):

@@ -63,10 +63,15 @@ def assigned(stmts):
 
 def appended_list(s):
     """`lst` if s is the statement `lst.append(v)` on a plain name, else None."""
-    v = s.value
-    if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and v.func.attr == "append" \
-            and isinstance(v.func.value, gast.Name) and len(v.args) == 1 and not v.keywords:
-        return v.func.value.id
+    receiver = append_receiver(s.value)
+    return receiver.id if isinstance(receiver, gast.Name) else None
+
+
+def append_receiver(call):
+    """The expression `r` if call is `r.append(v)` (one plain argument), else None."""
+    if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "append" \
+            and len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], gast.Starred):
+        return call.func.value
     return None
 
 

@@ -154,36 +154,7 @@ class Lowerer:
             defined.add(base)
             return [ir.Assign(base, value, ir.Op("setitem")).at(s)]
         spec = astutil.target_spec(t)
-        pre = []
-        if getattr(s, "param_inplace", None):
-            # `a += b` changes an array argument in place: lost to a caller of generated code
-            msg = self.uf.error(s, f"`{self.uf.name}` changes its argument `{s.param_inplace}` in place (`{spec} += "
-                                   "...` on an array), and adsrc would lose that change: it differentiates a "
-                                   "function through the value it returns.",
-                                f"Write `{spec} = {spec} + ...` (a new array), or return the new value.")
-            check = astutil.call(astutil.name(self.namer.helper("check_immutable")),
-                                 [astutil.name(spec), astutil.const(str(msg))])
-            pre.append(ir.Effect(check, callee_only=True).at(s))
-        if getattr(s, "nested_inplace", None):
-            check = astutil.call(astutil.name(self.namer.helper("check_immutable")),
-                                 [astutil.name(spec), astutil.const(s.nested_inplace[1])])
-            pre.append(ir.Effect(check).at(s))
-        if getattr(s, "item_of", None):
-            base, item = s.item_of
-            other = inplace.item_shared_live(s, base, item, self.aliases)
-            if other is not None:
-                err = inplace.alias_error(self.uf, s, base, other, f"the in-place operator on an item of `{base}`")
-                check = astutil.call(astutil.name(self.namer.helper("check_item_immutable")),
-                                     [astutil.name(base), astutil.name(item), astutil.const(str(err))])
-                pre.append(ir.Effect(check).at(s))
-        if getattr(s, "augmented", False):
-            other = inplace.shared_live(s, spec, self.aliases)
-            if other is not None:
-                # `a += b` mutates arrays but rebinds numbers: decide when the code runs
-                err = inplace.alias_error(self.uf, s, spec, other, f"the in-place operator on `{spec}`")
-                check = astutil.call(astutil.name(self.namer.helper("check_immutable")),
-                                     [astutil.name(spec), astutil.const(str(err))])
-                pre.append(ir.Effect(check).at(s))
+        pre = self.inplace_checks(s, spec)
         value = s.value
         if isinstance(value, gast.Call):
             prim = self.static(value.func)
@@ -204,6 +175,40 @@ class Lowerer:
             return pre + [first, ir.Assign(spec, astutil.name(tmp), ir.Op("copy")).at(s)]
         defined.update(astutil.target_names(spec))
         return pre + [ir.Assign(spec, value, op).at(s)]
+
+    def inplace_checks(self, s, spec):
+        """Checks run before `spec = ...`: in-place operators that would change an array others hold.
+
+        `a += b` mutates arrays but rebinds numbers, so these are decided when the code runs.
+        """
+        checks = []
+
+        def check(helper, names, message, callee_only=False):
+            call = astutil.call(astutil.name(self.namer.helper(helper)),
+                                [astutil.name(n) for n in names] + [astutil.const(str(message))])
+            checks.append(ir.Effect(call, callee_only=callee_only).at(s))
+
+        if getattr(s, "param_inplace", None):
+            # an array argument changed in place: lost to a caller of generated code
+            check("check_immutable", [spec], self.uf.error(
+                s, f"`{self.uf.name}` changes its argument `{s.param_inplace}` in place (`{spec} += ...` on an "
+                   "array), and adsrc would lose that change: it differentiates a function through the value it "
+                   "returns.", f"Write `{spec} = {spec} + ...` (a new array), or return the new value."),
+                  callee_only=True)
+        if getattr(s, "nested_inplace", None):
+            check("check_immutable", [spec], s.nested_inplace[1])
+        if getattr(s, "item_of", None):
+            base, item = s.item_of
+            other = inplace.item_shared_live(s, base, item, self.aliases)
+            if other is not None:
+                check("check_item_immutable", [base, item], inplace.alias_error(
+                    self.uf, s, base, other, f"the in-place operator on an item of `{base}`"))
+        if getattr(s, "augmented", False):
+            other = inplace.shared_live(s, spec, self.aliases)
+            if other is not None:
+                check("check_immutable", [spec], inplace.alias_error(
+                    self.uf, s, spec, other, f"the in-place operator on `{spec}`"))
+        return checks
 
     def inline_call(self, call, s, defined):
         if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
@@ -384,13 +389,17 @@ class Lowerer:
                                     "static_argnames), or define one function that branches inside.")
             fdef = copy.deepcopy(fdef)
             bound = self._bind_def(fdef, params, keywords, s, name)
-            unseen = {p for p, v in bound if not self._observable(v, s)}
-            for p, err in getattr(fdef, "param_changes", ()):
-                if p not in unseen:
+            # arguments the function changes in place matter only if the caller reads them again
+            marked = [st for st in inplace.walk_statements(fdef.body) if hasattr(st, "nested_inplace")]
+            changes = getattr(fdef, "param_changes", [])
+            changed = {p for p, _ in changes} | {st.nested_inplace[0] for st in marked}
+            seen = {p for p, v in bound if p in changed and self._observable(v, s)}
+            for p, err in changes:
+                if p in seen:
                     raise TransformError(err)
-            for st in inplace.walk_statements(fdef.body):
-                if getattr(st, "nested_inplace", (None,))[0] in unseen:
-                    del st.nested_inplace      # nothing reads the argument's object after the call
+            for st in marked:
+                if st.nested_inplace[0] not in seen:
+                    del st.nested_inplace
             renames = {n: self.namer.fresh(n) for n in local_names(fdef)}
             astutil.rename(fdef, renames)
             bound = [(renames.get(p, p), v) for p, v in bound]
