@@ -328,3 +328,22 @@ def nested_calls_a_nested_function_that_changes_its_argument(x):
 
 def evaluates_a_string(x):
     return eval("np.sum(x * 2.0)")
+
+
+def appends_unpacked(x):
+    lst = []
+    lst.append(*[x[0]])
+    return sum(lst)
+
+
+class Holder:
+    def __init__(self):
+        self.items = []
+
+
+HOLDER = Holder()
+
+
+def appends_to_a_global_objects_list(x):
+    HOLDER.items.append(x[0] * 2.0)
+    return sum(HOLDER.items)

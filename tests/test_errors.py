@@ -31,6 +31,8 @@ CASES = [
     (bad.aliased_setitem, "y[0] = 5.0", "may share its memory"),
     (bad.recursive_nested, "return fact(n - 1) * x", "calls itself"),
     (bad.mutating_method, "y.sort()", "in place"),
+    (bad.appends_unpacked, "lst.append(*[x[0]])", "`.append()` changes its object in place"),
+    (bad.appends_to_a_global_objects_list, "HOLDER.items.append(x[0] * 2.0)", "`.append()` changes its object"),
     (bad.starred_target, "a, *rest = x", "starred"),
     (bad.evaluates_a_string, 'return eval("np.sum(x * 2.0)")', "`eval` reads or runs code"),
 ]

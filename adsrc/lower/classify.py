@@ -20,7 +20,7 @@ _NO_SOURCE_MODULES = ("numpy", "builtins", "math", "adsrc")
 
 # Methods that mutate their object in place: not supported.
 MUTATING_METHODS = frozenset({
-    "sort", "fill", "extend", "pop", "insert", "remove", "resize", "put", "itemset", "setfield",
+    "sort", "fill", "append", "extend", "pop", "insert", "remove", "resize", "put", "itemset", "setfield",
     "clear", "update", "setdefault", "popitem", "partition", "byteswap", "setflags", "reverse",
 })
 
@@ -142,9 +142,17 @@ class Classifier:
             return Op("const")
         return Op("rule", rule=rule, bound=rule.bind(v.args, v.keywords), describe=rule.name)
 
+    def mutating_method_error(self, name, at):
+        return self.error(at, f"the method `.{name}()` changes its object in place, which adsrc does not "
+                              "support inside a differentiated function.",
+                          "Compute a new value instead (for example `np.sort(x)` or `a + b`).")
+
     def static_call(self, v, obj, at):
         if is_gradient(obj):
             raise higher_order_error(obj, self.uf.loc(at))
+        if isinstance(getattr(obj, "__self__", None), (list, dict, set, np.ndarray)) and \
+                getattr(obj, "__name__", None) in MUTATING_METHODS:
+            raise self.mutating_method_error(obj.__name__, at)     # `box.items.append(v)`, box static
         if any(obj is f for f in _READS_NAMES):
             raise self.error(at, f"`{obj.__name__}` reads or runs code through names adsrc cannot follow, so "
                                  "its gradient would be lost.", "Write the expression out in the function.")
@@ -184,9 +192,7 @@ class Classifier:
     def method_call(self, v, at):
         name = v.func.attr
         if name in MUTATING_METHODS:
-            raise self.error(at, f"the method `.{name}()` changes its object in place, which adsrc does not "
-                                 "support inside a differentiated function.",
-                             "Compute a new value instead (for example `np.sort(x)` or `a + b`).")
+            raise self.mutating_method_error(name, at)
         rule = rules_mod.METHODS.get(name)
         if rule is None:
             hint = f"adsrc has no rule for `.{name}()`; call the NumPy function instead, or register one " \
