@@ -13,7 +13,8 @@ Cotangents of 'array' names are added with `+`; others with `add_cot`.
 
 import gast
 
-from . import astutil, ir
+from . import astutil
+from . import old_ir as ir
 
 ARRAY, OTHER, SCALAR = "array", "other", "scalar"
 

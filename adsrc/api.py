@@ -396,7 +396,7 @@ def lowered_source(fun, statics=None, key=()):
         lw = transform.lowered(f, statics, key) if f is fun else transform.lowered(f)
         text, _ = lw.source()
         out.append(text)
-        from . import ir
+        from . import old_ir as ir
         for s in ir.walk(lw.fn.body):
             if isinstance(s, ir.Assign) and s.op.kind == "user" and is_user_function(s.op.callee):
                 stack.append(s.op.callee)

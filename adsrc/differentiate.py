@@ -30,7 +30,8 @@ import copy
 
 import gast
 
-from . import astutil, ir
+from . import astutil
+from . import old_ir as ir
 from .activity import ARRAY, OTHER, Activity
 from .errors import transform_error
 from .lower.classify import dotted

@@ -15,7 +15,8 @@ import weakref
 
 import gast
 
-from . import astutil, copyprop, dce, emit, ir, primitives, runtime
+from . import astutil, copyprop, dce, emit, primitives, runtime
+from . import old_ir as ir
 from .activity import ARRAY, OTHER
 from .differentiate import AdjState, Adjoint, _tag, comment
 from .errors import transform_error

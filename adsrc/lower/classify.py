@@ -13,7 +13,7 @@ import numpy as np
 from .. import astutil, primitives
 from .. import rules as rules_mod
 from ..frontend import higher_order_error, is_gradient, static_value
-from ..ir import Op
+from ..old_ir import Op
 
 # Functions whose source adsrc never transforms: they need rules.
 _NO_SOURCE_MODULES = ("numpy", "builtins", "math", "adsrc")

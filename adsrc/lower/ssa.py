@@ -5,7 +5,8 @@ The first assignment of a user name keeps the name; later ones get `x_1`,
 new names after it. Run after `structure.py`.
 """
 
-from .. import astutil, ir
+from .. import astutil
+from .. import old_ir as ir
 
 
 class SSA:

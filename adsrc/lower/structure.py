@@ -18,7 +18,8 @@ import copy
 
 import gast
 
-from .. import astutil, ir, primitives
+from .. import astutil, primitives
+from .. import old_ir as ir
 from ..errors import TransformError
 from .. import rules as rules_mod
 from ..frontend import local_names, static_value

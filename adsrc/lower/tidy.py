@@ -6,7 +6,8 @@ the branch assigns `y_2` directly. Names defined inside a branch are only
 visible there, so the rename stays inside the branch.
 """
 
-from .. import astutil, ir
+from .. import astutil
+from .. import old_ir as ir
 
 
 def _top_level_definitions(body):

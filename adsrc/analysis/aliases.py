@@ -1,0 +1,486 @@
+"""The alias and mutation analysis: which names may share an object, and how.
+
+One flow-sensitive analysis on structured IR, queried by every consumer:
+`lowering/functionalize.py` (what a change in place must bring up to date),
+`analysis/summaries.py` (what a function changes of its arguments and what
+its result may share with them) and the differentiator (whether an update
+may happen in place).
+
+Abstract objects are allocation sites (the statement that made a new value),
+the parameters' objects, and FOREIGN (objects adsrc does not own: globals,
+closure variables, attributes of static objects, results of calls it cannot
+see into). A name points to a set of references `(object, path)`: the
+object itself (path `()`), or a part of it reached by a path of steps
+(indexing, an attribute, a view such as `.T` or `reshape`), or a part
+reached in a way adsrc does not know (path None). Containers record the
+references they may hold (`contents`).
+
+A step is the IR statement that took it (so the code can take it again from
+an updated object); a step whose operands were rebound since becomes unknown.
+"""
+
+from dataclasses import dataclass
+
+import gast
+
+from ..ir import nodes as ir
+from ..ir.walk import expr_reads, target_names
+
+FOREIGN = ("foreign",)
+MAX_PATH = 4
+
+# rules whose result is a view of (or the same object as) their first operand
+VIEW_RULES = frozenset({
+    "reshape", "transpose", "T", "mT", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis", "diagonal",
+    "broadcast_to", "asarray", "asanyarray", "atleast_1d", "atleast_2d", "atleast_3d", "real", "imag",
+    "flip", "fliplr", "flipud", "rot90", "view", "rollaxis", "matrix_transpose", "permute_dims",
+    "stop_gradient", "sequence", "iterating", "squeeze", "conj", "conjugate", "astype", "asfortranarray",
+    "ascontiguousarray",
+})
+# rules whose result is a new container holding parts of their operands
+CONTAINER_RULES = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "broadcast_arrays",
+                             "dict.values()", "dict.items()", "list", "tuple", "zip(*...)", "enumerate",
+                             "reversed", "sorted", "dict", "tolist"})
+
+
+def rule_key(rule):
+    return rule.name.split(".")[-1].strip("()`")
+
+
+@dataclass(frozen=True)
+class Ref:
+    obj: tuple
+    path: tuple = ()            # tuple of steps, or None when unknown
+
+    def extend(self, step):
+        if self.path is None or len(self.path) >= MAX_PATH:
+            return Ref(self.obj, None)
+        return Ref(self.obj, self.path + (step,))
+
+
+class AliasState:
+    """Points-to facts at one program point."""
+
+    __slots__ = ("pts", "contents", "tuples", "same")
+
+    def __init__(self, pts=None, contents=None, tuples=None, same=None):
+        self.pts = dict(pts or {})
+        self.contents = dict(contents or {})
+        self.tuples = dict(tuples or {})     # tuple display site -> refs of each element
+        self.same = dict(same or {})         # name -> names certainly bound to the same object
+
+    def copy(self):
+        return AliasState(self.pts, self.contents, self.tuples, self.same)
+
+    def __eq__(self, other):
+        return self.pts == other.pts and self.contents == other.contents and self.tuples == other.tuples \
+            and self.same == other.same
+
+    def join(self, other):
+        out = self.copy()
+        for table, theirs in ((out.pts, other.pts), (out.contents, other.contents)):
+            for k, v in theirs.items():
+                table[k] = table.get(k, frozenset()) | v
+        out.tuples = {k: v for k, v in self.tuples.items() if other.tuples.get(k) == v}
+        out.same = {k: v & other.same.get(k, frozenset()) for k, v in self.same.items()}
+        out.same = {k: v for k, v in out.same.items() if v}
+        return out
+
+    def copied(self, target, source):
+        """target = source: the same object for certain (until either is rebound)."""
+        group = self.same.get(source, frozenset()) | {source}
+        for n in group:
+            self.same[n] = self.same.get(n, frozenset()) | {target}
+        self.same[target] = group
+
+    def elements(self, name):
+        """The references of each element of a tuple made by a display, if name certainly is one."""
+        refs = self.refs(name)
+        if len(refs) == 1:
+            (r,) = refs
+            if r.path == () and r.obj in self.tuples:
+                return self.tuples[r.obj]
+        return None
+
+    def refs(self, name):
+        return self.pts.get(name, frozenset())
+
+    def objects(self, name):
+        return {r.obj for r in self.refs(name)}
+
+    def direct(self, obj):
+        """References a container object may hold as its own elements."""
+        return set(self.contents.get(obj, ()))
+
+    def held(self, obj):
+        """References a container object may hold, transitively."""
+        seen, out, stack = set(), set(), [obj]
+        while stack:
+            o = stack.pop()
+            if o in seen:
+                continue
+            seen.add(o)
+            for r in self.contents.get(o, ()):
+                out.add(r)
+                stack.append(r.obj)
+        return out
+
+    def holders(self, obj):
+        """Objects that may hold obj (or a part of it), transitively."""
+        out, stack = set(), [obj]
+        while stack:
+            o = stack.pop()
+            for c, refs in self.contents.items():
+                if c not in out and any(r.obj == o for r in refs):
+                    out.add(c)
+                    stack.append(c)
+        return out
+
+    # -- updates -----------------------------------------------------------------------------------
+    def bind(self, name, refs):
+        self.invalidate(name)
+        self.pts[name] = frozenset(refs)
+        for other in self.same.pop(name, ()):
+            rest = self.same.get(other, frozenset()) - {name}
+            if rest:
+                self.same[other] = rest
+            else:
+                self.same.pop(other, None)
+
+    def store(self, container_refs, value_refs):
+        for c in {r.obj for r in container_refs}:
+            self.contents[c] = self.contents.get(c, frozenset()) | frozenset(value_refs)
+
+    def invalidate(self, name):
+        """Steps that read `name` (other than as their object) can no longer be taken again."""
+        for table in (self.pts, self.contents):
+            for k, refs in table.items():
+                if any(r.path and any(name in step_reads(s) for s in r.path) for r in refs):
+                    table[k] = frozenset(Ref(r.obj, None) if r.path and any(name in step_reads(s) for s in r.path)
+                                         else r for r in refs)
+
+
+def step_base(stmt):
+    """The operand a view-taking statement takes its view of."""
+    e = stmt.expr
+    if isinstance(stmt, (ir.GetItem, ir.GetAttr, ir.ScanSlice)):
+        return e.value if not isinstance(stmt, ir.ScanSlice) else e.args[0]
+    if isinstance(stmt, ir.Apply):
+        if stmt.method_of is not None:
+            return stmt.method_of
+        first = stmt.rule.params[0].name
+        return stmt.bound.get(first)
+    return None
+
+
+def step_reads(stmt):
+    """Names a step reads besides its object (indices, shapes)."""
+    base = step_base(stmt)
+    reads = expr_reads(stmt.expr)
+    if isinstance(base, gast.Name):
+        reads = reads - {base.id} if sum(1 for n in gast.walk(stmt.expr)
+                                         if isinstance(n, gast.Name) and n.id == base.id) == 1 else reads
+    return reads
+
+
+class Oracle:
+    """What the analysis needs to know about calls: a user function's summary (see summaries.py)."""
+
+    def summary(self, stmt):
+        return None
+
+
+class Analysis:
+    """Transfer functions; `block` runs a structured block (loops to a fixpoint)."""
+
+    def __init__(self, fn, oracle=None):
+        self.fn = fn
+        self.oracle = oracle or Oracle()
+        self._loops = {}         # id(loop) -> (entry state, head state)
+
+    def initial(self):
+        state = AliasState()
+        for p in self.fn.params:
+            state.pts[p] = frozenset({Ref(("param", p))})
+        return state
+
+    def block(self, stmts, state, visit=None):
+        for s in stmts:
+            state = self.stmt(s, state, visit)
+        return state
+
+    def stmt(self, s, state, visit=None):
+        if visit is not None:
+            visit(s, state)
+        if isinstance(s, ir.If):
+            a = self.block(s.body, state.copy(), visit)
+            b = self.block(s.orelse, state.copy(), visit)
+            return a.join(b)
+        if isinstance(s, (ir.For, ir.While)):
+            head = self.loop_head(s, state)
+            if visit is not None:
+                self.body(s, head.copy(), visit)
+            return head
+        state = state.copy()
+        self.transfer(s, state)
+        return state
+
+    def body(self, loop, state, visit=None):
+        if isinstance(loop, ir.For):
+            for n in target_names(loop.target):
+                state.bind(n, self.iteration_refs(loop.iter, state))
+            return self.block(loop.body, state, visit)
+        state = self.block(loop.test_body, state, visit)
+        return self.block(loop.body, state, visit)
+
+    def loop_head(self, loop, entry):
+        cached = self._loops.get(id(loop))
+        if cached is not None and cached[0] == entry:
+            return cached[1]
+        head = entry
+        for _ in range(20):
+            new = head.join(self.body(loop, head.copy()))
+            if new == head:
+                break
+            head = new
+        self._loops[id(loop)] = (entry, head)
+        return head
+
+    def iteration_refs(self, it, state):
+        if isinstance(it, ir.SeqIter) and isinstance(it.seq, gast.Name):
+            refs = set()
+            for r in state.refs(it.seq.id):
+                refs.add(Ref(r.obj, None))
+                refs |= state.direct(r.obj)
+            return refs
+        if isinstance(it, (ir.EnumerateIter, ir.ReversedIter)):
+            return self.iteration_refs(it.inner, state)
+        if isinstance(it, ir.ZipIter):
+            return set().union(*(self.iteration_refs(i, state) for i in it.inners))
+        return set()
+
+    # -- one statement -------------------------------------------------------------------------------
+    def transfer(self, s, state):
+        if isinstance(s, ir.Op):
+            refs = self.op_refs(s, state)
+            names = target_names(s.target)
+            elements = None
+            if isinstance(s, ir.Pack) and isinstance(e := s.expr, gast.Tuple):
+                elements = tuple(frozenset(self.atom_refs(x, state)) for x in e.elts)
+            elif isinstance(s, ir.Copy):
+                elements = state.elements(s.expr.id)
+            if isinstance(s.target, str):
+                state.bind(s.target, refs)
+                if isinstance(s, ir.Copy) and s.expr.id != s.target:
+                    state.copied(s.target, s.expr.id)
+                if elements is not None and isinstance(s, ir.Pack):
+                    (site,) = refs
+                    state.tuples[site.obj] = elements
+            elif elements is not None and len(elements) == len(s.target):
+                for t, part in zip(s.target, elements):
+                    for n in target_names(t):
+                        state.bind(n, part if isinstance(t, str) else _parts(state, part))
+            else:
+                parts = _parts(state, refs)
+                for n in names:
+                    state.bind(n, parts)
+        elif isinstance(s, ir.SetItem):
+            state.store(state.refs(s.base), self.atom_refs(s.value, state))
+            state.invalidate(s.base)
+        elif isinstance(s, ir.InplaceOp):
+            state.store(state.refs(s.target), self.held_by(s.value, state))
+            state.invalidate(s.target)
+        elif isinstance(s, ir.MutatingCall):
+            values = set()
+            for a in s.args:
+                values |= self.atom_refs(a, state) | self.held_by(a, state)
+            state.store(state.refs(s.receiver), values)
+            state.invalidate(s.receiver)
+            if s.target:
+                held = set()
+                for r in state.refs(s.receiver):
+                    held |= state.direct(r.obj)
+                state.bind(s.target, held)
+        elif isinstance(s, ir.Def):
+            state.bind(s.name, {Ref(("site", id(s)))})
+
+    def atom_refs(self, node, state):
+        if isinstance(node, gast.Name):
+            return set(state.refs(node.id))
+        return set()
+
+    def held_by(self, node, state):
+        out = set()
+        for r in self.atom_refs(node, state):
+            out |= state.held(r.obj)
+        return out
+
+    def op_refs(self, s, state):
+        """The references the value of an operation may have."""
+        site = {Ref(("site", id(s)))}
+        e = s.expr
+        if isinstance(s, ir.Copy):
+            return self.atom_refs(e, state)
+        if isinstance(s, ir.Const):
+            if s.fresh:
+                return site
+            if isinstance(e, gast.Constant) or expr_reads(e) & set(state.pts):
+                return set()                  # literals, and numbers computed from locals (shapes, tests)
+            return {Ref(FOREIGN)}             # a global or an attribute of a static object
+        if isinstance(s, (ir.GetItem, ir.GetAttr, ir.ScanSlice)):
+            base = step_base(s)
+            if isinstance(s, ir.GetItem) and isinstance(base, gast.Name) and isinstance(e.slice, gast.Constant) \
+                    and isinstance(e.slice.value, int):
+                elements = state.elements(base.id)
+                if elements is not None and -len(elements) <= e.slice.value < len(elements):
+                    return set(elements[e.slice.value])
+            out = set()
+            for r in self.atom_refs(base, state):
+                out.add(r.extend(s))
+                out |= state.direct(r.obj)     # an element of a list, dict or tuple
+            return out
+        if isinstance(s, ir.Apply):
+            key = rule_key(s.rule)
+            if key in VIEW_RULES:
+                return {r.extend(s) for r in self.atom_refs(step_base(s), state)}
+            if key in CONTAINER_RULES:
+                held = set()
+                for node in _operand_nodes(s):
+                    held |= _parts(state, self.atom_refs(node, state))
+                state.store(site, held)
+                return site
+            if s.rule.container:
+                held = set()
+                for node in _operand_nodes(s):
+                    held |= self.atom_refs(node, state) | self.held_by(node, state)
+                state.store(site, held)
+            return site
+        if isinstance(s, ir.Pack):
+            held = set()
+            for node in _display_atoms(e):
+                held |= self.atom_refs(node, state)
+            state.store(site, held)
+            return site
+        if isinstance(s, (ir.Update, ir.Append)):
+            base, value = e.args[0], e.args[-1]
+            out = site
+            held = self.held_by(base, state) | self.atom_refs(value, state)
+            state.store(out, held)
+            return out
+        if isinstance(s, ir.CallUser):
+            summary = self.oracle.summary(s)
+            args = _call_atoms(s)
+            if summary is not None and not summary.result_aliases:
+                return site
+            out = set(site)
+            for node in args:
+                for r in self.atom_refs(node, state):
+                    out.add(Ref(r.obj, None))
+            return out
+        # custom_vjp functions, calls adsrc cannot see into: may return (parts of) their arguments
+        out = set(site) | ({Ref(FOREIGN)} if isinstance(s, ir.Opaque) and not s.fresh else set())
+        for node in _call_atoms(s):
+            for r in self.atom_refs(node, state):
+                out.add(Ref(r.obj, None))
+        return out
+
+
+def _parts(state, refs):
+    """References the elements of a value with references `refs` may have."""
+    out = set()
+    for r in refs:
+        out.add(Ref(r.obj, None))
+        out |= state.direct(r.obj)
+    return out
+
+
+def _operand_nodes(s):
+    out = []
+    for v in s.bound.values():
+        out.extend(v if isinstance(v, list) else [v])
+    return out
+
+
+def _display_atoms(e):
+    if isinstance(e, gast.Dict):
+        return list(e.values)
+    return list(e.elts)
+
+
+def _call_atoms(s):
+    e = s.expr
+    out = []
+    if isinstance(e, gast.Call):
+        out.extend(a.value if isinstance(a, gast.Starred) else a for a in e.args)
+        out.extend(k.value for k in e.keywords)
+    receiver = getattr(s, "receiver", None)
+    if receiver is not None:
+        out.append(receiver)
+    return [n for n in out if isinstance(n, gast.Name)]
+
+
+# -- queries ------------------------------------------------------------------------------------------
+
+SAME, DERIVED, BASE, HOLDS, UNKNOWN = "same", "derived", "base", "holds", "unknown"
+
+
+def relations(state, m, n):
+    """How name m may relate to the object of name n: a list of (kind, path) pairs.
+
+    SAME: m may be n's object; DERIVED: m may be a part or view of it (path from n
+    to m); BASE: n may be a part or view of m's object (path from m to n); HOLDS: m
+    may hold n's object in a container; UNKNOWN: they may share memory in a way
+    adsrc does not know.
+    """
+    out = []
+    n_refs = state.refs(n)
+    m_refs = state.refs(m)
+    for rn in n_refs:
+        if rn.obj == FOREIGN:
+            continue
+        for rm in m_refs:
+            if rm.obj != rn.obj:
+                continue
+            if rn.path is None or rm.path is None:
+                out.append((UNKNOWN, None))
+            elif rm.path == rn.path:
+                out.append((SAME, ()))
+            elif rm.path[:len(rn.path)] == rn.path:
+                out.append((DERIVED, rm.path[len(rn.path):]))
+            elif rn.path[:len(rm.path)] == rm.path:
+                out.append((BASE, rn.path[len(rm.path):]))
+            else:
+                out.append((UNKNOWN, None))        # two parts of one object (a common base may be gone)
+        for rm in m_refs:
+            if rm.obj != rn.obj and rn.obj in {h for h in _holds(state, rm.obj)}:
+                out.append((HOLDS, None))
+    unique = []
+    for r in out:
+        if r not in unique:
+            unique.append(r)
+    return unique
+
+
+def _holds(state, obj):
+    return {r.obj for r in state.held(obj)}
+
+
+def may_share(state, m, n):
+    """Whether names m and n may share (part of) an object."""
+    return bool(relations(state, m, n)) or bool(relations(state, n, m))
+
+
+def is_foreign(state, n):
+    return any(r.obj == FOREIGN for r in state.refs(n))
+
+
+def params_reached(state, n):
+    """Parameters whose objects a change to n's object may change."""
+    out = set()
+    for r in state.refs(n):
+        if r.obj[0] == "param":
+            out.add(r.obj[1])
+        for h in state.holders(r.obj):
+            if h[0] == "param":
+                out.add(h[1])
+    return out

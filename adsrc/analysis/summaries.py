@@ -1,0 +1,180 @@
+"""Callee summaries: what a function changes of its arguments and what its result may share with them.
+
+Computed from a callee's structured IR (before functionalization) with the
+alias analysis, before anything is differentiated, so that neither the
+functionalization of a caller nor the activity analysis ever has to
+transform or compile a callee. Recursive functions reach a fixpoint: a
+summary in progress answers with what it knows so far, and is computed
+again until it stops changing.
+
+Which statics a call specializes its callee on (a method's receiver known
+when transforming, functions passed as arguments, function-valued default
+parameters) is decided here too, in `call_statics`, for every consumer.
+"""
+
+import inspect
+import types
+from dataclasses import dataclass
+
+import gast
+
+from ..ir import nodes as ir
+from ..ir.walk import walk
+from . import aliases as al
+
+
+@dataclass(frozen=True)
+class Summary:
+    params: tuple           # the callee's parameters, in order
+    mutates: tuple = ()     # parameters whose objects the callee may change in place
+    result_aliases: bool = False   # the result may share (part of) an argument's object
+
+    def arguments(self, stmt):
+        """parameter -> argument atom at a call (the receiver first), or {} if they cannot be matched."""
+        call = stmt.expr
+        args = ([stmt.receiver] if stmt.receiver is not None else []) + list(call.args)
+        if any(isinstance(a, gast.Starred) for a in args) or any(k.arg is None for k in call.keywords):
+            return {}
+        out = dict(zip(self.params, args))
+        for k in call.keywords:
+            out[k.arg] = k.value
+        return out
+
+
+def _is_function(value):
+    from ..custom import custom_vjp
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, custom_vjp)) or \
+        type(value).__name__ == "ufunc" or isinstance(value, types.MethodType)
+
+
+def call_statics(stmt, resolve):
+    """Parameters of a call's callee with values known when transforming: {parameter: object}.
+
+    The receiver of a method call on an object known when transforming, functions
+    passed as arguments, and function-valued defaults of parameters the call does
+    not pass. `resolve(node)` gives the object an expression means, or raises LookupError.
+    """
+    callee = stmt.callee
+    try:
+        sig = inspect.signature(callee)
+    except (TypeError, ValueError):
+        return {}
+    params = [p for p in sig.parameters.values()]
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    call = stmt.expr
+    args = ([stmt.receiver] if stmt.receiver is not None else []) + list(call.args)
+    bound = {}
+    for name, a in zip(names, args):
+        if isinstance(a, gast.Starred):
+            break
+        bound[name] = a
+    for k in call.keywords:
+        if k.arg is not None:
+            bound[k.arg] = k.value
+    out = {}
+    for name, node in bound.items():
+        try:
+            value = resolve(node)
+        except LookupError:
+            continue
+        if _is_function(value) or (stmt.receiver is node and not isinstance(value, (int, float, complex))):
+            out[name] = value
+    for p in params:
+        if p.name not in bound and p.default is not p.empty and _is_function(p.default):
+            out[p.name] = p.default
+    return out
+
+
+class Summaries:
+    """Summaries of user functions, computed on demand from their structured IR.
+
+    front(fun, statics) -> the structured, jump-free, inlined Function of fun.
+    """
+
+    def __init__(self, front, resolve_for):
+        self.front = front
+        self.resolve_for = resolve_for     # uf -> (node -> object)
+        self.done = {}
+        self.busy = {}
+
+    def key(self, fun, statics):
+        return fun, getattr(fun, "__code__", None), tuple(sorted((k, id(v)) for k, v in statics.items()))
+
+    def of_call(self, stmt, uf):
+        statics = call_statics(stmt, self.resolve_for(uf))
+        return self.get(stmt.callee, statics)
+
+    def get(self, fun, statics):
+        key = self.key(fun, statics)
+        if key in self.done:
+            return self.done[key]
+        if key in self.busy:
+            self.busy[key][1] = True        # recursion: answer with what is known so far
+            return self.busy[key][0]
+        try:
+            params = tuple(inspect.signature(fun).parameters)
+        except (TypeError, ValueError):
+            return None
+        self.busy[key] = [Summary(params), False]
+        try:
+            for _ in range(10):
+                summary = self.compute(fun, statics, params)
+                guess, recursed = self.busy[key]
+                if not recursed or summary == guess:
+                    break
+                self.busy[key] = [summary, False]
+        finally:
+            del self.busy[key]
+        self.done[key] = summary
+        return summary
+
+    def compute(self, fun, statics, params):
+        fn = self.front(fun, statics)
+        oracle = CallOracle(self, fn.uf)
+        analysis = al.Analysis(fn, oracle)
+        mutated = set()
+
+        def visit(s, state):
+            for name in _changed_names(s, oracle):
+                mutated.update(al.params_reached(state, name))
+        end = analysis.block(fn.body, analysis.initial(), visit)
+        result = fn.result
+        aliases = isinstance(result, gast.Name) and any(
+            r.obj[0] == "param" or any(h[0] == "param" for h in _held_objects(end, r.obj))
+            for r in end.refs(result.id))
+        return Summary(params, tuple(p for p in params if p in mutated and p not in statics), aliases)
+
+
+def _held_objects(state, obj):
+    return {r.obj for r in state.held(obj)}
+
+
+def _changed_names(s, oracle):
+    if isinstance(s, ir.SetItem):
+        return [s.base]
+    if isinstance(s, ir.InplaceOp):
+        return [s.target]
+    if isinstance(s, ir.MutatingCall):
+        return [s.receiver]
+    if isinstance(s, ir.CallUser):
+        summary = oracle.summary(s)
+        if summary is not None and summary.mutates:
+            args = summary.arguments(s)
+            return [args[p].id for p in summary.mutates if isinstance(args.get(p), gast.Name)]
+    return []
+
+
+class CallOracle(al.Oracle):
+    """What one function's analysis knows about the user functions it calls."""
+
+    def __init__(self, summaries, uf):
+        self.summaries = summaries
+        self.uf = uf
+
+    def summary(self, stmt):
+        if not isinstance(stmt, ir.CallUser):
+            return None
+        return self.summaries.of_call(stmt, self.uf)
+
+
+_ = walk

@@ -1,0 +1,359 @@
+"""The IR: the one contract between adsrc's passes.
+
+A function is a list of statements. Each kind of statement is a class that
+declares its fields; no pass adds attributes to them, and a pass that needs
+facts about statements keeps them in its own result object (keyed by the
+statement), so the IR alone says what the program computes.
+
+Operands are gast nodes. An *atom* is a `gast.Name` or a `gast.Constant`.
+Every operation assigns its value to a *target*: a name, or a nested tuple
+of names for unpacking.
+
+The IR has three stages, checked by `ir/verify.py`:
+
+* **structured** (from `lowering/normalize.py`): operations, the in-place
+  changes `SetItem`, `InplaceOp` and `MutatingCall`, and Python's
+  structured control flow `If`, `For`, `While`, `Break`, `Continue`, `Return`;
+* **functional** (after `lowering/jumps.py` and `lowering/functionalize.py`):
+  no jumps and no in-place changes; the function ends in one `result` atom;
+* **lowered** (after `lowering/structure.py` and `lowering/ssa.py`): `If`,
+  `For` and `While` become `Cond`, `Scan` and `WhileLoop` with explicit
+  carried values, and every name is assigned once (once per iteration
+  inside a loop).
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+import gast
+
+Target = Union[str, tuple]
+
+
+@dataclass(frozen=True, slots=True)
+class Loc:
+    """Where a statement came from: the user's statement line (for comments) and its operation (for carets)."""
+    line: Optional[int]
+    col: int = 0
+    op_line: Optional[int] = None
+
+    @property
+    def lineno(self):          # what UserFunction.error reads
+        return self.op_line or self.line
+
+    @property
+    def col_offset(self):
+        return self.col
+
+
+@dataclass(eq=False, slots=True, kw_only=True)
+class Stmt:
+    loc: Loc = Loc(None)
+
+
+# -- operations: `target = <one operation>` -------------------------------------------------------
+
+@dataclass(eq=False, slots=True)
+class Op(Stmt):
+    target: Target
+    expr: gast.expr
+
+
+@dataclass(eq=False, slots=True)
+class Copy(Op):
+    """target = name"""
+
+
+@dataclass(eq=False, slots=True)
+class Const(Op):
+    """A value that is never differentiated (a literal, a comparison, `x.shape`, `np.zeros(n)`...).
+
+    fresh: the value is a new array nothing else refers to (NumPy constructors).
+    """
+    fresh: bool = False
+
+
+@dataclass(eq=False, slots=True)
+class Apply(Op):
+    """A call, operator or attribute with a derivative rule.
+
+    bound: the rule's parameters -> operand nodes inside `expr` (a list for *args).
+    method_of: the receiver when an ndarray method rule was chosen for `v.method(...)`.
+    """
+    rule: Any
+    bound: dict
+    method_of: Optional[gast.expr] = None
+
+
+@dataclass(eq=False, slots=True)
+class CallUser(Op):
+    """A call to a Python function adsrc transforms from its source.
+
+    receiver: the object a method is called on (its first argument), if any.
+    returns_params: parameters the callee changes in place; the call then returns
+    `(value, *their new values)` (set by lowering/functionalize.py).
+    """
+    callee: Any
+    receiver: Optional[gast.expr] = None
+    returns_params: tuple = ()
+
+
+@dataclass(eq=False, slots=True)
+class CallCustom(Op):
+    """A call to an `adsrc.custom_vjp` function."""
+    callee: Any
+
+
+@dataclass(eq=False, slots=True)
+class CallLocal(Op):
+    """A call to a function defined inside this one (inlined by lowering/inline.py)."""
+
+
+@dataclass(eq=False, slots=True)
+class GetItem(Op):
+    """target = base[index] (expr is a gast.Subscript of atoms)."""
+
+
+@dataclass(eq=False, slots=True)
+class GetAttr(Op):
+    """target = base.field: a field of a namedtuple, dataclass or object."""
+
+
+@dataclass(eq=False, slots=True)
+class Pack(Op):
+    """A tuple, list or dict display of atoms."""
+
+
+@dataclass(eq=False, slots=True)
+class Update(Op):
+    """target = index_update(base, index, value): a copy of base with base[index] = value."""
+
+
+@dataclass(eq=False, slots=True)
+class Append(Op):
+    """target = list_append(lst, value): lst + [value]."""
+
+
+@dataclass(eq=False, slots=True)
+class ScanSlice(Op):
+    """target = scan_slice(xs, i): step i of every leaf of xs (adsrc.scan)."""
+
+
+@dataclass(eq=False, slots=True)
+class Opaque(Op):
+    """A call adsrc has no rule or source for: an error if it must be differentiated.
+
+    fresh: a call to a class, which makes a new object.
+    """
+    describe: str = ""
+    hint: Optional[str] = None
+    fresh: bool = False
+
+
+OPS = (Copy, Const, Apply, CallUser, CallCustom, CallLocal, GetItem, GetAttr, Pack, Update, Append, ScanSlice, Opaque)
+
+
+# -- statements without a value ----------------------------------------------------------------------
+
+@dataclass(eq=False, slots=True)
+class Effect(Stmt):
+    """A call run for its effect (print, a check); never differentiated.
+
+    writes: what it changes in place that adsrc does not own (`box.items`), if anything.
+    """
+    expr: gast.expr
+    writes: Optional[str] = None
+
+
+@dataclass(eq=False, slots=True)
+class Raw(Stmt):
+    """`assert` or `raise`, kept as written."""
+    node: gast.stmt
+
+
+# -- changes in place (structured stage only) ---------------------------------------------------------
+
+@dataclass(eq=False, slots=True)
+class SetItem(Stmt):
+    """base[index] = value"""
+    base: str
+    index: gast.expr
+    value: gast.expr
+
+
+@dataclass(eq=False, slots=True)
+class InplaceOp(Stmt):
+    """target op= value: changes an array or list in place, rebinds a number."""
+    target: str
+    op: gast.operator
+    value: gast.expr
+
+
+@dataclass(eq=False, slots=True)
+class MutatingCall(Stmt):
+    """[target =] receiver.method(*args): list.append/extend/insert/pop, dict.update/pop/setdefault."""
+    target: Optional[str]
+    receiver: str
+    method: str
+    args: list
+
+
+# -- structured control flow (structured stage only) -------------------------------------------------
+
+@dataclass(eq=False, slots=True)
+class RangeIter:
+    args: list
+
+
+@dataclass(eq=False, slots=True)
+class SeqIter:
+    seq: gast.expr          # an atom that can be indexed by position
+
+
+@dataclass(eq=False, slots=True)
+class EnumerateIter:
+    inner: Any
+    start: Optional[gast.expr] = None
+
+
+@dataclass(eq=False, slots=True)
+class ZipIter:
+    inners: list
+
+
+@dataclass(eq=False, slots=True)
+class ReversedIter:
+    inner: Any
+
+
+ITERATIONS = (RangeIter, SeqIter, EnumerateIter, ZipIter, ReversedIter)
+
+
+@dataclass(eq=False, slots=True)
+class If(Stmt):
+    test: gast.expr
+    body: list
+    orelse: list
+
+
+@dataclass(eq=False, slots=True)
+class For(Stmt):
+    """for target in iteration: body [else: orelse].  stop: a flag that ends the loop once set (a `break`)."""
+    target: Target
+    iter: Any
+    body: list
+    stop: Optional[str] = None
+    orelse: list = field(default_factory=list)
+
+
+@dataclass(eq=False, slots=True)
+class While(Stmt):
+    """while True: test_body; if not test: break; body  [else: orelse, when the loop ends without break]"""
+    test_body: list
+    test: gast.expr
+    body: list
+    orelse: list = field(default_factory=list)
+
+
+@dataclass(eq=False, slots=True)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False, slots=True)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(eq=False, slots=True)
+class Return(Stmt):
+    value: gast.expr
+
+
+@dataclass(eq=False, slots=True)
+class Def(Stmt):
+    """A function defined inside the differentiated function (inlined where it is called)."""
+    name: str
+    fn: Any
+
+
+# -- lowered control flow -------------------------------------------------------------------------------
+
+@dataclass(eq=False, slots=True)
+class Branch:
+    body: list
+    results: list           # atoms, one per output of the Cond
+
+
+@dataclass(eq=False, slots=True)
+class Cond(Stmt):
+    pred: gast.expr
+    true: Branch
+    false: Branch
+    outs: list
+
+
+@dataclass(eq=False, slots=True)
+class Scan(Stmt):
+    """A `for` loop over `xs` (a range(...) call) with item bound to `item` (a name or None).
+
+    carry: the carried names inside the body; init: their values before the loop (atoms);
+    results: their values at the end of an iteration; outs: their names after the loop.
+    stop: the index in carry of a flag after which the remaining iterations do nothing.
+    """
+    carry: list
+    init: list
+    item: Optional[str]
+    xs: gast.expr
+    body: list
+    results: list
+    outs: list
+    stop: Optional[int] = None
+
+
+@dataclass(eq=False, slots=True)
+class WhileLoop(Stmt):
+    """A `while` loop: before each iteration test_body runs, then the loop ends unless `test`."""
+    carry: list
+    init: list
+    test_body: list
+    test: gast.expr
+    body: list
+    results: list
+    outs: list
+
+
+LOOPS = (Scan, WhileLoop)
+
+
+@dataclass(eq=False, slots=True)
+class Function:
+    """A function: parameters as written, a body, and (after jumps are removed) one result atom.
+
+    bindings: objects generated code refers to by name (a functools.partial's bound values...).
+    """
+    name: str
+    args: gast.arguments
+    body: list
+    result: Optional[gast.expr]
+    uf: Any
+    lineno: Optional[int]
+    bindings: dict = field(default_factory=dict)
+
+    @property
+    def params(self):
+        a = self.args
+        names = [p.id for p in list(a.posonlyargs) + list(a.args)]
+        if a.vararg is not None:
+            names.append(a.vararg.id)
+        names += [p.id for p in a.kwonlyargs]
+        if a.kwarg is not None:
+            names.append(a.kwarg.id)
+        return names
+
+    def __deepcopy__(self, memo):
+        import copy
+        new = Function(self.name, copy.deepcopy(self.args, memo), copy.deepcopy(self.body, memo),
+                       copy.deepcopy(self.result, memo), self.uf, self.lineno, dict(self.bindings))
+        memo[id(self)] = new
+        return new

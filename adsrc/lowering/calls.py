@@ -1,0 +1,598 @@
+"""Calls during normalization: what a call means, emitted as the IR statement for it.
+
+A call is, in order of preference: `adsrc.within_grad()` (the constant True),
+a control-flow primitive (`cond`, `scan`, `while_loop`, `fori_loop`: written out
+as `If`/`For`/`While`), a custom_vjp function, a callable with a derivative
+rule, a Python function adsrc transforms from source (also methods of
+objects known when transforming, callable objects and functools.partial
+objects), a nested function (inlined later), a method of a value (ndarray
+method rules, and the list/dict methods that change their object, which
+`functionalize.py` rewrites), or something adsrc cannot see into (`Opaque`,
+an error only if it must be differentiated). Builtins that pass values
+through (`map`, `filter`, `zip`, `enumerate`, `reversed`, `sorted`, `dict`)
+become loops or rules of their own.
+"""
+
+import builtins
+import functools
+import types
+
+import gast
+import numpy as np
+
+from .. import astutil, primitives, runtime
+from .. import rules as rules_mod
+from ..frontend import higher_order_error, is_gradient
+from ..ir import nodes as ir
+
+# builtins that reach variables by name at run time (a differentiated value inside a string...)
+_READS_NAMES = (eval, exec, locals, vars, globals, compile)
+
+# methods that change their object in place, rewritten by functionalize.py
+MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "clear", "update", "setdefault", "sort",
+                              "reverse", "fill", "remove", "__delitem__"})
+# ... and those adsrc does not rewrite
+REFUSED_METHODS = frozenset({"resize", "put", "itemset", "setfield", "popitem", "partition", "byteswap",
+                             "setflags", "discard", "add"})
+
+_DICT_VIEWS = {"values": "dict_values", "items": "dict_items", "keys": "dict_keys"}
+
+# NumPy functions that write into an argument; functionalize.py cannot rewrite these
+_WRITERS = {np.put: "np.put", np.place: "np.place", np.putmask: "np.putmask",
+            np.put_along_axis: "np.put_along_axis", np.random.shuffle: "np.random.shuffle"}
+
+
+def is_user_function(obj):
+    if not isinstance(obj, types.FunctionType):
+        return False
+    module = getattr(obj, "__module__", None) or ""
+    return module.split(".")[0] not in ("numpy", "builtins", "math", "adsrc")
+
+
+def callable_name(obj, node=None):
+    mod = getattr(obj, "__module__", None)
+    qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if qual is None and node is not None:
+        return dotted(node)
+    if mod in (None, "builtins"):
+        return qual or repr(obj)
+    if mod.startswith("numpy"):
+        return "np." + (qual or "?") if mod == "numpy" or isinstance(obj, np.ufunc) else f"{mod}.{qual}"
+    return f"{mod}.{qual}"
+
+
+def dotted(node):
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return dotted(node.value) + "." + node.attr
+    return "<expression>"
+
+
+def _no_rule_hint(obj):
+    name = getattr(obj, "__name__", None) or type(obj).__name__
+    return (f"`{name}` has no Python source adsrc can transform and no derivative rule. Give it one with "
+            f"`adsrc.defvjp({name}, ...)`, wrap it in a function decorated with `@adsrc.custom_vjp`, or "
+            "call it on values that are not differentiated.")
+
+
+class Calls:
+    """Mixin of the Normalizer: calls."""
+
+    # -- entry ---------------------------------------------------------------------------------------
+    def call(self, e, target):
+        """Emit what the call e computes into target (None: the value is not used)."""
+        f = e.func
+        obj = self.static(f)
+        if obj is not rules_mod.NOT_STATIC:
+            return self.static_call(e, obj, target)
+        shadowed = isinstance(f, gast.Name) and len(self.scopes) > 1 and f.id in self.scopes[-1]
+        if isinstance(f, gast.Name) and f.id in self.functions and not shadowed:
+            return self.local_function(e, self.functions[f.id], target)
+        if isinstance(f, gast.Name) and f.id in self.def_names:
+            return self.emit_op(ir.CallLocal, target, self.plain_call(e, astutil.name(f.id)), e)
+        if isinstance(f, gast.Lambda):
+            return self.emit_op(ir.CallLocal, target, self.plain_call(e, self.atom(f)), e)
+        if isinstance(f, gast.Attribute):
+            return self.method_call(e, target)
+        what = dotted(f)
+        return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e, describe=f"`{what}`",
+                            hint="adsrc differentiates calls to functions it can resolve when transforming: "
+                                 "module functions, closures and functions defined in this function.")
+
+    def emit_op(self, cls, target, expr, node, **fields):
+        if target is None:
+            if cls in (ir.Opaque, ir.Const):
+                self.emit(ir.Effect(expr), node)
+                return
+            target = self.temp("_")
+        self.emit(cls(target, expr, **fields), node)
+
+    @property
+    def def_names(self):
+        names = getattr(self, "_def_names", None)
+        if names is None:
+            names = set()
+            for n in gast.walk(self.uf.node):
+                if isinstance(n, gast.FunctionDef) and n is not self.uf.node:
+                    names.add(n.name)
+                elif isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda):
+                    names.update(t.id for t in n.targets if isinstance(t, gast.Name))
+            self._def_names = names
+        return names
+
+    def plain_call(self, e, func):
+        args = []
+        for a in e.args:
+            if isinstance(a, gast.Starred):
+                args.append(gast.Starred(value=self.atom(a.value), ctx=gast.Load()))
+            else:
+                args.append(self.atom(a))
+        keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in e.keywords]
+        return gast.Call(func=func, args=args, keywords=keywords)
+
+    def static(self, node):
+        if isinstance(node, gast.Name) and node.id in self.bindings:
+            return self.bindings[node.id]
+        return super().static(node)
+
+    def bind(self, base, obj):
+        """A name generated code can use for obj (a value known when transforming)."""
+        for name, known in self.bindings.items():
+            if known is obj:
+                return name
+        name = self.namer.fresh(base)
+        self.bindings[name] = obj
+        return name
+
+    # -- functions known when transforming -----------------------------------------------------------
+    def static_call(self, e, obj, target):
+        if obj is primitives.within_grad:
+            if e.args or e.keywords:
+                raise self.error(e, "adsrc.within_grad() takes no arguments.")
+            return self.emit_op(ir.Const, target, astutil.const(True), e)
+        if primitives.is_primitive(obj):
+            return getattr(self, "prim_" + primitives.primitive_name(obj))(e, target)
+        if is_gradient(obj):
+            raise higher_order_error(obj, self.uf.loc(e))
+        if any(obj is f for f in _READS_NAMES):
+            raise self.error(e, f"`{obj.__name__}` reads or runs code through names adsrc cannot follow, so "
+                                "its gradient would be lost.", "Write the expression out in the function.")
+        from ..custom import custom_vjp
+        if isinstance(obj, custom_vjp):
+            if e.keywords:
+                raise self.error(e, f"pass the arguments of the custom_vjp function `{obj.__name__}` by position.")
+            return self.emit_op(ir.CallCustom, target, self.plain_call(e, e.func), e, callee=obj)
+        special = _BUILTIN_CALLS.get(obj) if _hashable(obj) else None
+        if special is not None:
+            return getattr(self, special)(e, target)
+        if obj is functools.partial:
+            return self.make_partial(e, target)
+        if _hashable(obj) and obj in _WRITERS:
+            raise self.error(e, f"`{_WRITERS[obj]}` writes into its argument in place, which adsrc cannot "
+                                "differentiate.", "Compute a new array instead (for example with `np.where`, or "
+                                                  "`y = x.copy(); y[idx] = v`).")
+        if isinstance(getattr(obj, "__self__", None), np.ufunc) and getattr(obj, "__name__", "") == "at":
+            return self.ufunc_at(e, obj, target)
+        rule = rules_mod.lookup(obj)
+        if rule is not None:
+            return self.rule_call(e, e.func, rule, target)
+        if is_user_function(obj):
+            return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=obj)
+        if isinstance(obj, types.MethodType) and is_user_function(obj.__func__) and isinstance(e.func, gast.Attribute):
+            # obj.method(x) on an object known when transforming: method(obj, x)
+            return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=obj.__func__,
+                                receiver=e.func.value)
+        if isinstance(obj, functools.partial):
+            return self.call_partial_object(e, obj, target)
+        call = getattr(type(obj), "__call__", None)
+        if not isinstance(obj, type) and is_user_function(call):
+            # a callable object: obj(x) is type(obj).__call__(obj, x)
+            return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=call, receiver=e.func)
+        if isinstance(getattr(obj, "__self__", None), (list, dict, set)) and \
+                getattr(obj, "__name__", None) in MUTATING_METHODS | REFUSED_METHODS:
+            # `box.items.append(v)` with `box` known when transforming: changes an object adsrc does not own
+            expr = self.plain_call(e, e.func)
+            self.emit(ir.Effect(expr, writes=dotted(e.func.value) if isinstance(e.func, gast.Attribute)
+                                else callable_name(obj)), e)
+            if target is not None:
+                self.emit(ir.Const(target, astutil.const(None)), e)
+            return
+        return self.emit_op(ir.Opaque, target, self.plain_call(e, e.func), e,
+                            describe=f"`{callable_name(obj, e.func)}`", hint=_no_rule_hint(obj),
+                            fresh=isinstance(obj, type))
+
+    def rule_call(self, e, func, rule, target, receiver=None):
+        out = next((k for k in e.keywords if k.arg == "out"), None)
+        if out is not None and not (isinstance(out.value, gast.Constant) and out.value.value is None):
+            # y = f(x, out=buf): buf[...] = f(x); y = buf
+            buf = self.atom(out.value)
+            if not isinstance(buf, gast.Name) or not self.is_local(buf.id):
+                raise self.error(e, f"`{rule.name}(..., out=...)` writes into an object adsrc does not own.",
+                                 f"Assign the result instead: `y = {rule.name}(...)`.")
+            call = gast.Call(func=e.func, args=e.args, keywords=[k for k in e.keywords if k.arg != "out"])
+            tmp = self.temp(self.temp_base(call))
+            self.rule_call(call, func, rule, tmp, receiver)
+            self.emit(ir.SetItem(buf.id, astutil.const(Ellipsis), astutil.name(tmp)), e)
+            if target is not None:
+                self.emit(ir.Copy(target, astutil.name(buf.id)), e)
+            return
+        if rule.nondiff:
+            return self.emit_op(ir.Const, target, self.raw(e), e, fresh=rule.name.startswith("np."))
+        args, keywords = self.bound_args(e, rule, skip_first=receiver is not None)
+        if receiver is not None:
+            expr = gast.Call(func=gast.Attribute(value=receiver, attr=e.func.attr, ctx=gast.Load()), args=args,
+                             keywords=keywords)
+            pos = [receiver] + args
+        else:
+            expr = gast.Call(func=func, args=args, keywords=keywords)
+            pos = args
+        try:
+            bound = rule.bind(pos, keywords)
+        except TypeError as err:
+            raise self.error(e, f"{err}.", "Check the call against adsrc's rule table "
+                                           "(`python -m adsrc rules`).") from None
+        self.emit_op(ir.Apply, target, expr, e, rule=rule, bound=bound, method_of=receiver)
+
+    def bound_args(self, e, rule, skip_first=False):
+        """Arguments with the rule's operands as atoms and the rest as written."""
+        operands = rule.referenced_params()
+        positional = [p for p in rule.params if p.kind in ("pos", "any")]
+        if skip_first:
+            positional = positional[1:]
+        var = next((p for p in rule.params if p.kind == "var"), None)
+        args = []
+        for i, a in enumerate(e.args):
+            if isinstance(a, gast.Starred):
+                raise self.error(a, f"unpacking arguments with `*` into {rule.name} is not supported.",
+                                 "Pass the arguments one by one.")
+            pname = positional[i].name if i < len(positional) else (var.name if var else None)
+            args.append(self.operand(a, pname in operands))
+        keywords = []
+        for k in e.keywords:
+            if k.arg is None:
+                raise self.error(e, f"`**` arguments to {rule.name} are not supported.",
+                                 "Pass the keyword arguments explicitly.")
+            keywords.append(gast.keyword(arg=k.arg, value=self.operand(k.value, k.arg in operands)))
+        return args, keywords
+
+    def operand(self, a, needed):
+        if not needed:
+            return self.raw(a)
+        if astutil.is_constant_literal(a):
+            return self.raw(a)
+        return self.atom(a)
+
+    def helper_apply(self, target, base, args, node):
+        """target = helper(*args) for a runtime helper with a derivative rule."""
+        fn = runtime.HELPERS[base]
+        rule = rules_mod.lookup(fn)
+        expr = astutil.call(astutil.name(self.namer.helper(base)), args)
+        if rule is None or rule.nondiff:
+            return self.emit_op(ir.Const, target, expr, node)
+        self.emit_op(ir.Apply, target, expr, node, rule=rule, bound=rule.bind(expr.args, []))
+
+    emit_call_rule = helper_apply
+
+    def is_dict_view(self, e):
+        f = e.func if isinstance(e, gast.Call) else None
+        return isinstance(f, gast.Attribute) and f.attr in _DICT_VIEWS and not e.args and not e.keywords
+
+    # -- methods of values ----------------------------------------------------------------------------
+    def method_call(self, e, target):
+        f = e.func
+        name = f.attr
+        if self.is_dict_view(e):
+            return self.helper_apply(target, _DICT_VIEWS[name], [self.atom(f.value)], e)
+        if name in MUTATING_METHODS:
+            receiver = self.item_receiver(f.value, e)
+            if any(isinstance(a, gast.Starred) for a in e.args) or e.keywords and name != "sort":
+                raise self.error(e, f"`.{name}()` with unpacked or keyword arguments changes its object in place "
+                                    "in a way adsrc cannot follow.", "Pass the arguments one by one.")
+            args = [self.atom(a) for a in e.args] + [self.raw(k.value) for k in e.keywords]
+            self.emit(ir.MutatingCall(target, receiver, name if not e.keywords else "sort_reverse", args), e)
+            return
+        if name in REFUSED_METHODS:
+            raise self.error(e, f"the method `.{name}()` changes its object in place, which adsrc does not "
+                                "support inside a differentiated function.",
+                             "Compute a new value instead (for example `np.sort(x)` or `a + b`).")
+        receiver = self.atom(f.value)
+        rule = rules_mod.METHODS.get(name)
+        if rule is not None:
+            return self.rule_call(e, f, rule, target, receiver=receiver)
+        hint = f"adsrc has no rule for `.{name}()`; call the NumPy function instead, or register one with " \
+               "adsrc.defvjp."
+        if isinstance(f.value, gast.Name):
+            owner = f.value.id
+            hint = (f"adsrc has no rule for `.{name}()` and does not know what `{owner}` is when it transforms. "
+                    f"If `{owner}` is an argument whose method is Python code, mark it static (static_argnums / "
+                    f"static_argnames) so adsrc can transform the method; otherwise call a NumPy function "
+                    f"instead, or register a rule with adsrc.defvjp.")
+        call = self.plain_call(e, gast.Attribute(value=receiver, attr=name, ctx=gast.Load()))
+        self.emit_op(ir.Opaque, target, call, e, describe=f"the method `.{name}()`", hint=hint)
+
+    def item_receiver(self, value, e):
+        """The local name whose object a mutating method changes (`groups[k].append(v)`: an item of groups)."""
+        if isinstance(value, gast.Name) and self.is_local(value.id):
+            return value.id
+        atom = self.atom(value)
+        if isinstance(atom, gast.Name) and self.is_local(atom.id):
+            return atom.id
+        raise self.error(e, f"`.{e.func.attr}()` changes its object in place, and adsrc can follow such changes "
+                            "only on local variables.", "Build a new list or array in a local variable instead.")
+
+    # -- functions defined or bound in this function -----------------------------------------------
+    def local_function(self, e, what, target):
+        kind = what[0]
+        if kind == "alias":          # act = np.tanh; act(x)
+            call = gast.Call(func=what[1], args=e.args, keywords=e.keywords)
+            return self.call(call, target)
+        # partial: f = functools.partial(g, a, k=b); f(x)  is  g(a, x, k=b)
+        _, func, args, keywords = what
+        call = gast.Call(func=func, args=list(args) + list(e.args), keywords=list(keywords) + list(e.keywords))
+        return self.call(call, target)
+
+    def make_partial(self, e, target):
+        if not e.args or any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
+            raise self.error(e, "adsrc follows `functools.partial(f, ...)` only with its arguments written out.",
+                             "Pass the arguments one by one.")
+        func = e.args[0]
+        if isinstance(func, gast.Lambda):
+            func = self.atom(func)
+        args = [self.atom(a) for a in e.args[1:]]
+        keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in e.keywords]
+        if target is not None and isinstance(target, str) and target in self.single:
+            self.functions[target] = ("partial", func, args, keywords)
+        expr = gast.Call(func=astutil.name(self.bind("partial", functools.partial)),
+                         args=[func] + args, keywords=keywords)
+        self.emit_op(ir.Opaque, target, expr, e, describe="a functools.partial object used as a value",
+                     hint="Call the partial object in this function, or pass the function and its arguments "
+                          "separately.")
+
+    def call_partial_object(self, e, obj, target):
+        """A functools.partial object known when transforming: its bound values are constants."""
+        func = astutil.name(self.bind(getattr(obj.func, "__name__", "func"), obj.func))
+        args = [astutil.name(self.bind("arg", a)) for a in obj.args]
+        keywords = [gast.keyword(arg=k, value=astutil.name(self.bind(k, v))) for k, v in obj.keywords.items()]
+        call = gast.Call(func=func, args=args + list(e.args), keywords=keywords + list(e.keywords))
+        return self.call(call, target)
+
+    def note_alias(self, target, value):
+        """Remember `act = np.tanh` (a name bound once to a callable known when transforming)."""
+        if isinstance(target, str) and target in self.single and isinstance(value, (gast.Name, gast.Attribute)):
+            obj = self.static(value)
+            if obj is not rules_mod.NOT_STATIC and callable(obj):
+                self.functions[target] = ("alias", value)
+
+    def ufunc_at(self, e, obj, target):
+        ufunc = obj.__self__
+        if ufunc not in (np.add, np.subtract) or len(e.args) != 3 or e.keywords:
+            raise self.error(e, f"`{dotted(e.func)}` writes into its argument in place, which adsrc cannot "
+                                "differentiate.", "Compute a new array instead.")
+        a = self.item_receiver(e.args[0], e) if isinstance(e.args[0], gast.Name) else None
+        if a is None:
+            raise self.error(e, f"`{dotted(e.func)}` writes into an object adsrc does not own.",
+                             "Apply it to a local array.")
+        idx = self.atom(e.args[1])
+        values = self.atom(e.args[2])
+        if ufunc is np.subtract:
+            values = self.atom(gast.UnaryOp(op=gast.USub(), operand=values))
+        new = self.temp(a)
+        self.helper_apply(new, "add_at_copy", [astutil.name(a), idx, values], e)
+        self.emit(ir.SetItem(a, astutil.const(Ellipsis), astutil.name(new)), e)
+        if target is not None:
+            self.emit(ir.Const(target, astutil.const(None)), e)
+
+    # -- control-flow primitives ----------------------------------------------------------------------
+    def _prim_args(self, e, order, name):
+        bound = dict(zip(order, e.args))
+        for k in e.keywords:
+            if k.arg not in order or k.arg in bound:
+                raise self.error(e, f"adsrc.{name} got an unexpected argument `{k.arg}`.", None)
+            bound[k.arg] = k.value
+        return bound
+
+    def _call_fn(self, fn_node, args, target):
+        call = gast.Call(func=fn_node, args=args, keywords=[])
+        call.lineno, call.col_offset = getattr(fn_node, "lineno", None), getattr(fn_node, "col_offset", 0)
+        self.call(call, target)
+
+    def _fn(self, node):
+        return self.atom(node) if isinstance(node, gast.Lambda) else node
+
+    def prim_cond(self, e, target):
+        if len(e.args) < 3:
+            raise self.error(e, "adsrc.cond needs pred, true_fun and false_fun.", None)
+        pred = self.raw(e.args[0])
+        true_fn, false_fn = self._fn(e.args[1]), self._fn(e.args[2])
+        operands = [self.atom(a) for a in e.args[3:]]
+        target = target or self.temp("cond")
+        body = self.sub_block(lambda: self._call_fn(true_fn, operands, target))
+        orelse = self.sub_block(lambda: self._call_fn(false_fn, operands, target))
+        self.emit(ir.If(pred, body, orelse), e)
+
+    def prim_while_loop(self, e, target):
+        b = self._prim_args(e, ["cond_fun", "body_fun", "init_val"], "while_loop")
+        if len(b) < 3:
+            raise self.error(e, "adsrc.while_loop needs cond_fun, body_fun and init_val.", None)
+        cond_fn, body_fn = self._fn(b["cond_fun"]), self._fn(b["body_fun"])
+        carry = self.temp("carry")
+        self.value(b["init_val"], carry)
+        test = self.temp("test")
+        test_body = self.sub_block(lambda: self._call_fn(cond_fn, [astutil.name(carry)], test))
+        body = self.sub_block(lambda: self._call_fn(body_fn, [astutil.name(carry)], carry))
+        self.emit(ir.While(test_body, astutil.name(test), body), e)
+        if target is not None:
+            self.emit(ir.Copy(target, astutil.name(carry)), e)
+
+    def prim_fori_loop(self, e, target):
+        b = self._prim_args(e, ["lower", "upper", "body_fun", "init_val"], "fori_loop")
+        if len(b) < 4:
+            raise self.error(e, "adsrc.fori_loop needs lower, upper, body_fun and init_val.", None)
+        body_fn = self._fn(b["body_fun"])
+        val = self.temp("val")
+        self.value(b["init_val"], val)
+        i = self.temp("i")
+        body = self.sub_block(lambda: self._call_fn(body_fn, [astutil.name(i), astutil.name(val)], val))
+        self.emit(ir.For(i, ir.RangeIter([self.raw(b["lower"]), self.raw(b["upper"])]), body), e)
+        if target is not None:
+            self.emit(ir.Copy(target, astutil.name(val)), e)
+
+    def prim_scan(self, e, target):
+        b = self._prim_args(e, ["f", "init", "xs", "length", "reverse"], "scan")
+        if "f" not in b or "init" not in b:
+            raise self.error(e, "adsrc.scan needs f and init.", None)
+        reverse = b.get("reverse")
+        if reverse is not None and not astutil.is_constant_literal(reverse):
+            raise self.error(e, "adsrc.scan needs `reverse` to be a constant True or False.", None)
+        rev = bool(reverse is not None and astutil.literal_value(reverse))
+        fn = self._fn(b["f"])
+        carry = self.temp("carry")
+        self.value(b["init"], carry)
+        xs = b.get("xs")
+        xs = None if xs is None or (isinstance(xs, gast.Constant) and xs.value is None) else self.atom(xs)
+        n = self.temp("n")
+        length = self.raw(b["length"]) if "length" in b else astutil.const(None)
+        self.emit(ir.Const(n, astutil.call(astutil.name(self.namer.helper("scan_length")),
+                                           [xs if xs is not None else astutil.const(None), length])), e)
+        ys = self.temp("ys")
+        self.emit(ir.Pack(ys, gast.List(elts=[], ctx=gast.Load())), e)
+        i, x, out, y = self.temp("i"), self.temp("x"), self.temp("out"), self.temp("y")
+
+        def body():
+            if xs is not None:
+                self.emit(ir.ScanSlice(x, astutil.call(astutil.name(self.namer.helper("scan_slice")),
+                                                       [xs, astutil.name(i)])), e)
+            else:
+                self.emit(ir.Const(x, astutil.const(None)), e)
+            self._call_fn(fn, [astutil.name(carry), astutil.name(x)], out)
+            self.emit(ir.Copy((carry, y), astutil.name(out)), e)
+            self.emit(ir.MutatingCall(None, ys, "append", [astutil.name(y)]), e)
+
+        steps = [astutil.name(n)] if not rev else \
+            [gast.BinOp(left=astutil.name(n), op=gast.Sub(), right=astutil.const(1)), astutil.const(-1),
+             astutil.const(-1)]
+        self.emit(ir.For(i, ir.RangeIter(steps), self.sub_block(body)), e)
+        if rev:
+            rys = self.temp("ys")
+            self.emit(ir.GetItem(rys, gast.Subscript(value=astutil.name(ys), ctx=gast.Load(),
+                                                     slice=gast.Slice(lower=None, upper=None,
+                                                                      step=astutil.const(-1)))), e)
+            ys = rys
+        stacked = self.temp("ys")
+        self.helper_apply(stacked, "stack_ys", [astutil.name(ys)], e)
+        self.emit_op(ir.Pack, target, astutil.tuple_([astutil.name(carry), astutil.name(stacked)]), e)
+
+    # -- builtins that pass values through -----------------------------------------------------------------
+    def b_map(self, e, target):
+        if len(e.args) < 2 or e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
+            raise self.error(e, "adsrc follows `map(f, xs, ...)` only with its arguments written out.", None)
+        fn = self._fn(e.args[0])
+        self.loop_over(e, e.args[1:], target, lambda items: self._call_value(fn, items))
+
+    def b_filter(self, e, target):
+        if len(e.args) != 2 or e.keywords:
+            raise self.error(e, "adsrc follows `filter(f, xs)` only with two arguments.", None)
+        fn = None if isinstance(e.args[0], gast.Constant) and e.args[0].value is None else self._fn(e.args[0])
+
+        def keep(items):
+            item = items[0]
+            return item, (item if fn is None else self._call_value(fn, items))
+        self.loop_over(e, e.args[1:], target, keep, conditional=True)
+
+    def _call_value(self, fn, args):
+        t = self.temp("mapped")
+        self._call_fn(fn, args, t)
+        return astutil.name(t)
+
+    def loop_over(self, e, seqs, target, make, conditional=False):
+        """target = [make(items) for items in zip(*seqs)] (with a test when conditional)."""
+        result = self.temp("comp")
+        self.emit(ir.Pack(result, gast.List(elts=[], ctx=gast.Load())), e)
+        its = [self.iteration(s) for s in seqs]
+        it = its[0] if len(its) == 1 else ir.ZipIter(its)
+        names = [self.temp("item") for _ in seqs]
+        tgt = names[0] if len(names) == 1 else tuple(names)
+
+        def body():
+            value = make([astutil.name(n) for n in names])
+            if conditional:
+                item, test = value
+                self.emit(ir.If(test, self.sub_block(
+                    lambda: self.emit(ir.MutatingCall(None, result, "append", [item]), e)), []), e)
+            else:
+                self.emit(ir.MutatingCall(None, result, "append", [value]), e)
+        self.emit(ir.For(tgt, it, self.sub_block(body)), e)
+        self.emit_op(ir.Copy, target, astutil.name(result), e)
+
+    def b_zip(self, e, target):
+        if e.keywords:
+            raise self.error(e, "adsrc does not follow `zip(..., strict=...)`.", "Leave out `strict`.")
+        if len(e.args) == 1 and isinstance(e.args[0], gast.Starred):
+            return self.helper_apply(target, "zip_star", [self.atom(e.args[0].value)], e)
+        if any(isinstance(a, gast.Starred) for a in e.args):
+            raise self.error(e, "adsrc follows `zip(*seqs)` only with one starred argument.", None)
+        rows = self.atom(astutil.tuple_([gast.Call(func=astutil.name("list"), args=[a], keywords=[])
+                                         for a in e.args]))
+        self.helper_apply(target, "zip_star", [rows], e)
+
+    def b_enumerate(self, e, target):
+        start = e.args[1] if len(e.args) > 1 else next((k.value for k in e.keywords if k.arg == "start"),
+                                                      astutil.const(0))
+        seq = self.atom(gast.Call(func=astutil.name("list"), args=[e.args[0]], keywords=[]))
+        self.helper_apply(target, "enumerate_list", [seq, self.raw(start)], e)
+
+    def b_reversed(self, e, target):
+        seq = self.sequence(e.args[0])
+        self.helper_apply(target, "reversed_list", [seq], e)
+
+    def b_sorted(self, e, target):
+        kws = {k.arg: k.value for k in e.keywords}
+        if len(e.args) != 1 or set(kws) - {"key", "reverse"}:
+            raise self.error(e, "adsrc follows `sorted(xs, key=..., reverse=...)` only.", None)
+        seq = self.atom(gast.Call(func=astutil.name("list"), args=[e.args[0]], keywords=[]))
+        reverse = self.raw(kws.get("reverse", astutil.const(False)))
+        if "key" in kws and not (isinstance(kws["key"], gast.Constant) and kws["key"].value is None):
+            keys = self.temp("keys")
+            key_fn = self._fn(kws["key"])
+            self.loop_over(e, [seq], keys, lambda items: self._call_value(key_fn, items))
+            keys = astutil.name(keys)
+        else:
+            keys = seq
+        self.helper_apply(target, "sorted_by", [seq, keys, reverse], e)
+
+    def b_dict(self, e, target):
+        if any(k.arg is None for k in e.keywords) or len(e.args) > 1:
+            raise self.error(e, "adsrc follows `dict(...)` with one mapping or pairs argument, or keywords.", None)
+        if not e.args:
+            keys = [astutil.const(k.arg) for k in e.keywords]
+            return self.emit_op(ir.Pack, target, gast.Dict(keys=keys, values=[self.atom(k.value) for k in
+                                                                                e.keywords]), e)
+        base = self.atom(e.args[0])
+        if e.keywords:
+            tmp = self.temp("dct")
+            self.helper_apply(tmp, "dict_of", [base], e)
+            for k in e.keywords:
+                self.emit(ir.SetItem(tmp, astutil.const(k.arg), self.atom(k.value)), e)
+            return self.emit_op(ir.Copy, target, astutil.name(tmp), e)
+        self.helper_apply(target, "dict_of", [base], e)
+
+    def b_getattr(self, e, target):
+        if len(e.args) == 2 and isinstance(e.args[1], gast.Constant) and isinstance(e.args[1].value, str):
+            return self.value(gast.Attribute(value=e.args[0], attr=e.args[1].value, ctx=gast.Load()),
+                              target or self.temp("_"))
+        return self.emit_op(ir.Opaque, target, self.plain_call(e, e.func), e, describe="`getattr`",
+                            hint="Read the attribute with a constant name: `obj.name`.")
+
+
+_BUILTIN_CALLS = {builtins.map: "b_map", builtins.filter: "b_filter", builtins.zip: "b_zip",
+                  builtins.enumerate: "b_enumerate", builtins.reversed: "b_reversed", builtins.sorted: "b_sorted",
+                  builtins.dict: "b_dict", builtins.getattr: "b_getattr"}
+
+
+def _hashable(x):
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False

@@ -1,0 +1,365 @@
+"""Changes in place become new values, and every name that shares the changed object sees the change.
+
+`x[i] = v` becomes `x = index_update(x, i, v)` (a new array or list),
+`a += b` becomes `a = a + b`, `lst.append(v)` becomes
+`lst = list_append(lst, v)`, and a call to a function that changes its
+argument returns the argument's new value too. That computes what Python
+computes as long as the names that shared the old object are brought up to
+date, which this pass does, asking `analysis/aliases.py` which live names
+may share the object and how:
+
+* the same object: `m = x` (when certain) or `if m is x: m = x_1`;
+* a view or part of it (`m = x[0]`, `m = x.T`): the view is taken again
+  from the new value when `m` still is that part of the old one;
+* x is a view or part of m: the new value is written back into m
+  (`m = index_update(m, i, x_1)`), and m's own sharers follow;
+* a container holding it: `m = replace_obj(m, x, x_1)`;
+* sharing adsrc cannot describe: a check when the code runs, which raises
+  if the objects really share memory.
+
+Objects adsrc does not own (globals, attributes of static objects) are
+never changed: that is refused. The caller's arguments are never changed:
+their updates are copies (copy-on-write).
+"""
+
+import gast
+
+from .. import astutil
+from ..analysis import aliases as al
+from ..analysis.liveness import Liveness
+from ..ir import nodes as ir
+from ..ir.walk import target_names
+
+# list and dict methods: method -> helper returning the changed object's new value
+_METHODS = {"extend": "list_extend", "insert": "list_insert", "clear": "clear_copy", "update": "dict_update",
+            "sort": "sorted_value", "sort_reverse": "sorted_value", "fill": "fill_value", "remove": "list_remove",
+            "__delitem__": "delete_item", "pop": "delete_item", "setdefault": "dict_setdefault"}
+
+
+class Functionalizer:
+    def __init__(self, fn, namer, oracle=None):
+        self.fn = fn
+        self.uf = fn.uf
+        self.namer = namer
+        self.analysis = al.Analysis(fn, oracle)
+        self.oracle = self.analysis.oracle
+        self.live = Liveness(fn)
+
+    # -- blocks ------------------------------------------------------------------------------------
+    def run(self, returns_params=()):
+        state = self.analysis.initial()
+        shadows = []
+        for p in returns_params:
+            shadow = self.namer.fresh(p + "_changed")
+            shadows.append(shadow)
+            self.fn.body.insert(0, ir.Copy(shadow, astutil.name(p), loc=ir.Loc(self.fn.lineno)))
+        if shadows:
+            self.live = Liveness(self.fn)
+            # the shadows are read at the end: keep them live
+            self.live = _with_live_end(self.fn, shadows)
+        self.fn.body, _ = self.block(self.fn.body, state)
+        if shadows:
+            result = self.namer.fresh("result")
+            elts = [self.fn.result] + [astutil.name(s) for s in shadows]
+            self.fn.body.append(ir.Pack(result, astutil.tuple_(elts), loc=ir.Loc(self.fn.lineno)))
+            self.fn.result = astutil.name(result)
+        return self.fn
+
+    def block(self, stmts, state):
+        out = []
+        for i, s in enumerate(stmts):
+            new, state = self.stmt(s, state, _written_back(stmts, i))
+            out.extend(new)
+        return out, state
+
+    def stmt(self, s, state, exclude=()):
+        if isinstance(s, ir.If):
+            s.body, a = self.block(s.body, state.copy())
+            s.orelse, b = self.block(s.orelse, state.copy())
+            return [s], a.join(b)
+        if isinstance(s, (ir.For, ir.While)):
+            head = self.analysis.loop_head(s, state)
+            inner = head.copy()
+            if isinstance(s, ir.For):
+                for n in target_names(s.target):
+                    inner.bind(n, self.analysis.iteration_refs(s.iter, inner))
+            else:
+                s.test_body, inner = self.block(s.test_body, inner)
+            s.body, _ = self.block(s.body, inner)
+            return [s], head
+        if isinstance(s, ir.Def):
+            inner = Functionalizer(s.fn, self.namer, self.oracle)
+            s.fn.body, _ = inner.block(s.fn.body, inner.analysis.initial())
+        new = self.rewrite(s, state, exclude)
+        after = state.copy()
+        self.analysis.transfer(s, after)
+        return new, after
+
+    # -- changes in place -------------------------------------------------------------------------------
+    def rewrite(self, s, state, exclude=()):
+        if isinstance(s, ir.SetItem):
+            self.refuse_foreign(s, state, s.base, f"assigning to `{s.base}[...]`")
+            expr = astutil.call(self.helper("index_update"), [astutil.name(s.base), astutil.index_value(s.index),
+                                                              s.value])
+            return self.changed(s, state, s.base, lambda t: ir.Update(t, expr, loc=s.loc))
+        if isinstance(s, ir.InplaceOp):
+            return self.inplace_op(s, state, exclude)
+        if isinstance(s, ir.MutatingCall):
+            return self.mutating_call(s, state)
+        if isinstance(s, ir.CallUser):
+            summary = self.oracle.summary(s)
+            if summary is not None and summary.mutates:
+                return self.call_changing_arguments(s, state, summary)
+        return [s]
+
+    def changed(self, s, state, name, make, exclude=()):
+        """Statements giving `name` its new value (made by `make(name)`) and updating its sharers.
+
+        What the sharers need from the old value (tests, old parts) is computed first,
+        then the value is updated, then the sharers follow.
+        """
+        pre, post = self.sharers(state, name, self.live.after(s), s.loc, {name} | set(exclude))
+        return pre + [make(name)] + post
+
+    def plan(self, state, name, live):
+        return [m for m in sorted(state.pts) if m != name and m in live and al.relations(state, m, name)]
+
+    def sharers(self, state, n, live, loc, done):
+        """(before, after) statements bringing the live names that share n's object up to date."""
+        pre, post = [], []
+        names = [m for m in self.plan(state, n, live) if m not in done]
+        rels = {m: al.relations(state, m, n) for m in names}
+        old = []       # the old value of n, for those who need it after the update
+
+        def old_value():
+            if not old:
+                old.append(self.namer.fresh(n + "_old"))
+                pre.append(ir.Copy(old[0], astutil.name(n), loc=loc))
+            return old[0]
+        # bases first: writing n back into them brings their other parts up to date too
+        for m in sorted(names, key=lambda m: (not any(k == al.BASE for k, _ in rels[m]), m)):
+            if m in done:
+                continue
+            done.add(m)
+            for kind, path in rels[m]:
+                a, b = self.follow(state, m, n, kind, path, live, loc, done, old_value)
+                pre += a
+                post += b
+        return pre, post
+
+    def follow(self, state, m, n, kind, path, live, loc, done, old_value):
+        """(before, after) statements bringing m up to date with n's change, given how they share."""
+        if kind == al.SAME:
+            if n in state.same.get(m, ()):
+                return [], [ir.Copy(m, astutil.name(n), loc=loc)]
+            test = self.namer.fresh("same")
+            check = ir.Const(test, gast.Compare(left=astutil.name(m), ops=[gast.Is()], comparators=[astutil.name(n)]),
+                             loc=loc)
+            return [check], [ir.If(astutil.name(test), [ir.Copy(m, astutil.name(n), loc=loc)], [], loc=loc)]
+        if kind == al.DERIVED:
+            old_part, take_old = self.take(path, n, loc)
+            new_part, take_new = self.take(path, n, loc)
+            test = self.namer.fresh("linked")
+            check = ir.Const(test, astutil.call(self.helper("same_part"), [astutil.name(m), old_part]), loc=loc)
+            return take_old + [check], [ir.If(astutil.name(test), take_new + [ir.Copy(m, new_part, loc=loc)], [],
+                                              loc=loc)]
+        if kind == al.BASE:
+            parts, takes = [astutil.name(m)], []
+            for step in path[:-1]:
+                part, take = self.take((step,), parts[-1].id, loc)
+                parts.append(part)
+                takes += take
+            last, take_last = self.take(path[-1:], parts[-1].id, loc)
+            test = self.namer.fresh("linked")
+            check = ir.Const(test, astutil.call(self.helper("same_part"), [astutil.name(n), last]), loc=loc)
+            writes, value = [], astutil.name(n)
+            for step, part in reversed(list(zip(path, parts))):
+                target = part.id if part.id == m else self.namer.fresh(part.id)
+                writes.append(self.put(step, part, value, target, loc))
+                value = astutil.name(target)
+            pre, post = self.sharers(state, m, live, loc, done)
+            return takes + take_last + [check] + pre, [ir.If(astutil.name(test), writes, [], loc=loc)] + post
+        if kind == al.HOLDS:
+            expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
+                                                             astutil.name(n)])
+            return [], [self.helper_op(m, expr, "replace_obj", loc)]
+        message = (f"adsrc cannot follow how `{m}` shares memory with `{n}`, which is changed in place at "
+                   f"{self.uf.filename}, line {loc.line}: `{self.uf.line(loc.line)}`. Copy one of them first "
+                   f"(`{n} = {n}.copy()`).")
+        return [ir.Effect(astutil.call(self.helper("check_unshared"), [astutil.name(m), astutil.name(n),
+                                                                       astutil.const(message)]), loc=loc)], []
+
+    def take(self, path, base, loc):
+        """Statements taking the parts along path from name base again; returns (last part atom, stmts)."""
+        out = []
+        current = astutil.name(base)
+        for step in path:
+            stmt = _retarget(step, current.id, self.namer.fresh(_stem(step)), loc)
+            out.append(stmt)
+            current = astutil.name(stmt.target)
+        return current, out
+
+    def put(self, step, part, value, target, loc):
+        """target = part with its `step` replaced by value."""
+        if isinstance(step, ir.GetItem):
+            expr = astutil.call(self.helper("index_update"), [part, astutil.index_value(_copy(step.expr.slice)),
+                                                              value])
+            return ir.Update(target, expr, loc=loc)
+        if isinstance(step, ir.GetAttr):
+            expr = astutil.call(self.helper("replace_field"), [part, astutil.const(step.expr.attr), value])
+            return self.helper_op(target, expr, "replace_field", loc)
+        view = _retarget(step, "view_of", "unused", loc).expr
+        lam = gast.Lambda(args=astutil.arguments(["view_of"]), body=view)
+        expr = astutil.call(self.helper("view_assign"), [part, lam, value])
+        return self.helper_op(target, expr, "view_assign", loc)
+
+    def helper(self, base):
+        return astutil.name(self.namer.helper(base))
+
+    def helper_op(self, target, expr, base, loc):
+        from .. import rules as rules_mod, runtime
+        rule = rules_mod.lookup(runtime.HELPERS[base])
+        return ir.Apply(target, expr, rule, rule.bind(list(expr.args), []), loc=loc)
+
+    def refuse_foreign(self, s, state, name, what):
+        if al.is_foreign(state, name):
+            raise self.uf.error(s.loc, f"{what} changes an object adsrc does not own (a global, a closure variable "
+                                       f"or an attribute of an object known when transforming); adsrc cannot "
+                                       "differentiate through that change.",
+                                f"Copy it into a local variable first (`{name} = {name}.copy()`), or build a new "
+                                "value.")
+
+    def inplace_op(self, s, state, exclude=()):
+        t = s.target
+        expr = gast.BinOp(left=astutil.name(t), op=s.op, right=s.value)
+        from .. import rules as rules_mod
+        rule = rules_mod.OPERATORS.get(type(s.op))
+
+        def make(target):
+            if rule is None or rule.nondiff:
+                return ir.Const(target, expr, loc=s.loc)
+            return ir.Apply(target, expr, rule, {"x": expr.left, "y": expr.right}, loc=s.loc)
+        if al.is_foreign(state, t):
+            message = (f"`{t} {_OPS.get(type(s.op), 'op')}= ...` at {self.uf.filename}, line {s.loc.line} changes "
+                       f"`{t}` in place, an object adsrc does not own (a global or an attribute of a static "
+                       f"object). Write `{t} = {t} {_OPS.get(type(s.op), 'op')} ...` to make a new value.")
+            check = ir.Effect(astutil.call(self.helper("check_immutable"), [astutil.name(t), astutil.const(message)]),
+                              loc=s.loc)
+            return [check, make(t)]
+        pre, post = self.sharers(state, t, self.live.after(s), s.loc, {t} | set(exclude))
+        if not post and not pre:
+            return [make(t)]
+        # arrays and lists change in place, numbers and tuples are rebound: decided when the code runs
+        test = self.namer.fresh("mutable")
+        check = ir.Const(test, astutil.call(self.helper("is_mutable"), [astutil.name(t)]), loc=s.loc)
+        return [check] + pre + [make(t)] + ([ir.If(astutil.name(test), post, [], loc=s.loc)] if post else [])
+
+    def mutating_call(self, s, state):
+        r = s.receiver
+        self.refuse_foreign(s, state, r, f"`{r}.{s.method.replace('sort_reverse', 'sort')}(...)`")
+        out = []
+        if s.method in ("pop", "setdefault") and s.target:
+            key = s.args[0] if s.args else astutil.const(-1)
+            default = s.args[1:2]
+            base = "pop_value" if s.method == "pop" else "setdefault_value"
+            out.append(self.helper_op(s.target, astutil.call(self.helper(base), [astutil.name(r), key] + default),
+                                      base, s.loc))
+        if s.method == "append":
+            expr = astutil.call(self.helper("list_append"), [astutil.name(r), s.args[0]])
+            return out + self.changed(s, state, r, lambda t: ir.Append(t, expr, loc=s.loc))
+        if s.method == "reverse":
+            expr = gast.Subscript(value=astutil.name(r), ctx=gast.Load(),
+                                  slice=gast.Slice(lower=None, upper=None, step=astutil.const(-1)))
+            return out + self.changed(s, state, r, lambda t: ir.GetItem(t, expr, loc=s.loc))
+        base = _METHODS[s.method]
+        args = list(s.args)
+        if s.method == "pop" and not args:
+            args = [astutil.const(-1)]
+        if s.method in ("sort", "sort_reverse"):
+            args = [astutil.const(s.method == "sort_reverse" and _reverse_flag(s))]
+        if s.method == "pop":
+            args = args[:1]
+        expr = astutil.call(self.helper(base), [astutil.name(r)] + args)
+        return out + self.changed(s, state, r, lambda t: self.helper_op(t, expr, base, s.loc))
+
+    def call_changing_arguments(self, s, state, summary):
+        """A call to a function that changes arguments in place: it also returns their new values."""
+        args = summary.arguments(s)
+        changed = [(p, args[p]) for p in summary.mutates if p in args]
+        names = [(p, a.id) for p, a in changed if isinstance(a, gast.Name)]
+        for _, a in names:
+            self.refuse_foreign(s, state, a, f"the call to `{getattr(s.callee, '__name__', '?')}` changing `{a}`")
+        result = s.target if s.target is not None else self.namer.fresh("_")
+        live = self.live.after(s)
+        pre, post = [], []
+        done = {a for _, a in names}
+        for _, a in names:
+            p1, p2 = self.sharers(state, a, live, s.loc, done)
+            pre += p1
+            post += p2
+        call = ir.CallUser((result,) + tuple(a for _, a in names), s.expr, s.callee, s.receiver,
+                           tuple(p for p, _ in names), loc=s.loc)
+        return pre + [call] + post
+
+
+def _written_back(stmts, i):
+    """{base} for `item = base[k]; item op= v; base[k] = item` (Python's `base[k] op= v`) at the middle one."""
+    s = stmts[i]
+    if not isinstance(s, ir.InplaceOp) or i == 0 or i + 1 >= len(stmts):
+        return ()
+    before, after = stmts[i - 1], stmts[i + 1]
+    if isinstance(before, ir.GetItem) and before.target == s.target and isinstance(after, ir.SetItem) and \
+            isinstance(after.value, gast.Name) and after.value.id == s.target and \
+            isinstance(before.expr.value, gast.Name) and before.expr.value.id == after.base:
+        return (after.base,)
+    return ()
+
+
+_OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//", gast.Mod: "%",
+        gast.Pow: "**", gast.MatMult: "@", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^"}
+
+
+def _reverse_flag(s):
+    return bool(s.args and isinstance(s.args[-1], gast.Constant) and s.args[-1].value)
+
+
+def _copy(node):
+    import copy
+    return copy.deepcopy(node)
+
+
+def _stem(step):
+    if isinstance(step, ir.GetAttr):
+        return step.expr.attr
+    if isinstance(step, ir.Apply):
+        return al.rule_key(step.rule)
+    return "part"
+
+
+def _retarget(step, base, target, loc):
+    """The statement `step` again, taking its part of `base` into `target`."""
+    import copy
+    new = copy.deepcopy(step)
+    old = al.step_base(new)
+    if isinstance(old, gast.Name):
+        old.id = base
+    new.target = target
+    new.loc = loc
+    if isinstance(new, ir.Apply):
+        from ..ir.walk import apply_bound
+        new.bound = apply_bound(new)
+    return new
+
+
+def _with_live_end(fn, names):
+    saved = fn.result
+    fn.result = astutil.tuple_([saved] + [astutil.name(n) for n in names])
+    try:
+        return Liveness(fn)
+    finally:
+        fn.result = saved
+
+
+def functionalize(fn, namer, oracle=None, returns_params=()):
+    """Rewrite a structured, jump-free Function without changes in place (in place)."""
+    return Functionalizer(fn, namer, oracle).run(returns_params)

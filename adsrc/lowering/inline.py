@@ -1,0 +1,163 @@
+"""Inline calls to nested functions (defs and lambdas) where they are called.
+
+Runs on structured IR after jumps are removed (each nested function then has
+one result). The callee's locals get fresh names; its parameters are bound
+by plain assignments, so a nested function that changes its argument in
+place changes the caller's object, as in Python (functionalize.py follows
+that change). A nested function's free names read the enclosing function's
+variables at the call, which is when Python reads them too.
+
+A `Def` that nothing calls or reads afterwards is removed; one used as a value
+(passed to another function) stays.
+"""
+
+import copy
+
+import gast
+
+from .. import astutil
+from ..ir import nodes as ir
+from ..ir.walk import assigned, free_names, reads_anywhere, rename_all, rename_expr, target_names
+
+
+class _BranchDefs:
+    """A nested function name bound by different defs in the branches of a run-time `if`."""
+
+    def __init__(self, line):
+        self.line = line
+
+
+class Inliner:
+    def __init__(self, uf, namer):
+        self.uf = uf
+        self.namer = namer
+        self.stack = []          # nested functions being inlined (recursion is refused)
+
+    def block(self, stmts, visible):
+        out = []
+        for s in stmts:
+            if isinstance(s, ir.Def):
+                s.fn.body = self.block(s.fn.body, dict(visible))
+                visible[s.name] = s
+                out.append(s)
+            elif isinstance(s, ir.CallLocal):
+                out.extend(self.inline(s, visible))
+            elif isinstance(s, ir.If):
+                v1, v2 = dict(visible), dict(visible)
+                s.body, s.orelse = self.block(s.body, v1), self.block(s.orelse, v2)
+                for name in set(v1) | set(v2):
+                    a, b = v1.get(name), v2.get(name)
+                    if a is not b:
+                        visible[name] = _BranchDefs(s.loc.line) if a is not None and b is not None else (a or b)
+                out.append(s)
+            elif isinstance(s, (ir.For, ir.While)):
+                if isinstance(s, ir.While):
+                    s.test_body = self.block(s.test_body, dict(visible))
+                s.body = self.block(s.body, dict(visible))
+                out.append(s)
+            else:
+                out.append(s)
+        return out
+
+    def inline(self, s, visible):
+        call = s.expr
+        func = call.func
+        name = func.id
+        d = visible.get(name)
+        if isinstance(d, _BranchDefs):
+            raise self.uf.error(s.loc, f"the nested function `{name}` is defined differently depending on the "
+                                       f"branch of the `if` at line {d.line} taken when the code runs; adsrc "
+                                       "inlines nested functions when it transforms the code.",
+                                "Mark the argument the branch depends on static (static_argnums/"
+                                "static_argnames), or define one function that branches inside.")
+        if d is None:
+            raise self.uf.error(s.loc, f"`{name}` is called before it is defined.", None)
+        if name in self.stack:
+            raise self.uf.error(s.loc, f"the nested function `{name}` calls itself; adsrc does not differentiate "
+                                       "recursive nested functions.",
+                                "Define the recursive function at module level.")
+        if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            raise self.uf.error(s.loc, "calls with *args or **kwargs to nested functions are not supported.",
+                                "Pass the arguments one by one.")
+        fn = copy.deepcopy(d.fn)
+        bound = self.bind(fn, name, call, s)
+        local = set(fn.params) | set(assigned(fn.body))
+        renames = {n: self.namer.fresh(n) for n in sorted(local)}
+        rename_all(fn.body, renames)
+        result = rename_expr(fn.result, renames)
+        out = []
+        for p, value in bound:
+            out.append(_assign(renames[p], value, s.loc))
+        self.stack.append(name)
+        try:
+            out.extend(self.block(fn.body, dict(visible)))
+        finally:
+            self.stack.pop()
+        out.append(_assign(s.target, result, s.loc))
+        return out
+
+    def bind(self, fn, name, call, s):
+        """(parameter, value) pairs binding a call's arguments to a nested function's parameters."""
+        a = fn.args
+        if a.vararg is not None or a.kwarg is not None:
+            raise self.uf.error(s.loc, f"adsrc cannot inline the nested function `{name}`, which takes *args or "
+                                       "**kwargs.", "Give it explicit parameters.")
+        pos = [p.id for p in list(a.posonlyargs) + list(a.args)]
+        defaults = dict(zip(pos[len(pos) - len(a.defaults):], a.defaults))
+        for p, d in zip(a.kwonlyargs, a.kw_defaults):
+            if d is not None:
+                defaults[p.id] = d
+        names = pos + [p.id for p in a.kwonlyargs]
+        if len(call.args) > len(pos):
+            raise self.uf.error(s.loc, f"`{name}` takes {len(pos)} positional arguments but {len(call.args)} "
+                                       "were given.")
+        values = dict(zip(pos, call.args))
+        for k in call.keywords:
+            if k.arg not in names or k.arg in values:
+                raise self.uf.error(s.loc, f"`{name}` got an unexpected or repeated argument `{k.arg}`.")
+            values[k.arg] = k.value
+        out = []
+        for p in names:
+            if p in values:
+                out.append((p, copy.deepcopy(values[p])))
+            elif p in defaults:
+                out.append((p, copy.deepcopy(defaults[p])))
+            else:
+                raise self.uf.error(s.loc, f"`{name}` is missing the argument `{p}`.")
+        return out
+
+
+def _assign(target, value, loc):
+    if isinstance(value, gast.Name):
+        return ir.Copy(target, value, loc=loc)
+    return ir.Const(target, value, loc=loc)
+
+
+def _drop_unused_defs(body, result):
+    used = reads_anywhere(body) | (set(astutil.names_loaded(result)) if result is not None else set())
+
+    def clean(stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, ir.Def) and s.name not in used:
+                continue
+            if isinstance(s, ir.If):
+                s.body, s.orelse = clean(s.body), clean(s.orelse)
+            elif isinstance(s, (ir.For, ir.While)):
+                s.body = clean(s.body)
+                if isinstance(s, ir.While):
+                    s.test_body = clean(s.test_body)
+            out.append(s)
+        return out
+
+    return clean(body)
+
+
+def inline_local_calls(fn, namer):
+    """Inline every call to a nested function of fn, in place."""
+    fn.body = Inliner(fn.uf, namer).block(fn.body, {})
+    fn.body = _drop_unused_defs(fn.body, fn.result)
+    return fn
+
+
+_ = (free_names, target_names)
