@@ -386,7 +386,6 @@ def unit_source(unit):
 
 def lowered_source(fun, statics=None, key=()):
     """The lowered program of fun and of the user functions it calls."""
-    from .lower.classify import is_user_function
     seen, out, stack = set(), [], [fun]
     while stack:
         f = stack.pop(0)
@@ -396,10 +395,7 @@ def lowered_source(fun, statics=None, key=()):
         lw = transform.lowered(f, statics, key) if f is fun else transform.lowered(f)
         text, _ = lw.source()
         out.append(text)
-        from . import old_ir as ir
-        for s in ir.walk(lw.fn.body):
-            if isinstance(s, ir.Assign) and s.op.kind == "user" and is_user_function(s.op.callee):
-                stack.append(s.op.callee)
+        stack.extend(transform.called_functions(lw))
     return "\n\n".join(t.rstrip("\n") for t in out) + "\n"
 
 

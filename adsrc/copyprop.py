@@ -53,7 +53,7 @@ def propagate(stmts, mapping=None):
     out = []
     for s in stmts:
         if isinstance(s, gast.FunctionDef):
-            propagate(s.body)
+            s.body = propagate(s.body) or [gast.Pass()]
             mapping = _kill(mapping, {s.name})
             out.append(s)
             continue
@@ -63,7 +63,7 @@ def propagate(stmts, mapping=None):
                 s.iter = _rewrite(s.iter, mapping)        # evaluated once, before the loop
             else:
                 s.test = _rewrite(s.test, mapping if isinstance(s, gast.If) else inner)
-            s.body = propagate(s.body, inner)
+            s.body = propagate(s.body, inner) or [gast.Pass()]
             s.orelse = propagate(s.orelse, inner)
             mapping = _kill(mapping, _stored(s))
             out.append(s)

@@ -48,8 +48,17 @@ def _check(fn, stage):
         verify_mod.verify(fn, stage)
 
 
+def _value_key(v):
+    try:
+        hash(v)
+    except TypeError:
+        return ("id", id(v))
+    return ("value", type(v), v)
+
+
 def statics_key(statics):
-    return tuple(sorted((k, id(v)) for k, v in (statics or {}).items()))
+    """A cache key for static values: by value (and type) when hashable, else by identity."""
+    return tuple(sorted(((k, _value_key(v)) for k, v in (statics or {}).items()), key=lambda kv: kv[0]))
 
 
 class Front:

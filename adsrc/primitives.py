@@ -3,7 +3,7 @@
 adsrc lowers Python `if`/`for`/`while` into these, and users may call them
 directly. Called outside differentiation they simply run. Inside a function
 that adsrc differentiates, the transformer recognizes them and generates
-their adjoints (see `lower/` and `differentiate.py`).
+their adjoints (see `lowering/` and `differentiation/`).
 """
 
 import numpy as np

@@ -39,13 +39,24 @@ def pos(*shape):
     return rand(*shape, low=0.5, high=2.0)
 
 
+def _same(a, b):
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and np.array_equal(a, b)
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b
+
+
 def check_case(case):
-    """check_grads on a case, and check that its inputs were not mutated."""
+    """check_grads on a case, and check that its inputs (arrays, lists, dicts of them) were not changed."""
+    import copy
+
     from adsrc.checks import check_grads
 
-    before = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in case.args]
+    before = copy.deepcopy(case.args)
     check_grads(case.fn, case.args, case.argnums, rtol=case.rtol, atol=case.atol, full=case.full,
                 kwargs=case.kwargs)
     for a, b in zip(case.args, before):
-        if isinstance(a, np.ndarray):
-            assert np.array_equal(a, b), "an input was mutated"
+        assert _same(a, b), "an input was changed"

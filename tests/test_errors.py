@@ -27,13 +27,9 @@ CASES = [
     (bad.assigns_global, "global COUNTER", "`global`"),
     (bad.defines_class, "class Box", "class definitions"),
     (bad.imports_inside, "import math", "`import`"),
-    (bad.deletes, "del y", "`del`"),
-    (bad.aliased_setitem, "y[0] = 5.0", "may share its memory"),
     (bad.recursive_nested, "return fact(n - 1) * x", "calls itself"),
-    (bad.mutating_method, "y.sort()", "in place"),
     (bad.appends_unpacked, "lst.append(*[x[0]])", "`.append()` changes its object in place"),
     (bad.appends_to_a_global_objects_list, "HOLDER.items.append(x[0] * 2.0)", "`.append()` changes its object"),
-    (bad.starred_target, "a, *rest = x", "starred"),
     (bad.evaluates_a_string, 'return eval("np.sum(x * 2.0)")', "`eval` reads or runs code"),
 ]
 
@@ -121,53 +117,11 @@ def test_decorator_wrappers_taking_star_args_are_refused_with_advice():
     assert f"line {line_of(bad.calls_decorated, 'return decorated(x)')}" in str(info.value)
 
 
-@pytest.mark.parametrize("fn,line_text,what", [
-    (bad.calls_fill_first, "fill_first(y, x[1])", "changes its argument `buf` in place"),
-    (bad.calls_fill_first_and_return, "z = fill_first_and_return(y, x[1])", "changes its argument `buf` in place"),
-    (bad.calls_append_twice, "append_twice(out, x[0])", "changes its argument `lst` in place"),
-    (bad.uses_copyto, "np.copyto(y, x)", "`np.copyto` writes into `y`"),
-    (bad.uses_add_at, "np.add.at(y, [0, 0, 1], x)", "`np.add.at` writes into `y`"),
-    (bad.uses_out_argument, "np.exp(x, out=y)", "`np.exp(..., out=y)` writes into `y`"),
-    # nested functions: inlined, so their changes to outside objects would not reach them
-    (bad.nested_sets_an_item_of_its_argument, "a[0] = 0.0", "`zero_first` changes its argument `a` in place"),
-    (bad.nested_appends_to_its_argument, "a.append(3.0)", "`grow` changes its argument `a` in place"),
-    (bad.nested_fills_an_outer_array, "out[i] = v", "`put` changes `nested_fills_an_outer_array`'s variable `out`"),
-    (bad.nested_scales_its_argument, "a *= 2.0", "`scale` changes its argument `a` in place (`+=`"),
-    (bad.closure_returns_an_outer_array, "z[0] = 0.0", "`y` may share its memory"),
-    (bad.nested_calls_a_nested_function_that_changes_its_argument, "a[0] = 0.0",
-     "`zero_first` changes its argument `a` in place"),
-], ids=["effect", "assigned", "append", "copyto", "ufunc.at", "out=", "nested-setitem-argument",
-        "nested-append-argument", "nested-outer-array", "nested-augmented-argument", "closure-alias",
-        "nested-through-nested"])
-def test_changes_in_place_that_adsrc_would_lose_are_refused(fn, line_text, what):
-    with pytest.raises(TransformError) as info:
-        adsrc.grad(fn)(np.array([0.5, -1.0, 2.0]))
-    msg = str(info.value)
-    assert what in msg
-    assert f"line {line_of(fn, line_text)}" in msg
-
-
-def test_augmented_assignment_to_an_array_argument_of_a_callee_is_refused_when_it_runs():
-    with pytest.raises(TransformError, match=r"changes its argument `a` in place \(`a \+= \.\.\.` on an array\)"):
-        adsrc.grad(bad.calls_add_into)(np.array([0.5, -1.0, 2.0]))
-
-
-def test_inplace_operator_on_shared_array_is_refused_when_it_runs():
-    with pytest.raises(TransformError, match="may share its memory"):
-        adsrc.grad(bad.aliased_inplace_array)(np.array([1.0, 2.0]))
-
-
-@pytest.mark.parametrize("fn,line_text,what", [
-    (bad.appends_to_a_shared_item, "groups[0].append(x[0])", "appending to an item of `groups`"),
-    (bad.scales_an_array_held_in_a_dict, 'd["a"] *= 2.0', "in-place operator on an item of `d`"),
-    (bad.scales_the_values_of_a_dict, "v *= 0.5", "in-place operator on `v`"),
-], ids=["append-to-item", "item-augmented", "dict-values"])
-def test_changes_to_objects_other_names_hold_are_refused(fn, line_text, what):
-    # Python changes the object itself, which another name still reads; building a new value would differ
-    with pytest.raises(TransformError, match="may share its memory") as info:
-        adsrc.grad(fn)(np.array([0.5, -1.0, 2.0]))
-    assert what in str(info.value)
-    assert f"line {line_of(fn, line_text)}" in str(info.value)
+def test_changes_to_objects_adsrc_does_not_own_are_refused():
+    with pytest.raises(TransformError, match="an object adsrc does not own") as info:
+        adsrc.grad(bad.changes_a_global_array)(np.array([0.5, -1.0, 2.0]))
+    assert f"line {line_of(bad.changes_a_global_array, 'w[0] = x[0]')}" in str(info.value)
+    assert bad.GLOBAL_W[0] == 1.0                  # and it was not changed
 
 
 def test_augmented_items_that_are_numbers_or_unshared_are_differentiated():

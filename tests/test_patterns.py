@@ -80,9 +80,8 @@ def zip_star(params):
     return total
 
 
-def test_functions_that_pass_values_are_not_silently_constant():
-    with pytest.raises(adsrc.TransformError, match="zip"):
-        adsrc.grad(zip_star)(PARAMS)
+def test_zip_of_unpacked_lists():
+    check_grads(zip_star, (PARAMS,), full=True)
 
 
 class Model:
@@ -165,9 +164,11 @@ def einsum_alias(x):
 
 @pytest.mark.parametrize("fn,arg", [(conj_alias, np.array([1.0, 2.0, 3.0])),
                                     (einsum_alias, np.array([[1.0, 2.0], [3.0, 4.0]]))])
-def test_views_from_rule_functions_are_aliases(fn, arg):
-    with pytest.raises(adsrc.TransformError, match="may share its memory"):
-        adsrc.grad(fn)(arg)
+def test_views_from_rule_functions_see_changes_to_their_array(fn, arg):
+    # Python changes the array the view shows; adsrc takes the view again from the new value
+    before = arg.copy()
+    check_grads(fn, (arg,), full=True)
+    assert np.array_equal(arg, before)
 
 
 def softplus(v):

@@ -35,8 +35,10 @@ VIEW_RULES = frozenset({
     "broadcast_to", "asarray", "asanyarray", "atleast_1d", "atleast_2d", "atleast_3d", "real", "imag",
     "flip", "fliplr", "flipud", "rot90", "view", "rollaxis", "matrix_transpose", "permute_dims",
     "stop_gradient", "sequence", "iterating", "squeeze", "conj", "conjugate", "astype", "asfortranarray",
-    "ascontiguousarray",
+    "ascontiguousarray", "einsum", "diag", "diff", "as_strided", "require",
 })
+# rules whose result may be one of their operands itself (not only the first)
+SAME_RULES = frozenset({"max", "min"})
 # rules whose result is a new container holding parts of their operands
 CONTAINER_RULES = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "broadcast_arrays",
                              "dict.values()", "dict.items()", "list", "tuple", "zip(*...)", "enumerate",
@@ -47,15 +49,46 @@ def rule_key(rule):
     return rule.name.split(".")[-1].strip("()`")
 
 
+class Step:
+    """One step of a path: the statement that took it, equal to any statement taking the same part."""
+
+    __slots__ = ("stmt", "key")
+
+    def __init__(self, stmt):
+        self.stmt = stmt
+        self.key = (type(stmt).__name__, _key(stmt.expr, step_base(stmt)))
+
+    def __eq__(self, other):
+        return isinstance(other, Step) and self.key == other.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+
+def _key(node, base):
+    if node is base:
+        return "<base>"
+    if isinstance(node, gast.Name):
+        return ("name", node.id)
+    if isinstance(node, gast.Constant):
+        return ("const", type(node.value).__name__, repr(node.value))
+    if isinstance(node, list):
+        return tuple(_key(n, base) for n in node)
+    if isinstance(node, gast.AST):
+        return (type(node).__name__,) + tuple(_key(getattr(node, f, None), base) for f in node._fields
+                                              if f not in ("ctx", "type_comment", "annotation", "kind"))
+    return repr(node)
+
+
 @dataclass(frozen=True)
 class Ref:
     obj: tuple
-    path: tuple = ()            # tuple of steps, or None when unknown
+    path: tuple = ()            # tuple of Steps, or None when unknown
 
-    def extend(self, step):
+    def extend(self, stmt):
         if self.path is None or len(self.path) >= MAX_PATH:
             return Ref(self.obj, None)
-        return Ref(self.obj, self.path + (step,))
+        return Ref(self.obj, self.path + (Step(stmt),))
 
 
 class AliasState:
@@ -155,8 +188,8 @@ class AliasState:
         """Steps that read `name` (other than as their object) can no longer be taken again."""
         for table in (self.pts, self.contents):
             for k, refs in table.items():
-                if any(r.path and any(name in step_reads(s) for s in r.path) for r in refs):
-                    table[k] = frozenset(Ref(r.obj, None) if r.path and any(name in step_reads(s) for s in r.path)
+                if any(r.path and any(name in step_reads(s.stmt) for s in r.path) for r in refs):
+                    table[k] = frozenset(Ref(r.obj, None) if r.path and any(name in step_reads(s.stmt) for s in r.path)
                                          else r for r in refs)
 
 
@@ -168,8 +201,11 @@ def step_base(stmt):
     if isinstance(stmt, ir.Apply):
         if stmt.method_of is not None:
             return stmt.method_of
-        first = stmt.rule.params[0].name
-        return stmt.bound.get(first)
+        for p in stmt.rule.params:           # the first differentiable operand (einsum's first array)
+            node = stmt.bound.get(p.name)
+            if p.name in stmt.rule.vjps and node is not None:
+                return node[0] if isinstance(node, list) and node else node
+        return stmt.bound.get(stmt.rule.params[0].name)
     return None
 
 
@@ -247,17 +283,7 @@ class Analysis:
         return head
 
     def iteration_refs(self, it, state):
-        if isinstance(it, ir.SeqIter) and isinstance(it.seq, gast.Name):
-            refs = set()
-            for r in state.refs(it.seq.id):
-                refs.add(Ref(r.obj, None))
-                refs |= state.direct(r.obj)
-            return refs
-        if isinstance(it, (ir.EnumerateIter, ir.ReversedIter)):
-            return self.iteration_refs(it.inner, state)
-        if isinstance(it, ir.ZipIter):
-            return set().union(*(self.iteration_refs(i, state) for i in it.inners))
-        return set()
+        return set()          # loops iterate ranges: their targets are integers
 
     # -- one statement -------------------------------------------------------------------------------
     def transfer(self, s, state):
@@ -306,8 +332,18 @@ class Analysis:
 
     def atom_refs(self, node, state):
         if isinstance(node, gast.Name):
+            if node.id not in state.pts:
+                return self.free_refs(node.id)
             return set(state.refs(node.id))
         return set()
+
+    def free_refs(self, name):
+        """A global or closure variable: an object adsrc does not own (functions, classes and modules aside)."""
+        import types
+        kind, value = self.fn.uf.lookup(name) if self.fn.uf is not None else ("missing", None)
+        if callable(value) or isinstance(value, (types.ModuleType, int, float, complex, str, bool, type(None))):
+            return set()
+        return {Ref(FOREIGN)}
 
     def held_by(self, node, state):
         out = set()
@@ -343,6 +379,8 @@ class Analysis:
             key = rule_key(s.rule)
             if key in VIEW_RULES:
                 return {r.extend(s) for r in self.atom_refs(step_base(s), state)}
+            if key in SAME_RULES:
+                return site | set().union(*(self.atom_refs(n, state) for n in _operand_nodes(s)))
             if key in CONTAINER_RULES:
                 held = set()
                 for node in _operand_nodes(s):
@@ -484,3 +522,110 @@ def params_reached(state, n):
             if h[0] == "param":
                 out.add(h[1])
     return out
+
+
+# -- buffers of lowered (SSA) IR: what the differentiator may update in place -----------------------------
+
+def exclusive_updates(fn):
+    """ids of Update/Append statements of lowered IR that may change their base in place.
+
+    The base must be a buffer only this function holds (made by a NumPy
+    operation, a constructor or a list display, possibly through earlier updates
+    and loop carries), and nothing else may read it except indexing (arrays only,
+    whose views the differentiator copies) and expressions that are never
+    differentiated (shapes, tests): then no value of the old version is needed
+    afterwards, only its shape. The differentiator also checks that its own
+    backward code does not read the old version.
+    """
+    from ..ir.walk import walk, defines, own_reads
+    stmts = list(walk(fn.body))
+    readers = {}
+
+    def reader(name, ok):
+        readers.setdefault(name, []).append(ok)
+    for s in stmts:
+        if isinstance(s, ir.Op):
+            for n in expr_reads(s.expr):
+                if isinstance(s, (ir.Update, ir.Append)):
+                    base, rest = s.expr.args[0], s.expr.args[1:]
+                    ok = isinstance(base, gast.Name) and base.id == n and \
+                        all(n not in expr_reads(a) for a in rest)
+                    reader(n, s if ok else None)
+                else:
+                    reader(n, s if isinstance(s, (ir.GetItem, ir.Const)) else None)
+        else:
+            for n in own_reads(s):
+                reader(n, "flow" if isinstance(s, (ir.Scan, ir.WhileLoop)) else None)
+            if isinstance(s, ir.Cond):
+                for br in (s.true, s.false):
+                    for r in br.results:
+                        for n in expr_reads(r):
+                            reader(n, None)
+            if isinstance(s, (ir.Scan, ir.WhileLoop)):
+                for r in s.results:
+                    for n in expr_reads(r):
+                        reader(n, "flow")
+    for n in expr_reads(fn.result):
+        reader(n, None)
+    fresh = {n for s in stmts for n in list(defines(s)) + (list(s.carry) if isinstance(s, (ir.Scan, ir.WhileLoop))
+                                                         else [])}
+    changed = True
+    while changed:
+        changed = False
+        for s in stmts:
+            if isinstance(s, ir.Op):
+                names = target_names(s.target)
+                if names[0] in fresh and not (isinstance(s.target, str) and _makes_fresh(s, fresh)):
+                    fresh.difference_update(names)
+                    changed = True
+            elif isinstance(s, (ir.Scan, ir.WhileLoop)):
+                for c, init, r, o in zip(s.carry, s.init, s.results, s.outs):
+                    ok = all(isinstance(a, gast.Name) and a.id in fresh for a in (init, r))
+                    if not ok and (c in fresh or o in fresh):
+                        fresh.difference_update({c, o})
+                        changed = True
+            elif isinstance(s, (ir.Cond, ir.Def)):
+                for o in defines(s):
+                    if o in fresh:
+                        fresh.discard(o)
+                        changed = True
+    allowed = {ir.Update: (ir.GetItem, ir.Const), ir.Append: (ir.Const,)}
+    out = set()
+    for s in stmts:
+        if isinstance(s, (ir.Update, ir.Append)) and not s.shared:
+            base = s.expr.args[0]
+            if isinstance(base, gast.Name) and base.id in fresh and \
+                    all(r is s or (r not in (None, "flow") and isinstance(r, allowed[type(s)]))
+                        for r in readers.get(base.id, [])):
+                out.add(id(s))
+    return out
+
+
+def _makes_fresh(s, fresh):
+    """Does this operation produce a buffer only the function holds (given the fresh names)?"""
+    if isinstance(s, ir.Apply):
+        return not s.rule.container and rule_key(s.rule) not in VIEW_RULES
+    if isinstance(s, ir.Const):
+        return s.fresh and isinstance(s.expr, gast.Call)
+    if isinstance(s, ir.Pack):
+        return isinstance(s.expr, gast.List)
+    if isinstance(s, (ir.Update, ir.Append, ir.Copy)):
+        src = s.expr if isinstance(s, ir.Copy) else s.expr.args[0]
+        return isinstance(src, gast.Name) and src.id in fresh
+    return False
+
+
+def fresh_values(fn):
+    """Names bound to new arrays by rule operations of lowered IR that the function does not return.
+
+    (An adjoint equal to such a value is not an array the caller holds.)
+    """
+    from ..ir.walk import walk
+    out = set()
+    returned = set(expr_reads(fn.result)) if fn.result is not None else set()
+    for s in walk(fn.body):
+        if isinstance(s, ir.Apply) and isinstance(s.target, str):
+            out.add(s.target)
+        if isinstance(s, ir.Pack) and isinstance(s.target, str) and s.target in returned:
+            returned |= expr_reads(s.expr)
+    return out - returned

@@ -56,7 +56,7 @@ def call_statics(stmt, resolve):
     """
     callee = stmt.callee
     try:
-        sig = inspect.signature(callee)
+        sig = inspect.signature(callee, follow_wrapped=False)
     except (TypeError, ValueError):
         return {}
     params = [p for p in sig.parameters.values()]
@@ -98,7 +98,8 @@ class Summaries:
         self.busy = {}
 
     def key(self, fun, statics):
-        return fun, getattr(fun, "__code__", None), tuple(sorted((k, id(v)) for k, v in statics.items()))
+        from ..pipeline import statics_key
+        return fun, getattr(fun, "__code__", None), statics_key(statics)
 
     def of_call(self, stmt, uf):
         statics = call_statics(stmt, self.resolve_for(uf))
@@ -112,7 +113,7 @@ class Summaries:
             self.busy[key][1] = True        # recursion: answer with what is known so far
             return self.busy[key][0]
         try:
-            params = tuple(inspect.signature(fun).parameters)
+            params = tuple(inspect.signature(fun, follow_wrapped=False).parameters)
         except (TypeError, ValueError):
             return None
         self.busy[key] = [Summary(params), False]

@@ -13,7 +13,8 @@ The IR has three stages, checked by `ir/verify.py`:
 
 * **structured** (from `lowering/normalize.py`): operations, the in-place
   changes `SetItem`, `InplaceOp` and `MutatingCall`, and Python's
-  structured control flow `If`, `For`, `While`, `Break`, `Continue`, `Return`;
+  structured control flow `If`, `For` (over a `range`), `While`, `Break`,
+  `Continue`, `Return`;
 * **functional** (after `lowering/jumps.py` and `lowering/functionalize.py`):
   no jumps and no in-place changes; the function ends in one `result` atom;
 * **lowered** (after `lowering/structure.py` and `lowering/ssa.py`): `If`,
@@ -126,12 +127,18 @@ class Pack(Op):
 
 @dataclass(eq=False, slots=True)
 class Update(Op):
-    """target = index_update(base, index, value): a copy of base with base[index] = value."""
+    """target = index_update(base, index, value): a copy of base with base[index] = value.
+
+    shared: other names shared base's object when it changed (they were brought up to
+    date from the new value), so the old object must stay as it was.
+    """
+    shared: bool = False
 
 
 @dataclass(eq=False, slots=True)
 class Append(Op):
-    """target = list_append(lst, value): lst + [value]."""
+    """target = list_append(lst, value): lst + [value] (shared: as for Update)."""
+    shared: bool = False
 
 
 @dataclass(eq=False, slots=True)
@@ -202,31 +209,8 @@ class MutatingCall(Stmt):
 
 @dataclass(eq=False, slots=True)
 class RangeIter:
+    """range(*args): what every `for` loop iterates after normalization."""
     args: list
-
-
-@dataclass(eq=False, slots=True)
-class SeqIter:
-    seq: gast.expr          # an atom that can be indexed by position
-
-
-@dataclass(eq=False, slots=True)
-class EnumerateIter:
-    inner: Any
-    start: Optional[gast.expr] = None
-
-
-@dataclass(eq=False, slots=True)
-class ZipIter:
-    inners: list
-
-
-@dataclass(eq=False, slots=True)
-class ReversedIter:
-    inner: Any
-
-
-ITERATIONS = (RangeIter, SeqIter, EnumerateIter, ZipIter, ReversedIter)
 
 
 @dataclass(eq=False, slots=True)
@@ -238,9 +222,9 @@ class If(Stmt):
 
 @dataclass(eq=False, slots=True)
 class For(Stmt):
-    """for target in iteration: body [else: orelse].  stop: a flag that ends the loop once set (a `break`)."""
+    """for target in range(...): body [else: orelse].  stop: a flag that ends the loop once set (a `break`)."""
     target: Target
-    iter: Any
+    iter: RangeIter
     body: list
     stop: Optional[str] = None
     orelse: list = field(default_factory=list)

@@ -24,18 +24,8 @@ def _tag(nodes, stmt):
 
 
 def iteration_expr(it):
-    """The Python iterable an iteration form stands for."""
-    if isinstance(it, ir.RangeIter):
-        return astutil.call("range", [copy.deepcopy(a) for a in it.args])
-    if isinstance(it, ir.SeqIter):
-        return copy.deepcopy(it.seq)
-    if isinstance(it, ir.EnumerateIter):
-        return astutil.call("enumerate", [iteration_expr(it.inner)] + ([copy.deepcopy(it.start)] if it.start else []))
-    if isinstance(it, ir.ZipIter):
-        return astutil.call("zip", [iteration_expr(i) for i in it.inners])
-    if isinstance(it, ir.ReversedIter):
-        return astutil.call("reversed", [iteration_expr(it.inner)])
-    raise TypeError(it)
+    """The Python iterable an iteration (a RangeIter) stands for."""
+    return astutil.call("range", [copy.deepcopy(a) for a in it.args])
 
 
 class Printer:

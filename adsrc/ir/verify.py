@@ -41,8 +41,14 @@ def _check_target(stmt, t):
         _check_target(stmt, e)
 
 
+def _static_chain(node):
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return isinstance(node, gast.Name)
+
+
 def _check_atom(stmt, node, what):
-    if not isinstance(node, (gast.Name, gast.Constant)):
+    if not isinstance(node, (gast.Name, gast.Constant)) and not _static_chain(node):
         _fail(stmt, f"{what} is not an atom: {type(node).__name__}")
 
 

@@ -82,18 +82,8 @@ def is_atom(node):
 # -- iteration forms --------------------------------------------------------------------------------
 
 def iteration_exprs(it):
-    """The expressions an iteration form evaluates."""
-    if isinstance(it, ir.RangeIter):
-        return list(it.args)
-    if isinstance(it, ir.SeqIter):
-        return [it.seq]
-    if isinstance(it, ir.EnumerateIter):
-        return iteration_exprs(it.inner) + ([it.start] if it.start is not None else [])
-    if isinstance(it, ir.ZipIter):
-        return [e for inner in it.inners for e in iteration_exprs(inner)]
-    if isinstance(it, ir.ReversedIter):
-        return iteration_exprs(it.inner)
-    raise TypeError(it)
+    """The expressions an iteration (a RangeIter) evaluates."""
+    return list(it.args)
 
 
 # -- statements ---------------------------------------------------------------------------------------

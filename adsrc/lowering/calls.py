@@ -89,7 +89,7 @@ class Calls:
         shadowed = isinstance(f, gast.Name) and len(self.scopes) > 1 and f.id in self.scopes[-1]
         if isinstance(f, gast.Name) and f.id in self.functions and not shadowed:
             return self.local_function(e, self.functions[f.id], target)
-        if isinstance(f, gast.Name) and f.id in self.def_names:
+        if isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs):
             return self.emit_op(ir.CallLocal, target, self.plain_call(e, astutil.name(f.id)), e)
         if isinstance(f, gast.Lambda):
             return self.emit_op(ir.CallLocal, target, self.plain_call(e, self.atom(f)), e)
@@ -174,6 +174,8 @@ class Calls:
                                                   "`y = x.copy(); y[idx] = v`).")
         if isinstance(getattr(obj, "__self__", None), np.ufunc) and getattr(obj, "__name__", "") == "at":
             return self.ufunc_at(e, obj, target)
+        if obj is np.copyto or obj is np.fill_diagonal:
+            return self.writer(e, obj, target)
         rule = rules_mod.lookup(obj)
         if rule is not None:
             return self.rule_call(e, e.func, rule, target)
@@ -287,8 +289,8 @@ class Calls:
         if name in MUTATING_METHODS:
             receiver = self.item_receiver(f.value, e)
             if any(isinstance(a, gast.Starred) for a in e.args) or e.keywords and name != "sort":
-                raise self.error(e, f"`.{name}()` with unpacked or keyword arguments changes its object in place "
-                                    "in a way adsrc cannot follow.", "Pass the arguments one by one.")
+                raise self.error(e, f"`.{name}()` changes its object in place, and adsrc follows that only with "
+                                    "its arguments written out (no `*` or keywords).", "Pass the arguments one by one.")
             args = [self.atom(a) for a in e.args] + [self.raw(k.value) for k in e.keywords]
             self.emit(ir.MutatingCall(target, receiver, name if not e.keywords else "sort_reverse", args), e)
             return
@@ -380,6 +382,23 @@ class Calls:
         new = self.temp(a)
         self.helper_apply(new, "add_at_copy", [astutil.name(a), idx, values], e)
         self.emit(ir.SetItem(a, astutil.const(Ellipsis), astutil.name(new)), e)
+        if target is not None:
+            self.emit(ir.Const(target, astutil.const(None)), e)
+
+    def writer(self, e, obj, target):
+        """np.copyto(dst, src) is dst[...] = src; np.fill_diagonal(a, v) is a[diagonal] = v."""
+        name = "np.copyto" if obj is np.copyto else "np.fill_diagonal"
+        if len(e.args) != 2 or e.keywords:
+            raise self.error(e, f"adsrc follows `{name}(a, b)` only with two positional arguments.", None)
+        dst = self.item_receiver(e.args[0], e)
+        value = self.atom(e.args[1])
+        if obj is np.copyto:
+            index = astutil.const(Ellipsis)
+        else:
+            index = astutil.name(self.temp("diagonal"))
+            self.emit(ir.Const(index.id, astutil.call(astutil.name(self.namer.helper("diagonal_index")),
+                                                      [astutil.name(dst)])), e)
+        self.emit(ir.SetItem(dst, index, value), e)
         if target is not None:
             self.emit(ir.Const(target, astutil.const(None)), e)
 
@@ -509,8 +528,7 @@ class Calls:
         """target = [make(items) for items in zip(*seqs)] (with a test when conditional)."""
         result = self.temp("comp")
         self.emit(ir.Pack(result, gast.List(elts=[], ctx=gast.Load())), e)
-        its = [self.iteration(s) for s in seqs]
-        it = its[0] if len(its) == 1 else ir.ZipIter(its)
+        it = self.zip_iteration([self.iteration(s) for s in seqs])
         names = [self.temp("item") for _ in seqs]
         tgt = names[0] if len(names) == 1 else tuple(names)
 
@@ -522,7 +540,7 @@ class Calls:
                     lambda: self.emit(ir.MutatingCall(None, result, "append", [item]), e)), []), e)
             else:
                 self.emit(ir.MutatingCall(None, result, "append", [value]), e)
-        self.emit(ir.For(tgt, it, self.sub_block(body)), e)
+        self.emit_for(tgt, it, body, [], e)
         self.emit_op(ir.Copy, target, astutil.name(result), e)
 
     def b_zip(self, e, target):

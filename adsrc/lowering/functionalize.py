@@ -119,7 +119,10 @@ class Functionalizer:
         then the value is updated, then the sharers follow.
         """
         pre, post = self.sharers(state, name, self.live.after(s), s.loc, {name} | set(exclude))
-        return pre + [make(name)] + post
+        new = make(name)
+        if (pre or post) and isinstance(new, (ir.Update, ir.Append)):
+            new.shared = True
+        return pre + [new] + post
 
     def plan(self, state, name, live):
         return [m for m in sorted(state.pts) if m != name and m in live and al.relations(state, m, name)]
@@ -194,13 +197,14 @@ class Functionalizer:
         out = []
         current = astutil.name(base)
         for step in path:
-            stmt = _retarget(step, current.id, self.namer.fresh(_stem(step)), loc)
+            stmt = _retarget(step.stmt, current.id, self.namer.fresh(_stem(step.stmt)), loc)
             out.append(stmt)
             current = astutil.name(stmt.target)
         return current, out
 
     def put(self, step, part, value, target, loc):
         """target = part with its `step` replaced by value."""
+        step = step.stmt
         if isinstance(step, ir.GetItem):
             expr = astutil.call(self.helper("index_update"), [part, astutil.index_value(_copy(step.expr.slice)),
                                                               value])
@@ -287,6 +291,8 @@ class Functionalizer:
         args = summary.arguments(s)
         changed = [(p, args[p]) for p in summary.mutates if p in args]
         names = [(p, a.id) for p, a in changed if isinstance(a, gast.Name)]
+        if not names:
+            return [s]
         for _, a in names:
             self.refuse_foreign(s, state, a, f"the call to `{getattr(s.callee, '__name__', '?')}` changing `{a}`")
         result = s.target if s.target is not None else self.namer.fresh("_")

@@ -37,8 +37,12 @@ class Inliner:
         out = []
         for s in stmts:
             if isinstance(s, ir.Def):
-                s.fn.body = self.block(s.fn.body, dict(visible))
-                visible[s.name] = s
+                visible[s.name] = s       # visible in its own body: a recursive call is refused when inlined
+                self.stack.append(s.name)
+                try:
+                    s.fn.body = self.block(s.fn.body, dict(visible))
+                finally:
+                    self.stack.pop()
                 out.append(s)
             elif isinstance(s, ir.CallLocal):
                 out.extend(self.inline(s, visible))
@@ -81,7 +85,7 @@ class Inliner:
                                 "Pass the arguments one by one.")
         fn = copy.deepcopy(d.fn)
         bound = self.bind(fn, name, call, s)
-        local = set(fn.params) | set(assigned(fn.body))
+        local = set(fn.params) | _bound_names(fn.body)
         renames = {n: self.namer.fresh(n) for n in sorted(local)}
         rename_all(fn.body, renames)
         result = rename_expr(fn.result, renames)
@@ -125,6 +129,24 @@ class Inliner:
             else:
                 raise self.uf.error(s.loc, f"`{name}` is missing the argument `{p}`.")
         return out
+
+
+def _bound_names(body):
+    """Names a function body binds (Python's locals): not the objects it changes in place."""
+    from ..ir.walk import walk
+    out = set()
+    for s in walk(body):
+        if isinstance(s, ir.Op):
+            out.update(target_names(s.target))
+        elif isinstance(s, (ir.Def, ir.InplaceOp)):
+            out.add(s.name if isinstance(s, ir.Def) else s.target)
+        elif isinstance(s, ir.MutatingCall) and s.target:
+            out.add(s.target)
+        elif isinstance(s, ir.For):
+            out.update(target_names(s.target))
+            if s.stop:
+                out.add(s.stop)
+    return out
 
 
 def _assign(target, value, loc):

@@ -24,6 +24,7 @@ from ..ir import nodes as ir
 from ..names import Namer
 from .. import rules as rules_mod
 from .calls import Calls
+from .loops import Loops
 
 BINOP_NAMES = {
     gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.FloorDiv: "floordiv",
@@ -61,7 +62,7 @@ _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_wa
 CONSTANT_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
 
 
-class Normalizer(Calls):
+class Normalizer(Calls, Loops):
     """Normalizes one user function (and its nested defs) into structured IR."""
 
     def __init__(self, uf, namer=None):
@@ -72,6 +73,7 @@ class Normalizer(Calls):
         self.stmt = None        # the user statement being normalized
         self.bindings = {}      # name in generated code -> object (partial's bound values...)
         self.functions = {}     # local name -> what calling it means (see calls.py)
+        self.local_defs = set()  # names of nested defs and lambdas emitted so far
         self.single = _assigned_once(uf.node)
 
     # -- entry -----------------------------------------------------------------------------------
@@ -246,8 +248,12 @@ class Normalizer(Calls):
             spec = astutil.target_spec(t)
             if spec is None:
                 self.unpack(t, self.atom(value))
-                return
-            self.value(value, spec)
+            elif isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(spec) and \
+                    not any(isinstance(x, gast.Starred) for x in value.elts):
+                self.value(value, spec)        # a, b = b, a: element by element
+            else:
+                # compute the value, then unpack it (an array's cotangent is then an array)
+                self.emit(ir.Copy(spec, self.atom(value)), value)
         elif isinstance(t, gast.Subscript):
             base = self.subscript_base(t)
             index = self.index(t.slice)
@@ -295,39 +301,6 @@ class Normalizer(Calls):
         test = self.raw(s.test)
         self.emit(ir.While([], test, self.block(s.body), self.block(s.orelse)), s)
 
-    def stmt_For(self, s):
-        it = self.iteration(s.iter)
-        # Python evaluates the iterable once: the loop must not see names the body rebinds
-        rebound = astutil.names_stored(gast.Module(body=s.body, type_ignores=[])) | \
-            astutil.names_stored(s.target)
-        reads = set().union(*(astutil.names_loaded(e) for e in _iteration_exprs(it)))
-        snapshot = {n: self.temp(n + "_iter") for n in sorted(reads & rebound)}
-        for n, snap in snapshot.items():
-            self.emit(ir.Copy(snap, astutil.name(n)), s.iter)
-        for e in _iteration_exprs(it):
-            astutil.rename(e, snapshot)
-        target = astutil.target_spec(s.target)
-        if target is None:
-            raise self.error(s.target, "this loop target is not supported.",
-                             "Loop over names or tuples of names, e.g. `for i, x in enumerate(xs):`.")
-        self.emit(ir.For(target, it, self.block(s.body), orelse=self.block(s.orelse)), s)
-
-    def iteration(self, it):
-        """An iteration form: range/enumerate/zip/reversed stay structured, anything else is a sequence."""
-        if isinstance(it, gast.Call) and not any(isinstance(a, gast.Starred) for a in it.args) and \
-                all(k.arg for k in it.keywords):
-            fn = self.static(it.func)
-            if fn is range and not it.keywords:
-                return ir.RangeIter([self.raw(a) for a in it.args])
-            if fn is enumerate and it.args and len(it.args) + len(it.keywords) <= 2:
-                start = it.args[1] if len(it.args) > 1 else next((k.value for k in it.keywords), None)
-                return ir.EnumerateIter(self.iteration(it.args[0]), start and self.raw(start))
-            if fn is zip and it.args and not it.keywords:
-                return ir.ZipIter([self.iteration(a) for a in it.args])
-            if fn is reversed and len(it.args) == 1:
-                return ir.ReversedIter(self.iteration(it.args[0]))
-        return ir.SeqIter(self.sequence(it))
-
     def sequence(self, e):
         """An atom that can be indexed by position: lists, tuples and arrays as they are, a dict's keys..."""
         if isinstance(e, (gast.List, gast.Tuple)) and not any(isinstance(x, gast.Starred) for x in e.elts):
@@ -358,11 +331,14 @@ class Normalizer(Calls):
             fname = self.temp("lambda_")
             self.lambda_def(e, fname)
             return astutil.name(fname)
+        if isinstance(e, gast.Attribute) and self.static(e) is not rules_mod.NOT_STATIC:
+            return e        # a module constant or function (np.pi, np.exp): read as written
         t = self.temp(self.temp_base(e))
         self.value(e, t)
         return astutil.name(t)
 
     def lambda_def(self, lam, fname):
+        self.local_defs.add(fname)
         fdef = lambda_to_def(lam, fname)
         fdef.lineno = getattr(lam, "lineno", self.stmt.lineno)
         self.emit(ir.Def(fname, self.function(fdef)), lam)
@@ -607,19 +583,12 @@ class Normalizer(Calls):
                 test = self.raw(conds[0])
                 self.emit(ir.If(test, self.sub_block(lambda: guarded(conds[1:])), []), e)
 
-            loop = gast.For(target=gen.target, iter=gen.iter, body=[], orelse=[], type_comment=None)
-            it = self.iteration(loop.iter)
-            tgt = astutil.target_spec(gen.target)
-            self.emit(ir.For(tgt, it, self.sub_block(lambda: guarded(list(gen.ifs)))), e)
+            it = self.iteration(gen.iter)
+            self.emit_for(astutil.target_spec(gen.target), it, lambda: guarded(list(gen.ifs)), [], e)
 
         build(e.generators)
         if not direct:
             self.emit(ir.Copy(target, astutil.name(result)), e)
-
-
-def _iteration_exprs(it):
-    from ..ir.walk import iteration_exprs
-    return iteration_exprs(it)
 
 
 def _subscript_temp(base, index):

@@ -81,73 +81,16 @@ class Lowerer:
         return pre + [loop]
 
     def iteration(self, s, carry):
-        """(statements before, xs, item name, prelude) for `for target in iteration`."""
-        it, target, loc = s.iter, s.target, s.loc
-        if isinstance(it, ir.RangeIter) and isinstance(target, str) and target not in carry:
-            return [], astutil.call("range", copy.deepcopy(it.args)), target, []
+        """(statements before, xs, item name, prelude) for `for target in range(...)`."""
+        args, target, loc = s.iter.args, s.target, s.loc
+        if target not in carry:
+            return [], astutil.call("range", copy.deepcopy(args)), target, []
+        # the loop target is read after the loop: bind it from a separate index
         index = self.namer.fresh("i")
-        prelude = []
-        self.item(it, astutil.name(index), target, prelude, loc)
-        return [], astutil.call("range", [self.length(it)]), index, prelude
-
-    def length(self, it):
-        if isinstance(it, ir.RangeIter):
-            return astutil.call("len", [astutil.call("range", copy.deepcopy(it.args))])
-        if isinstance(it, ir.SeqIter):
-            return astutil.call("len", [copy.deepcopy(it.seq)])
-        if isinstance(it, (ir.EnumerateIter, ir.ReversedIter)):
-            return self.length(it.inner)
-        lengths = [self.length(i) for i in it.inners]
-        return lengths[0] if len(lengths) == 1 else astutil.call("min", lengths)
-
-    def item(self, it, index, target, out, loc):
-        """Statements binding target (a name or nested tuple of names) to the item at position `index`."""
-        parts = None
-        if isinstance(it, ir.EnumerateIter):
-            counter = index
-            if it.start is not None:
-                counter = gast.BinOp(left=copy.deepcopy(index), op=gast.Add(), right=copy.deepcopy(it.start))
-            parts = [(counter, None), (None, it.inner)]
-        elif isinstance(it, ir.ZipIter):
-            parts = [(None, inner) for inner in it.inners]
-        if parts is not None:
-            if isinstance(target, tuple) and len(target) == len(parts):
-                for t, (value, inner) in zip(target, parts):
-                    if inner is None:
-                        out.append(ir.Copy(t, value, loc=loc) if isinstance(value, gast.Name)
-                                   else ir.Const(t, value, loc=loc))
-                    else:
-                        self.item(inner, index, t, out, loc)
-                return
-            names = [self.namer.fresh("item") for _ in parts]
-            self.item(it, index, tuple(names), out, loc)
-            self.bind(target, ir.Pack, astutil.tuple_([astutil.name(n) for n in names]), out, loc)
-            return
-        if isinstance(target, tuple):
-            tmp = self.namer.fresh("item")
-            self.item(it, index, tmp, out, loc)
-            out.append(ir.Copy(target, astutil.name(tmp), loc=loc))
-            return
-        if isinstance(it, ir.RangeIter):
-            out.append(ir.Const(target, gast.Subscript(value=astutil.call("range", copy.deepcopy(it.args)),
-                                                       slice=copy.deepcopy(index), ctx=gast.Load()), loc=loc))
-        elif isinstance(it, ir.SeqIter):
-            out.append(ir.GetItem(target, gast.Subscript(value=copy.deepcopy(it.seq), slice=copy.deepcopy(index),
-                                                         ctx=gast.Load()), loc=loc))
-        else:      # reversed: position len - 1 - index of the inner iteration
-            r = self.namer.fresh("rev")
-            expr = gast.BinOp(left=gast.BinOp(left=self.length(it.inner), op=gast.Sub(), right=astutil.const(1)),
-                              op=gast.Sub(), right=copy.deepcopy(index))
-            out.append(ir.Const(r, expr, loc=loc))
-            self.item(it.inner, astutil.name(r), target, out, loc)
-
-    def bind(self, target, cls, value, out, loc):
-        if isinstance(target, tuple):
-            tmp = self.namer.fresh("item")
-            out.append(cls(tmp, value, loc=loc))
-            out.append(ir.Copy(target, astutil.name(tmp), loc=loc))
-        else:
-            out.append(cls(target, value, loc=loc))
+        value = gast.Subscript(value=astutil.call("range", copy.deepcopy(args)), slice=astutil.name(index),
+                               ctx=gast.Load())
+        return [], astutil.call("range", [astutil.call("len", [astutil.call("range", copy.deepcopy(args))])]), \
+            index, [ir.Const(target, value, loc=loc)]
 
     def while_loop(self, s, defined):
         head = self.live.loop_head(s)

@@ -230,7 +230,3 @@ def _load_tables():
 
 
 _load_tables()
-
-# Names of the callables with rules: their results never share memory with their arguments, except
-# for the view-returning ones the alias analysis lists itself (used by lower/inplace.py).
-FRESH_NAMES = frozenset(getattr(f, "__name__", None) for f in FUNCTIONS) - {None}

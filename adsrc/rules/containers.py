@@ -519,8 +519,28 @@ def call_changing(fn, params, *args, **kwargs):
     without changing the caller's objects (which other names may share).
     """
     import inspect
-    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
     for p in params:
         bound.arguments[p] = copy.deepcopy(bound.arguments[p])
     result = fn(*bound.args, **bound.kwargs)
     return (result,) + tuple(bound.arguments[p] for p in params)
+
+
+@helper
+def seq_cot(g, obj):
+    """The cotangent of a list or tuple a NumPy function read as an array, from the array's cotangent."""
+    if not isinstance(obj, (list, tuple)) or isinstance(g, (list, tuple, dict)) or is_zero(g):
+        return g
+    g = np.broadcast_to(g, np.shape(obj))
+    parts = [seq_cot(g[i], o) for i, o in enumerate(obj)]
+    return [unbroadcast(p, o, p) if not isinstance(o, (list, tuple)) else p for p, o in zip(parts, obj)]
+
+
+@helper
+def diagonal_index(a):
+    """The index of the positions np.fill_diagonal(a, v) sets."""
+    a = np.asarray(a)
+    if a.ndim == 2:
+        n = min(a.shape)
+        return (np.arange(n), np.arange(n))
+    return np.diag_indices(a.shape[0], a.ndim)

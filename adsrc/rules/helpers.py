@@ -414,7 +414,9 @@ def sinc_deriv(x):
 
 @helper
 def iterable_sum_cot(g, seq):
-    """Cotangents of the elements of seq in the builtin sum(seq)."""
+    """Cotangents of the elements of seq in the builtin sum(seq) (an array's rows for an array)."""
+    if type(seq) is np.ndarray:
+        return np.broadcast_to(g, np.shape(seq))
     return [g] * len(seq)
 
 

@@ -1,0 +1,174 @@
+"""Activity analysis: which values need derivative code.
+
+A name is *varied* if its value depends differentiably on a differentiated
+input, and *useful* if the output depends differentiably on it. Only names
+that are both, the *active* names, get adjoint code; everything else is a
+constant to the differentiator.
+
+Runs on lowered (SSA) IR. A call to a user function is varied through the
+parameters its result depends on, from `dependences` of the callee's lowered
+IR (computed once per callee, recursion to a fixpoint); nothing is compiled.
+Loops are iterated as a whole until nothing changes.
+"""
+
+import gast
+
+from ..ir import nodes as ir
+from ..ir.walk import expr_reads, free_names, target_names
+
+
+def diff_operands(s):
+    """Operand atoms through which an operation's value depends differentiably on its inputs."""
+    e = s.expr
+    if isinstance(s, ir.Copy):
+        return [e]
+    if isinstance(s, ir.Apply):
+        out = []
+        for p, node in s.bound.items():
+            if p in s.rule.vjps:
+                out.extend(node if isinstance(node, list) else [node])
+        return out
+    if isinstance(s, (ir.GetItem, ir.GetAttr)):
+        return [e.value]
+    if isinstance(s, ir.ScanSlice):
+        return [e.args[0]]
+    if isinstance(s, ir.Pack):
+        return list(e.values) if isinstance(e, gast.Dict) else list(e.elts)
+    if isinstance(s, (ir.Update,)):
+        return [e.args[0], e.args[2]]
+    if isinstance(s, ir.Append):
+        return [e.args[0], e.args[1]]
+    if isinstance(s, (ir.CallUser, ir.CallCustom)):
+        return call_args(s)
+    if isinstance(s, ir.Opaque):
+        return [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None) for n in expr_reads(e)]
+    return []
+
+
+def call_args(s):
+    """The argument atoms of a call, the receiver first (in the callee's parameter order when positional)."""
+    e = s.expr
+    out = [s.receiver] if isinstance(s, ir.CallUser) and s.receiver is not None else []
+    out += [a.value if isinstance(a, gast.Starred) else a for a in e.args]
+    out += [k.value for k in e.keywords]
+    return out
+
+
+def _names(nodes):
+    out = set()
+    for n in nodes:
+        out |= expr_reads(n)
+    return out
+
+
+class Activity:
+    """Varied, useful and active names of a lowered function.
+
+    deps(stmt) -> for a user call, the list (one entry per target part) of the argument
+    atoms the part depends on differentiably, or None (it depends on all of them).
+    """
+
+    def __init__(self, fn, wrt, deps=None, extra_varied=()):
+        self.fn = fn
+        self.deps = deps or (lambda s: None)
+        self.varied = set(wrt) | set(extra_varied)
+        self.closures = {}       # nested def -> a differentiated name it captures
+        while True:
+            before = len(self.varied)
+            self.forward(fn.body)
+            if len(self.varied) == before:
+                break
+        self.useful = set(expr_reads(fn.result)) if fn.result is not None else set()
+        while True:
+            before = len(self.useful)
+            self.backward(fn.body)
+            if len(self.useful) == before:
+                break
+
+    def active(self, name):
+        return name in self.varied and name in self.useful
+
+    def is_active(self, node):
+        return isinstance(node, gast.Name) and self.active(node.id)
+
+    def any_varied(self, nodes):
+        return bool(_names(nodes) & self.varied)
+
+    # -- varied (forward) ----------------------------------------------------------------------------
+    def forward(self, body):
+        for s in body:
+            if isinstance(s, ir.Op):
+                self.forward_op(s)
+            elif isinstance(s, ir.Cond):
+                self.forward(s.true.body)
+                self.forward(s.false.body)
+                for k, out in enumerate(s.outs):
+                    if self.any_varied([s.true.results[k], s.false.results[k]]):
+                        self.varied.add(out)
+            elif isinstance(s, (ir.Scan, ir.WhileLoop)):
+                for c, init in zip(s.carry, s.init):
+                    if self.any_varied([init]):
+                        self.varied.add(c)
+                if isinstance(s, ir.WhileLoop):
+                    self.forward(s.test_body)
+                self.forward(s.body)
+                for c, r, out in zip(s.carry, s.results, s.outs):
+                    if self.any_varied([r]):
+                        self.varied.add(c)
+                    if c in self.varied:
+                        self.varied.add(out)
+            elif isinstance(s, ir.Def):
+                captured = sorted(self.varied & free_names(s.fn))
+                if captured:
+                    self.varied.add(s.name)
+                    self.closures[s.name] = captured[0]
+
+    def forward_op(self, s):
+        names = target_names(s.target)
+        if isinstance(s, ir.CallUser):
+            parts = self.deps(s)
+            if parts is not None:
+                targets = [s.target] if not s.returns_params else list(s.target)
+                for t, atoms in zip(targets, parts):
+                    if self.any_varied(atoms):
+                        self.varied.update(target_names(t))
+                return
+        if self.any_varied(diff_operands(s)):
+            self.varied.update(names)
+
+    # -- useful (backward) -----------------------------------------------------------------------------
+    def backward(self, body):
+        for s in reversed(body):
+            if isinstance(s, ir.Op):
+                if any(n in self.useful for n in target_names(s.target)):
+                    self.useful |= _names(diff_operands(s))
+            elif isinstance(s, ir.Cond):
+                for k, out in enumerate(s.outs):
+                    if out in self.useful:
+                        self.useful |= _names([s.true.results[k], s.false.results[k]])
+                self.backward(s.true.body)
+                self.backward(s.false.body)
+            elif isinstance(s, (ir.Scan, ir.WhileLoop)):
+                for c, r, out, init in zip(s.carry, s.results, s.outs, s.init):
+                    if out in self.useful:
+                        self.useful.add(c)
+                    if c in self.useful:
+                        self.useful |= _names([r, init])
+                self.backward(s.body)
+                if isinstance(s, ir.WhileLoop):
+                    self.backward(s.test_body)
+
+
+def dependences(fn, split, deps=None):
+    """For each part of fn's result, the parameters it depends on differentiably.
+
+    split: the result is `(value, *new values of arguments changed in place)`, one
+    part each; otherwise the result is one part.
+    """
+    varied = {p: Activity(fn, [p], deps).varied for p in fn.params}
+    parts = [fn.result]
+    if split and isinstance(fn.result, gast.Name):
+        for s in fn.body:
+            if isinstance(s, ir.Pack) and s.target == fn.result.id and isinstance(s.expr, gast.Tuple):
+                parts = list(s.expr.elts)
+    return [{p for p, v in varied.items() if expr_reads(part) & v} for part in parts]

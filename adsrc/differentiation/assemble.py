@@ -1,0 +1,85 @@
+"""The generated functions' outer shape.
+
+* mode 'grad': `f_grad(args)` returns the gradients (seeded with the literal
+  1.0, so `1.0 * y` folds to `y`);
+* mode 'vjp': `f_vjp(args)` returns `(out, f_pullback)`; used for calls from
+  one user function to another and for `adsrc.vjp`.
+"""
+
+import copy
+
+import gast
+
+from .. import astutil, copyprop, dce
+from ..ir import nodes as ir
+from .state import AdjState, comment
+
+
+def result_parts(fn, n):
+    """Atoms of a result that is a tuple display of n elements, else subscripts of it."""
+    res = fn.result
+    if isinstance(res, gast.Name):
+        for s in fn.body:
+            if isinstance(s, ir.Pack) and s.target == res.id and isinstance(s.expr, gast.Tuple) \
+                    and len(s.expr.elts) == n:
+                return [copy.deepcopy(e) for e in s.expr.elts]
+    return [gast.Subscript(value=copy.deepcopy(res), slice=astutil.const(i), ctx=gast.Load()) for i in range(n)]
+
+
+def _grads(adj, final):
+    out = []
+    for p in adj.wrt:
+        st = adj.adj.get(p)
+        g = st.expr if st is not None else astutil.const(0.0)
+        if final:
+            borrowed = st is None or st.borrowed
+            g = adj.hcall("grad_output", g, astutil.name(p), *([astutil.const(True)] if borrowed else []))
+        out.append(g)
+    return out
+
+
+def assemble_grad(adj, fn, name, options):
+    has_aux = options.get("has_aux", False)
+    res = fn.result
+    value, aux = result_parts(fn, 2) if has_aux else (res, None)
+    if isinstance(res, gast.Name) and res.id in adj.act.varied:
+        seed = astutil.tuple_([astutil.const(1.0), astutil.const(0.0)]) if has_aux else astutil.const(1.0)
+        adj.adj[res.id] = AdjState(seed, lazy=False)
+    fwd, bwd, _ = adj.block(fn.body, repeated=False)
+    tail = []
+    if not adj.values.scalar(value):
+        tail.append(astutil.expr_stmt(adj.hcall("check_scalar", copy.deepcopy(value), astutil.const(fn.uf.qualname))))
+    grads = []
+    for p in adj.wrt:
+        st = adj.adj.get(p)
+        g = st.expr if st is not None else astutil.const(0.0)
+        extra = [astutil.const(True)] if st is not None and st.borrowed else []
+        grads.append(adj.hcall("grad_output", g, astutil.name(p), *extra))
+    grads_expr = grads[0] if options.get("single", True) else astutil.tuple_(grads)
+    if has_aux:
+        out = astutil.tuple_([astutil.tuple_([copy.deepcopy(value), aux]), grads_expr]) if options.get("with_value") \
+            else astutil.tuple_([grads_expr, aux])
+    else:
+        out = astutil.tuple_([copy.deepcopy(value), grads_expr]) if options.get("with_value") else grads_expr
+    body = fwd + tail + ([comment("backward pass")] if bwd else []) + bwd + [gast.Return(value=out)]
+    body, _ = dce.eliminate(copyprop.propagate(body))
+    adj.finish_updates(body)
+    return astutil.function_def(name, copy.deepcopy(fn.args), body, fn.lineno)
+
+
+def assemble_vjp(adj, fn, name, options):
+    res = fn.result
+    dout = adj.namer.fresh("d" + (res.id if isinstance(res, gast.Name) else "out"))
+    if isinstance(res, gast.Name) and res.id in adj.act.varied:
+        seed = astutil.name(dout)
+        if options.get("has_aux"):
+            seed = astutil.tuple_([seed, astutil.const(0.0)])     # no cotangent flows into aux
+        adj.adj[res.id] = AdjState(seed, lazy=True, borrowed=True)    # the caller's cotangent
+    fwd, bwd, _ = adj.block(fn.body, repeated=False)
+    grads = _grads(adj, options.get("final"))
+    pb_name = adj.namer.fresh(fn.uf.name + "_pullback")
+    pullback = astutil.function_def(pb_name, [dout], bwd + [gast.Return(value=astutil.tuple_(grads))])
+    ret = gast.Return(value=astutil.tuple_([copy.deepcopy(res), astutil.name(pb_name)]))
+    body, _ = dce.eliminate(copyprop.propagate(fwd + [pullback, ret]))
+    adj.finish_updates(body)
+    return astutil.function_def(name, copy.deepcopy(fn.args), body, fn.lineno)

@@ -1,0 +1,205 @@
+"""Reverse mode: forward and backward code for a lowered function.
+
+For each statement, in reverse order, the adjoint of its value flows back to
+its operands (ops.py; cond and loops in control.py). The generated code is
+plain Python, with adjoint variables named after their primal (`x` ->
+`dx`). Only active names (activity.py) get adjoint code; the abstract
+values (values.py) say what may be broadcast.
+
+Item assignments and appends are updated in place when the alias analysis
+says the base is a buffer only this function holds and nothing the
+generated code computes later reads its old value; otherwise the update
+copies (copy-on-write) and the code says why.
+"""
+
+import gast
+
+from .. import astutil
+from ..analysis.aliases import exclusive_updates, fresh_values
+from ..ir import nodes as ir
+from ..ir.printer import Printer, op_expr
+from ..ir.walk import defines, expr_reads, target_names
+from .control import ControlAdjoints
+from .ops import OpAdjoints
+from .state import Adjoints, comment, tag
+
+_PURE = (ir.Apply, ir.Copy, ir.GetItem, ir.Pack, ir.Update, ir.Append, ir.GetAttr, ir.ScanSlice)
+
+
+class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
+    """Generates forward and backward code for one lowered function.
+
+    ctx: the unit builder (differentiation/units.py): calls to other user
+    functions, objects generated code refers to, printing of nested defs.
+    """
+
+    def __init__(self, fn, namer, wrt, values, act, ctx, callee=False):
+        self.fn = fn
+        self.uf = fn.uf
+        self.namer = namer
+        self.wrt = list(wrt)
+        self.values = values
+        self.act = act
+        self.ctx = ctx
+        self.callee = callee
+        self.adj = {}
+        self._dnames = {}
+        self._adjoint_names = {}
+        self.frames = []
+        self.calls = {}             # id(stmt) -> what a call's forward code bound (pullback, residuals...)
+        self.shape_reads = set()    # ids of Name nodes in backward code that only read a shape
+        self.updates = []           # (forward node, stmt): updates that may happen in place
+        self.passive_reads = set()  # ids of forward nodes that read values without keeping them (constants)
+        self.fresh_locals = fresh_values(fn)
+        self.exclusive = exclusive_updates(fn)
+        self.g_lazy = self.g_owned = False
+
+    @property
+    def frame(self):
+        return self.frames[-1]
+
+    def error(self, s, problem, hint=None):
+        return self.uf.error(s.loc, problem, hint)
+
+    # -- blocks ------------------------------------------------------------------------------------
+    def block(self, body, repeated):
+        """(forward statements, backward statements, names the block defines at its level)."""
+        self.frames.append(set())
+        fwd_parts = [None] * len(body)
+        bwd = []
+        for i in range(len(body) - 1, -1, -1):
+            f, b = self.stmt(body[i], repeated)
+            fwd_parts[i] = f
+            bwd.extend(b)
+            self.frame.update(defines(body[i]))
+        frame = self.frames.pop()
+        return [x for part in fwd_parts for x in part], bwd, frame
+
+    def stmt(self, s, repeated):
+        if isinstance(s, ir.Op):
+            return self.op(s)
+        if isinstance(s, ir.Effect):
+            self.refuse_lost_effect(s)
+            return tag([astutil.expr_stmt(op_expr(s, self.namer))], s.loc.line), []
+        if isinstance(s, ir.Raw):
+            import copy
+            return tag([copy.deepcopy(s.node)], s.loc.line), []
+        if isinstance(s, ir.Cond):
+            return self.cond(s, repeated)
+        if isinstance(s, (ir.Scan, ir.WhileLoop)):
+            return self.loop(s)
+        if isinstance(s, ir.Def):
+            if self.act.active(s.name):
+                raise self.closure_error(s, s.name)
+            printer = Printer(self.ctx.primitive_names(self.namer), self.namer)
+            return tag([printer.function(s.fn, s.name)], s.loc.line), []
+        raise TypeError(s)
+
+    def closure_error(self, s, name):
+        var = self.act.closures[name]
+        return self.error(s, f"the nested function `{name}` uses `{var}`, which is differentiated, and is passed on "
+                             "as a value; adsrc differentiates nested functions only where they are called directly.",
+                          f"Call `{name}` directly in this function, or define it to take `{var}` as a parameter and "
+                          f"pass `{var}` along with it.")
+
+    def refuse_lost_effect(self, s):
+        """A call changing an object adsrc does not own with a differentiated value: its gradient would be lost."""
+        if s.writes is not None and self.act.any_varied([s.expr]):
+            method = s.expr.func.attr if isinstance(s.expr.func, gast.Attribute) else "call"
+            raise self.error(s, f"`.{method}()` changes its object `{s.writes}` in place, an object adsrc does not "
+                                "own (a global, or an attribute of an object known when transforming), with a "
+                                "differentiated value, whose gradient adsrc cannot follow.",
+                             "Keep the values in a local list and return them, or pass "
+                             "`adsrc.stop_gradient(value)` if only the value is wanted (for logging).")
+
+    # -- operations ----------------------------------------------------------------------------------
+    def op(self, s):
+        names = target_names(s.target)
+        active = any(self.act.active(n) for n in names)
+        fwd = tag(self.forward(s, active), s.loc.line)
+        if not active:
+            return fwd, []
+        g = self.g_of(s.target)
+        self.g_lazy = any(self.adj[n].lazy if n in self.adj else True for n in names) \
+            and not all(self.is_scalar(n) for n in names)
+        self.g_owned = isinstance(s.target, str) and s.target in self.adj and self.adj[s.target].owned
+        self.kill(names)
+        if g is None:
+            return fwd, []
+        bwd = []
+        self.adjoint_op(s, g, bwd)
+        return fwd, tag(bwd, s.loc.line)
+
+    def forward(self, s, active):
+        """The forward code of an operation (a call to another unit when a user call is active)."""
+        value = op_expr(s, self.namer)
+        if isinstance(s, (ir.CallUser, ir.CallCustom, ir.Opaque)):
+            for a in expr_reads(s.expr):
+                if a in self.act.closures and self.act.active(a):
+                    raise self.closure_error(s, a)
+        if active and isinstance(s, ir.CallUser):
+            info = self.ctx.call(self, s)
+            self.calls[id(s)] = info
+            self.frame.add(info.pullback)
+            return [astutil.assign((s.target, info.pullback), info.expr)]
+        if active and isinstance(s, ir.CallCustom):
+            info = self.ctx.custom(self, s)
+            self.calls[id(s)] = info
+            self.frame.add(info.residuals)
+            return [astutil.assign((s.target, info.residuals), info.expr)]
+        node = astutil.assign(s.target, value)
+        node.adsrc_pure = isinstance(s, _PURE)
+        if isinstance(s, ir.Const):
+            self.passive_reads.add(id(node))
+        out = [node]
+        if isinstance(s, (ir.Update, ir.Append)) and id(s) in self.exclusive:
+            self.updates.append((node, s))
+        if isinstance(s, ir.Apply) and s.method_of is not None and isinstance(s.method_of, gast.Name) and \
+                self.values[s.method_of.id].kind != "array" and self.act.any_varied([s.expr]):
+            # `xp.sum(v)` differentiated as ndarray.sum: refuse when it runs if `xp` is a module or an object
+            out.insert(0, astutil.expr_stmt(self.hcall("check_array_method", astutil.name(s.method_of.id),
+                                                       astutil.const(s.rule.name), astutil.const(s.method_of.id))))
+        return out
+
+    # -- updates in place --------------------------------------------------------------------------------
+    def finish_updates(self, code):
+        """Make updates in place where no code keeps or later reads the old value (else they copy)."""
+        loads = {}
+        passive = set()
+
+        def visit(node, inside):
+            inside = inside or id(node) in self.passive_reads
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and id(node) not in self.shape_reads:
+                loads.setdefault(node.id, []).append(node)
+                if inside:
+                    passive.add(id(node))
+            for child in gast.iter_child_nodes(node):
+                visit(child, inside)
+        for stmt in code:
+            visit(stmt, False)
+        for node, s in self.updates:
+            base = s.expr.args[0].id
+            own = {id(x) for x in gast.walk(node.value)}
+            getitems = self.getitem_nodes(code, base)
+            others = [n for n in loads.get(base, []) if id(n) not in own and id(n) not in getitems
+                      and id(n) not in passive]
+            if others:
+                continue
+            node.value.func = self.h("index_update_inplace" if isinstance(s, ir.Update) else "list_append_inplace")
+            for sub in self.getitem_values(code, base):
+                # a view of the array would change with it
+                sub.value = self.hcall("snapshot", sub.value)
+
+    def getitem_values(self, code, base):
+        out = []
+        for n in gast.walk(gast.Module(body=list(code), type_ignores=[])):
+            if isinstance(n, gast.Assign) and isinstance(n.value, gast.Subscript) and \
+                    isinstance(n.value.value, gast.Name) and n.value.value.id == base:
+                out.append(n)
+        return out
+
+    def getitem_nodes(self, code, base):
+        return {id(n.value.value) for n in self.getitem_values(code, base)}
+
+
+_ = comment

@@ -1,0 +1,317 @@
+"""Generated functions (units) and the calls between them.
+
+`build` differentiates a lowered function into a `Unit`: the generated
+source, the compiled function, and the units it calls. A call from
+differentiated code to another user function calls that function's vjp unit
+(`f_vjp(args) -> (out, pullback)`), made once per (function, differentiated
+parameters, their abstract values, statics); recursion refers back to the
+unit being built. What a callee's result depends on and what it is come from
+its lowered IR (no compiling while analysing).
+"""
+
+import copy
+import inspect
+import threading
+import types
+import weakref
+
+import gast
+
+from .. import astutil, emit, runtime
+from ..analysis import values as values_mod
+from ..analysis.activity import Activity, dependences
+from ..analysis.summaries import call_statics
+from ..frontend import varargs_hint
+from ..guards import Guards
+from ..ir import nodes as ir
+from ..ir.printer import op_expr
+from .assemble import assemble_grad, assemble_vjp
+from .reverse import Adjoint
+
+_VJP_UNITS = weakref.WeakKeyDictionary()   # function -> {key: Unit}
+_RESULTS = {}                               # (function, statics, returns, arg values) -> AbsVal
+_DEPS = {}                                  # (function, statics, returns) -> [set of parameters]
+LOCK = threading.RLock()
+
+
+class Unit:
+    """One generated function."""
+
+    def __init__(self, name):
+        self.name = name
+        self.cell = types.CellType()   # holds the compiled function once built
+        self.text = None
+        self.fn = None
+        self.callees = []              # Units this one calls
+        self.building = True
+        self.lowered = None
+
+
+class CallInfo:
+    def __init__(self, expr, pullback, wrt_args):
+        self.expr = expr               # the call to the callee's vjp unit
+        self.pullback = pullback       # the name its pullback is bound to
+        self.wrt_args = wrt_args       # atoms whose cotangents the pullback returns, in order
+
+
+class CustomInfo:
+    def __init__(self, expr, bwd, residuals):
+        self.expr, self.bwd, self.residuals = expr, bwd, residuals
+
+
+class Context:
+    """What the differentiator needs beyond the function itself: other units, bound objects, lowering."""
+
+    def __init__(self, pipeline, namer, unit, lw):
+        self.pipeline = pipeline
+        self.namer = namer
+        self.unit = unit
+        self.lw = lw
+        self.refs = {}                 # name in generated code -> Unit
+        self.objects = {}              # name in generated code -> object
+
+    def primitive_names(self, namer):
+        return self.pipeline.primitive_names(namer)
+
+    def bind(self, base, obj):
+        for name, known in self.objects.items():
+            if known is obj:
+                return name
+        name = self.namer.fresh(base)
+        self.objects[name] = obj
+        return name
+
+    def custom(self, adj, s):
+        fn = s.callee
+        if fn.fwd is None:
+            raise adj.error(s, f"the custom_vjp function `{fn.__name__}` has no rule yet.",
+                            f"Give it one with `{fn.__name__}.defvjp(fwd, bwd)` before differentiating.")
+        fwd = self.bind(fn.__name__ + "_fwd", fn.fwd)
+        bwd = self.bind(fn.__name__ + "_bwd", fn.bwd)
+        residuals = self.namer.fresh(_stem(s.target) + "_res")
+        expr = astutil.call(fwd, [copy.deepcopy(a) for a in s.expr.args])
+        return CustomInfo(expr, bwd, residuals)
+
+    def call(self, adj, s):
+        """The vjp unit a differentiated call to a user function calls."""
+        callee = s.callee
+        params, bound = bind_arguments(callee, s)
+        if params is None:
+            if adj.act.any_varied(_call_atoms(s)):
+                raise adj.error(s, f"adsrc cannot differentiate the call to `{_name(callee)}`, which takes *args "
+                                   "or **kwargs.", varargs_hint(callee))
+            raise adj.error(s, f"adsrc cannot match the arguments of the call to `{_name(callee)}`.",
+                            "Pass the arguments explicitly, one per parameter.")
+        statics = call_statics(s, self.pipeline.resolver(adj.uf))
+        wrt = [p for p in params if isinstance(bound.get(p), gast.Name) and bound[p].id in adj.act.varied
+               and p not in statics]
+        vals = tuple(adj.values.of(bound[p]).without_shape() for p in wrt)
+        unit = vjp_unit(self.pipeline, callee, tuple(wrt), vals, statics, s.returns_params)
+        if unit is not self.unit:
+            self.unit.callees.append(unit)
+        ref = self.namer.fresh(unit.name)
+        self.refs[ref] = unit
+        call = s.expr
+        args = ([copy.deepcopy(s.receiver)] if s.receiver is not None else []) + \
+            [copy.deepcopy(a) for a in call.args]
+        expr = astutil.call(astutil.name(ref), args, {k.arg: copy.deepcopy(k.value) for k in call.keywords})
+        pullback = self.namer.fresh(_stem(s.target) + "_pullback")
+        return CallInfo(expr, pullback, [bound[p] for p in wrt])
+
+    def bindings(self, uf, fn):
+        out = {name: runtime.HELPERS[base] for name, base in self.namer.helpers.items()}
+        for name, unit in self.refs.items():
+            out[name] = unit.cell
+        out.update(self.objects)
+        out.update(fn.bindings)
+        out.update(uf.cells)
+        return out
+
+
+def _stem(target):
+    n = target if isinstance(target, str) else target[0] if isinstance(target[0], str) else "out"
+    return n.split(".")[-1]
+
+
+def _name(fn):
+    return getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
+
+
+def _call_atoms(s):
+    e = s.expr
+    return ([s.receiver] if s.receiver is not None else []) + \
+        [a.value if isinstance(a, gast.Starred) else a for a in e.args] + [k.value for k in e.keywords]
+
+
+def bind_arguments(callee, s):
+    """(parameter names, {parameter: argument atom}) of a call, or (None, None) if they cannot be matched."""
+    try:
+        sig = inspect.signature(callee, follow_wrapped=False)
+    except (TypeError, ValueError):
+        return None, None
+    ps = list(sig.parameters.values())
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in ps):
+        return None, None
+    names = [p.name for p in ps]
+    pos = [p.name for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    args = ([s.receiver] if s.receiver is not None else []) + list(s.expr.args)
+    if len(args) > len(pos) or any(isinstance(a, gast.Starred) for a in args):
+        return None, None
+    bound = dict(zip(pos, args))
+    for k in s.expr.keywords:
+        if k.arg is None or k.arg not in names:
+            return None, None
+        bound[k.arg] = k.value
+    return names, bound
+
+
+# -- analyses of callees, from their lowered IR ----------------------------------------------------------
+
+def _statics_key(statics):
+    from ..pipeline import statics_key
+    return statics_key(statics)
+
+
+def call_oracles(pipeline, uf):
+    """(results, deps) oracles for Values and Activity of a function whose module context is uf."""
+    resolve = pipeline.resolver(uf)
+
+    def target(s):
+        statics = call_statics(s, resolve)
+        return s.callee, statics, s.returns_params
+
+    def results(s, arg_values):
+        if s.receiver is not None:
+            return None
+        callee, statics, returns = target(s)
+        params, bound = bind_arguments(callee, s)
+        if params is None:
+            return None
+        vals = {p: values_of_atom(bound[p], arg_values, s) for p in params if p in bound}
+        return result_value(pipeline, callee, statics, returns, vals)
+
+    def deps(s):
+        callee, statics, returns = target(s)
+        params, bound = bind_arguments(callee, s)
+        if params is None:
+            return None
+        parts = result_dependences(pipeline, callee, statics, returns)
+        if parts is None:
+            return None
+        return [[bound[p] for p in part if p in bound] for part in parts]
+    return results, deps
+
+
+def values_of_atom(node, arg_values, s):
+    args = list(s.expr.args)
+    for a, v in zip(args, arg_values):
+        if a is node:
+            return v
+    return values_mod.UNKNOWN
+
+
+def result_value(pipeline, callee, statics, returns, vals):
+    key = (callee, _statics_key(statics), returns, tuple(sorted(vals.items())))
+    if key in _RESULTS:
+        return _RESULTS[key]
+    _RESULTS[key] = None                 # recursion: not known yet
+    try:
+        lw = pipeline.lowered(callee, statics, returns)
+        results, _ = call_oracles(pipeline, lw.uf)
+        vals_all = {p: vals.get(p, values_mod.UNKNOWN) for p in lw.fn.params}
+        v = values_mod.Values(lw.fn, vals_all, results)
+        out = v.of(lw.fn.result).without_shape()
+    except Exception:
+        out = None
+    _RESULTS[key] = out
+    return out
+
+
+def result_dependences(pipeline, callee, statics, returns):
+    key = (callee, _statics_key(statics), returns)
+    if key in _DEPS:
+        return _DEPS[key]
+    _DEPS[key] = None                    # recursion: every parameter (see Activity)
+    try:
+        lw = pipeline.lowered(callee, statics, returns)
+        _, deps = call_oracles(pipeline, lw.uf)
+        out = dependences(lw.fn, bool(returns), deps)
+    except Exception:
+        out = None
+    _DEPS[key] = out
+    return out
+
+
+# -- building units ------------------------------------------------------------------------------------------
+
+def unit_guards(unit):
+    """The names `unit` and every unit it calls depended on when they were transformed."""
+    out = Guards()
+    seen, stack = set(), [unit]
+    while stack:
+        u = stack.pop()
+        if id(u) in seen or u.building:
+            continue
+        seen.add(id(u))
+        out.merge(u.lowered.uf.guards)
+        stack.extend(u.callees)
+    return out
+
+
+def vjp_unit(pipeline, fun, wrt, vals, statics=None, returns=()):
+    """The unit `f_vjp(args) -> (out, pullback)` for fun, differentiated in `wrt` (abstract values vals)."""
+    statics = statics or {}
+    with LOCK:
+        table = _VJP_UNITS.setdefault(fun, {})
+        key = (wrt, vals, _statics_key(statics), returns)
+        unit = table.get(key)
+        if unit is not None and (unit.building or unit_guards(unit).changed() is None):
+            return unit
+        lw = pipeline.lowered(fun, statics, returns)
+        suffix = "" if list(wrt) == lw.fn.params else "_" + "_".join(wrt)
+        unit = Unit(lw.uf.name + "_vjp" + suffix)
+        table[key] = unit
+        try:
+            build(pipeline, lw, unit, list(wrt), dict(zip(wrt, vals)), mode="vjp")
+        except BaseException:
+            del table[key]
+            raise
+        return unit
+
+
+def build(pipeline, lw, unit, wrt, vals, mode, options=None):
+    """Generate, print and compile `unit` from a lowered function.
+
+    vals: abstract values (or specialization-key entries) of the differentiated parameters.
+    """
+    options = options or {}
+    fn, namer = lw.fresh()
+    unit.name = namer.fresh(unit.name)
+    ctx = Context(pipeline, namer, unit, lw)
+    results, deps = call_oracles(pipeline, lw.uf)
+    params = {p: (v if isinstance(v, values_mod.AbsVal) else values_mod.from_key(v)) for p, v in vals.items()}
+    values = values_mod.Values(fn, params, results)
+    act = Activity(fn, wrt, deps)
+    adj = Adjoint(fn, namer, wrt, values, act, ctx, callee=mode == "vjp" and not options.get("final"))
+    if mode == "grad":
+        fdef = assemble_grad(adj, fn, unit.name, options)
+    else:
+        fdef = assemble_vjp(adj, fn, unit.name, options)
+    unit.text = emit.render(fdef, lw.line_text)
+    unit.filename = emit.filename_for(unit.name, f"{lw.uf.filename}:{lw.uf.node.lineno}")
+    unit.fn = emit.compile_function(unit.text, unit.name, unit.filename, lw.uf.globals, ctx.bindings(lw.uf, fn),
+                                    lw.uf.fun.__defaults__, lw.uf.fun.__kwdefaults__)
+    unit.cell.cell_contents = unit.fn
+    unit.building = False
+    unit.lowered = lw
+    return unit
+
+
+def clear_caches():
+    with LOCK:
+        _VJP_UNITS.clear()
+        _RESULTS.clear()
+        _DEPS.clear()
+
+
+_ = (ir, op_expr)

@@ -1,0 +1,205 @@
+"""Programs adsrc once refused, because they change objects in place that other names share.
+
+Python changes the object itself, which every name sharing it then sees; adsrc
+now computes new values and brings those names up to date
+(lowering/functionalize.py). Each is checked against central finite
+differences, and the inputs must come back unchanged.
+"""
+
+import numpy as np
+
+from casekit import Registry, rand
+
+CASES = Registry()
+case = CASES.case
+X = (np.array([0.5, -1.0, 2.0]),)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def deletes(x):
+    y = x * 2.0
+    del y
+    return np.sum(x * x)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def aliased_setitem(x):
+    y = x * 1.0
+    view = y[:2]
+    y[0] = 5.0
+    return np.sum(view)
+
+
+@case(np.array([1.0, 2.0]))
+def aliased_inplace_array(x):
+    y = x * 1.0
+    z = y
+    z += 1.0
+    return np.sum(y * z)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def mutating_method(x):
+    y = x * 1.0
+    y.sort()
+    return np.sum(y)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def starred_target(x):
+    a, *rest = x
+    return a
+
+
+def fill_first(buf, v):
+    buf[0] = v
+
+
+def fill_first_and_return(buf, v):
+    buf[0] = v
+    return buf
+
+
+def append_twice(lst, v):
+    lst.append(v * 2.0)
+
+
+def add_into(a, b):
+    a += b
+    return a
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def calls_fill_first(x):
+    y = np.zeros(3)
+    fill_first(y, x[1])
+    return np.sum(y * x)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def calls_fill_first_and_return(x):
+    y = np.zeros(3)
+    z = fill_first_and_return(y, x[1])
+    return np.sum(y * x) + np.sum(z)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def calls_append_twice(x):
+    out = []
+    append_twice(out, x[0])
+    return out[0] * 3.0
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def calls_add_into(x):
+    return np.sum(add_into(x * 1.0, x))
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def uses_copyto(x):
+    y = np.zeros(3)
+    np.copyto(y, x)
+    return np.sum(y ** 2)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def uses_add_at(x):
+    y = np.zeros(3)
+    np.add.at(y, [0, 0, 1], x)
+    return np.sum(y ** 2)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def uses_out_argument(x):
+    y = np.zeros(3)
+    np.exp(x, out=y)
+    return np.sum(y)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def appends_to_a_shared_item(x):
+    groups = [[], []]
+    first = groups[0]
+    groups[0].append(x[0])
+    return sum(first) + x[1]
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def scales_an_array_held_in_a_dict(x):
+    x = x * 1.0
+    d = {"a": x}
+    d["a"] *= 2.0
+    return np.sum(x)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def scales_the_values_of_a_dict(x):
+    d = {"a": x * 1.0, "b": x * 2.0}
+    for v in d.values():
+        v *= 0.5
+    return np.sum(d["a"]) + np.sum(d["b"])
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def nested_sets_an_item_of_its_argument(x):
+    y = x * 1.0
+
+    def zero_first(a):
+        a[0] = 0.0
+        return a * 2.0
+    z = zero_first(y)
+    return np.sum(y) + np.sum(z)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def nested_appends_to_its_argument(x):
+    def grow(a):
+        a.append(3.0)
+    lst = [x[0]]
+    grow(lst)
+    return sum(lst) * x[1]
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def nested_fills_an_outer_array(x):
+    out = np.zeros(3)
+
+    def put(i, v):
+        out[i] = v
+    for i in range(3):
+        put(i, x[i] ** 2)
+    return np.sum(out)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def nested_scales_its_argument(x):
+    y = x * 1.0
+
+    def scale(a):
+        a *= 2.0
+        return a
+    z = scale(y)
+    return np.sum(y) + np.sum(z)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def closure_returns_an_outer_array(x):
+    y = x * 1.0
+    get = lambda: y                      # noqa: E731
+    z = get()
+    z[0] = 0.0
+    return np.sum(y)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def nested_calls_a_nested_function_that_changes_its_argument(x):
+    y = x * 1.0
+
+    def zero_first(a):
+        a[0] = 0.0
+        return a
+
+    def through(b):
+        return zero_first(b)
+    z = through(y)
+    return np.sum(y) + np.sum(z)

@@ -1,0 +1,286 @@
+"""Ordinary programs the first core refused, crashed on or got wrong (the core redesign's list).
+
+Each is registered with inputs (several where branches differ) and checked
+against central finite differences; their inputs must come back unchanged.
+"""
+
+import functools
+
+import numpy as np
+
+from casekit import Registry, pos, rand
+
+CASES = Registry()
+case = CASES.case
+
+
+@case(0.5, 3, label="branch-not-taken")
+@case(101.0, 2, label="branch-taken")
+def value_leaving_an_if_in_a_loop(x, n):
+    v = x
+    for i in range(n):
+        if x > 100.0:
+            v = np.tanh(v)
+        v = np.sin(v)
+    return v
+
+
+@case(0.5, 3)
+def dead_loop_body(s, n):
+    for i in range(n):
+        y = s * 2.0
+    return s
+
+
+@case(0.5, 0, label="zero-steps")
+@case(0.5, 2, label="two-steps")
+def empty_loop(s, n):
+    v = s * 2.0
+    for i in range(n):
+        pass
+    return v
+
+
+@case(rand(3), rand(3, 3), argnums=1)
+def dead_loop_and_fancy_index(x, W):
+    v = W[[0, 1], [0, 2]]
+    for i in range(len(x)):
+        u = W * 2.0
+    return np.sum(np.tanh(v)) + W.T.sum()
+
+
+@case(0.5)
+def np_sum_of_appended_numbers(s):
+    lst = []
+    for i in range(5):
+        lst.append(s)
+    return np.sum(lst)
+
+
+@case(rand(3))
+def np_sum_of_appended_arrays(x):
+    lst = []
+    for i in range(3):
+        lst.append(x * i)
+    return np.sum(lst, axis=0)[0]
+
+
+@case(rand(3))
+def builtin_sum_over_an_array(x):
+    return sum(x * 2.0)
+
+
+@case(rand(3))
+def builtin_sum_of_negated(x):
+    return sum(-x)
+
+
+@case(rand(3))
+def builtin_sum_squared(x):
+    return sum(x) * sum(x)
+
+
+@case(rand(3, 2))
+def builtin_sum_over_rows(x):
+    return np.sum(sum(x) ** 2)
+
+
+@case(rand(3), 0.3, argnums=(0, 1), label="tanh")
+def item_update_of_a_rule_output(w, s):
+    v = np.tanh(w)
+    v[0] += s
+    return np.sum(v)
+
+
+@case(pos(3), 0.3, argnums=(0, 1))
+def item_update_of_sqrt(w, s):
+    v = np.sqrt(w)
+    v[0] += s
+    return np.sum(v * v * v)
+
+
+@case(rand(3), 0.3, argnums=(0, 1))
+def item_update_of_exp(w, s):
+    v = np.exp(w)
+    v[1] = s * v[0]
+    return np.sum(v ** 2)
+
+
+@case(pos(3), 0.3, argnums=(0, 1))
+def item_update_of_reciprocal(w, s):
+    v = 1 / w
+    v[0] += s
+    return np.sum(v ** 2)
+
+
+def _doubles_in_place(a):
+    a += a
+    return 0.0
+
+
+@case(rand(3))
+def callee_changes_its_argument(x):
+    _doubles_in_place(x)
+    return np.sum(x ** 2)
+
+
+@case(rand(3))
+def changed_while_iterating_rows(x):
+    v = np.outer(x, x)
+    for row in v:
+        v += row
+    return np.sum(v)
+
+
+@case(0.5, label="array")
+@case(0.1, label="number")
+def kind_depends_on_branch(a):
+    v = np.ones(2) if a > 0.3 else a
+    return np.sum(v * a)
+
+
+def _kind_depends_on_branch(a):
+    v = np.ones(2) if a > 0.3 else a
+    return np.sum(v * a)
+
+
+@case(0.5, label="array")
+@case(0.1, label="number")
+def kind_depends_on_branch_in_a_callee(a):
+    return _kind_depends_on_branch(a) * 2.0
+
+
+@case(rand(3), [rand(3), rand(3)])
+def nested_def_local_named_like_outer(W, inputs):
+    def h2o(h):
+        output = h * 2.0
+        return output
+    output = [h2o(W)]
+    for x in inputs:
+        output.append(h2o(np.tanh(W + x)))
+    return sum(np.sum(o ** 2) for o in output)
+
+
+def _scale(f, w):
+    return f * w
+
+
+@case(0.7)
+def fresh_array_passed_to_a_callee(w):
+    r0 = np.zeros(4)
+    r0[1] = 1.0
+    return np.sum(_scale(r0, w))
+
+
+def _two(x):
+    return x * 2.0
+
+
+def _zero_first(x):
+    out = _two(x)
+    out[0] = 0.0
+    return out
+
+
+@case(rand(3))
+def callee_changes_its_own_array(x):
+    return np.sum(_zero_first(x) ** 2)
+
+
+def _keys_or_shape(v):
+    return sorted(v) if isinstance(v, dict) else np.shape(v)
+
+
+@case(rand(3))
+def unused_helper_result(x):
+    s = _keys_or_shape(x)
+    return np.sum(x ** 2)
+
+
+@case(rand(3))
+def copies_after_tuple_unpacking(x):
+    a, b = x * 1.0, x * 2.0
+    b = b.copy()
+    b[0] = 5.0
+    return np.sum(a) + np.sum(b ** 2)
+
+
+class _Model:
+    def __init__(self):
+        self.k = 2.0
+
+    def inner(self, x):
+        return np.sin(x) * self.k
+
+    def outer(self, x):
+        return self.inner(x) + x
+
+
+_MODEL = _Model()
+
+
+def _through(x):
+    return _MODEL.outer(x)
+
+
+@case(rand(3))
+def method_calling_a_method_through_a_function(x):
+    return np.sum(_through(x) ** 2)
+
+
+def _predict(params, x, nonlinearity=np.tanh):
+    return nonlinearity(params * x)
+
+
+@case(rand(3))
+def function_in_a_default_argument(p):
+    return np.sum(_predict(p, 2.0))
+
+
+@case(rand(4))
+def zip_star_of_pairs(x):
+    pairs = [(x[0], x[1]), (x[2], x[3])]
+    a, b = zip(*pairs)
+    return a[0] * b[1] + a[1]
+
+
+@case(rand(3))
+def map_over_an_array(x):
+    return sum(map(np.sin, x))
+
+
+@case(rand(3))
+def map_with_a_lambda(x):
+    return sum(list(map(lambda t: t * t, x)))
+
+
+@case(rand(3))
+def partial_with_a_keyword(x):
+    f = functools.partial(_scale, w=3.0)
+    return np.sum(f(x) ** 2)
+
+
+@case(rand(3))
+def partial_binding_a_differentiated_value(x):
+    f = functools.partial(_scale, x)
+    return np.sum(f(2.0) ** 2)
+
+
+@case(rand(3))
+def dict_comprehension(x):
+    d = {k: x[i] * 2 for i, k in enumerate("abc")}
+    return d["a"] + d["c"] ** 2
+
+
+@case(rand(3))
+def nested_list_comprehension(x):
+    m = [[x[i] * x[j] for j in range(3)] for i in range(3)]
+    return np.sum(np.array(m))
+
+
+@case(rand(3), rand(3), argnums=(0, 1))
+def enumerate_of_zip(x, y):
+    t = 0.0
+    for i, (a, b) in enumerate(zip(x, y)):
+        t = t + i * a * b
+    return t
