@@ -202,11 +202,8 @@ def _literal(value):
 def _rule_name(fun, fname):
     """How messages and `python -m adsrc rules` name the function: scipy.special.expit, np.cbrt, mod.f."""
     name = getattr(fun, "__name__", fname)
-    module = getattr(fun, "__module__", None)
-    if isinstance(fun, np.ufunc) and not module:
-        special = sys.modules.get("scipy.special")
-        if special is not None and getattr(special, name, None) is fun:
-            module = "scipy.special"
-    if module == "numpy":
-        module = "np"
-    return f"{module or ''}.{name}".lstrip(".")
+    if isinstance(fun, np.ufunc):
+        for module, shown in (("numpy", "np"), ("scipy.special", "scipy.special")):
+            if getattr(sys.modules.get(module), name, None) is fun:
+                return f"{shown}.{name}"
+    return f"{getattr(fun, '__module__', None) or ''}.{name}".lstrip(".")
