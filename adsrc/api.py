@@ -15,6 +15,7 @@ from . import callables, frontend, keys, transform
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import KNOWN, name_of
 from .custom import custom_vjp
+from .display import Source
 from .errors import transform_error
 from .kinds import arg_kind, describe, pytree_structure, show_static, static_key  # noqa: F401 (re-exported)
 from .transform import unit_guards
@@ -208,7 +209,8 @@ class Gradient:
 
         With arguments, the specialization for those arguments (static values and
         kinds of the differentiated arguments); without, the one for float arrays
-        and the static arguments' defaults.
+        and the static arguments' defaults. The result is a str that a notebook
+        displays with syntax highlighting (see display.py).
         """
         if stage not in ("adjoint", "lowered"):
             raise ValueError(f"stage must be 'adjoint' or 'lowered', not {stage!r}")
@@ -223,9 +225,9 @@ class Gradient:
             placeholders = [np.zeros(1) for _ in self._wrt]
             key = self._key((), dict(zip(self._wrt, placeholders), **kwargs))
         if stage == "lowered":
-            return lowered_source(self.fun, statics, key[len(self._wrt):])
+            return Source(lowered_source(self.fun, statics, key[len(self._wrt):]))
         fn = _compiled(self._cache, key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
-        return unit_source(fn.unit)
+        return Source(unit_source(fn.unit))
 
     def cache_info(self):
         return self._cache.info()
