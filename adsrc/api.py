@@ -334,7 +334,7 @@ def check_function(fun):
 
 def _make(fun, with_value, **options):
     parts = callables.split(fun)
-    if parts.fixed:
+    if parts.function is not fun:
         return FixedGradient(fun, parts, with_value=with_value, **options)
     return Gradient(fun, with_value=with_value, **options)
 

@@ -82,6 +82,8 @@ def split(fun):
         first = _first_param(fun.__func__)
         return Split(fun.__func__, [Fixed(first, fun.__self__, KNOWN)], what="a bound method")
     call = _python_call(fun)
+    if isinstance(call, staticmethod):
+        return Split(call.__func__, what="a callable object")
     if call is not None:
         first = _first_param(call)
         return Split(call, [Fixed(first, fun, KNOWN)], what="a callable object")
@@ -89,12 +91,17 @@ def split(fun):
 
 
 def _python_call(obj):
-    """The Python `__call__` function of a callable object's class, or None."""
+    """The Python `__call__` function of a callable object's class (or its staticmethod), or None."""
     from .custom import custom_vjp
     if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, custom_vjp,
                         np.ufunc, np.vectorize)):
         return None
-    call = getattr(type(obj), "__call__", None)
+    try:
+        call = inspect.getattr_static(type(obj), "__call__")
+    except AttributeError:
+        return None
+    if isinstance(call, staticmethod) and isinstance(call.__func__, types.FunctionType):
+        return call
     return call if isinstance(call, types.FunctionType) else None
 
 

@@ -149,3 +149,15 @@ def test_partial_refusals_describe_arrays_by_shape_and_dtype():
 def test_derivatives_of_wrapped_gradients_are_refused():
     with pytest.raises(adsrc.TransformError, match="higher-order"):
         adsrc.grad(functools.partial(adsrc.grad(affine_loss), rand(2, 2)))
+
+
+class Scaler:
+    factor = 3.0
+
+    @staticmethod
+    def __call__(x):                    # no self: the object is not passed
+        return np.sum(x * Scaler.factor)
+
+
+def test_a_static_call_method_is_not_given_the_object():
+    np.testing.assert_allclose(adsrc.grad(Scaler())(rand(2)), [3.0, 3.0])

@@ -64,3 +64,16 @@ def test_check_grads_reports_where_a_gradient_is_not_finite_without_printing_it(
     message = str(info.value)
     assert "1 of its 10000 entries are NaN or inf (the first at index [1234], inf)" in message
     assert "shape (10000,)" in message and "0.5, 0.5" not in message
+
+
+def test_check_grads_raises_gradient_mismatch_and_otherwise_returns_the_gradient():
+    x = np.array([0.3, -1.2])
+    g = adsrc.check_grads(summed, (x,))
+    np.testing.assert_allclose(g, 2.0 * x)
+    assert "Raises GradientMismatch" in adsrc.check_grads.__doc__
+
+    def floor_times(x):
+        return np.sum(np.floor(x * 3.0) * x)       # piecewise: finite differences across a step disagree
+    with pytest.raises(adsrc.GradientMismatch, match="worst|disagrees") as info:
+        adsrc.check_grads(floor_times, (np.array([1.0 / 3.0]),), full=True)
+    assert isinstance(info.value, AssertionError)
