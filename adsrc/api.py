@@ -17,7 +17,7 @@ from .callables import KNOWN, name_of
 from .custom import custom_vjp
 from .display import Source
 from .errors import transform_error
-from .kinds import arg_kind, describe, pytree_structure, show_static, static_key  # noqa: F401 (re-exported)
+from .kinds import arg_kind, describe, show_static, static_key
 from .transform import unit_guards
 
 _nd = np.ndarray
@@ -97,7 +97,7 @@ class Gradient:
         out = []
         for i in nums:
             if not isinstance(i, numbers.Integral) or isinstance(i, bool):
-                raise TypeError(f"{what} must be integers, got {i!r}")
+                raise TypeError(f"{what} must be integers, got {describe(i)}")
             j = i + n if i < 0 else i
             if not 0 <= j < n:
                 raise ValueError(f"{what}={nums if len(nums) > 1 else nums[0]!r} is out of range: `{self._fname}` "
@@ -279,7 +279,7 @@ class FixedGradient:
         out = []
         for i in ((nums,) if single else tuple(nums)):
             if not isinstance(i, numbers.Integral) or isinstance(i, bool):
-                raise TypeError(f"{what} must be integers, got {i!r}")
+                raise TypeError(f"{what} must be integers, got {describe(i)}")
             j = i + len(self._free) if i < 0 else i
             if not 0 <= j < len(self._free):
                 raise ValueError(f"{what}={nums!r} is out of range: {self._name} takes "
