@@ -175,11 +175,19 @@ class Gradient:
         if statics is None:
             statics = self._static_values(args, kwargs) if self._statics else {}
         with transform.LOCK:
-            lw = transform.lowered(self.fun, statics, key[len(self._wrt):])
+            lw = transform.lowered(self.fun, statics, self._lowered_key(key))
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single}
             transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
             return _cached_function(unit)
+
+    def _lowered_key(self, key):
+        """The key of the lowered program: the static values, and which parameters they belong to.
+
+        The names matter: f with `a` static and a=3 is not f with `b` static and b=3.
+        """
+        values = key[len(self._wrt):]
+        return (self.static_argnames,) + values if values else ()
 
     def _key_items(self, key):
         """(name, shown value) pairs of a key."""
@@ -225,7 +233,7 @@ class Gradient:
             placeholders = [np.zeros(1) for _ in self._wrt]
             key = self._key((), dict(zip(self._wrt, placeholders), **kwargs))
         if stage == "lowered":
-            return Source(lowered_source(self.fun, statics, key[len(self._wrt):]))
+            return Source(lowered_source(self.fun, statics, self._lowered_key(key)))
         fn = _compiled(self._cache, key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
         return Source(unit_source(fn.unit))
 

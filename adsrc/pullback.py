@@ -91,7 +91,8 @@ def vjp(fun, *primals, has_aux=False):
     if not wrt:
         raise TypeError(f"adsrc.vjp of `{fname}`: no primal holds floating-point values to differentiate")
     statics = parts.known()
-    static_key = tuple((keys.Identity, id(v)) for v in statics.values())
+    static_key = (tuple(statics),) + tuple((keys.Identity, id(v)) for v in statics.values()) if statics \
+        else ()
     key = (kinds, bool(has_aux), static_key)
     fixed_kw = {k: f.value for k, f in parts.keywords.items()}
 

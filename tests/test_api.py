@@ -276,3 +276,13 @@ def test_the_package_shows_only_its_public_api():
     assert issubclass(adsrc.GradientMismatch, AssertionError)
     from adsrc import transform          # the internal modules stay importable for debugging
     assert transform is not None
+
+
+def two_knobs(x, a=1, b=1):
+    return np.sum(x) * a + np.sum(x * x) * b
+
+
+def test_same_static_value_for_different_static_parameters_is_a_different_program():
+    x = np.ones(2)
+    np.testing.assert_allclose(adsrc.grad(two_knobs, static_argnames="a")(x, a=3), [5.0, 5.0])
+    np.testing.assert_allclose(adsrc.grad(two_knobs, static_argnames="b")(x, b=3), [7.0, 7.0])   # was 9: a=3
