@@ -75,3 +75,13 @@ def test_every_source_displays(tmp_path):
     assert "cond(" in _text_of(lowered._repr_html_())
     partial_source = adsrc.grad(functools.partial(piecewise, y=np.ones(3))).source()
     assert hasattr(partial_source, "_repr_html_")
+
+
+def test_ipython_shows_the_code_not_a_quoted_string():
+    class Printer:
+        def text(self, text):
+            self.shown = text
+    printer = Printer()
+    src = adsrc.grad(piecewise).source()
+    src._repr_pretty_(printer, False)
+    assert printer.shown == src.rstrip("\n") and "\\n" not in printer.shown

@@ -30,7 +30,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-FENCE = re.compile(r"^```(\w*)\s*$")
+FENCE = re.compile(r"^(\s*)```(\w*)\s*$")
 
 
 class Block:
@@ -56,12 +56,13 @@ def parse(text):
             i += 1
             continue
         j = i + 1
-        while j < len(lines) and lines[j].rstrip() != "```":
+        while j < len(lines) and lines[j].strip() != "```":
             j += 1
         if j == len(lines):
             raise AssertionError(f"README.md line {i + 1}: a code block is never closed")
         prev = next((lines[k].strip() for k in range(i - 1, -1, -1) if lines[k].strip()), "")
-        block = Block(m.group(1), i, j, "\n".join(lines[i + 1:j]) + "\n")
+        indent = len(m.group(1))         # a block inside a list item is indented: its code is not
+        block = Block(m.group(2), i, j, "\n".join(line[indent:] for line in lines[i + 1:j]) + "\n")
         if prev == "prints":
             code = [b for b in blocks if b.lang == "python" and b.expected_of is None]
             if not code:
@@ -131,6 +132,14 @@ def test_readme_python_blocks_run_and_print_what_the_readme_shows(tmp_path):
             raise AssertionError(f"README.md line {out.lineno}: the output shown is not what the block at line "
                                  f"{source.lineno} prints (regenerate it with `python tests/test_readme.py "
                                  f"--update`):\n{diff}")
+
+
+def test_the_parser_finds_every_block_and_the_output_it_shows():
+    text = "intro\n\n```python\nprint(1)\n```\n\nprints\n\n```text\n1\n```\n\n* a list item:\n\n" \
+           "  ```python\n  x = 2\n  ```\n\n```bash\nls\n```\n"
+    blocks = parse(text)
+    assert [(b.lang, b.text, b.expected_of) for b in blocks] == [
+        ("python", "print(1)\n", None), ("text", "1\n", 0), ("python", "x = 2\n", None), ("bash", "ls\n", None)]
 
 
 def test_readme_rule_counts_match_the_rule_listing():
@@ -280,7 +289,9 @@ def update():
         if r is None or r["error"]:
             raise SystemExit(f"README.md line {blocks[out.expected_of].lineno} fails:\n"
                              f"{r['error'] if r else 'an earlier block failed'}")
-        lines[out.start + 1:out.end] = r["stdout"].rstrip("\n").split("\n")
+        indent = FENCE.match(lines[out.start]).group(1)
+        lines[out.start + 1:out.end] = [indent + line if line else line
+                                        for line in r["stdout"].rstrip("\n").split("\n")]
     README.write_text("\n".join(lines))
     print(f"updated {len(_outputs(blocks))} output blocks of {README}")
 
