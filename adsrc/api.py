@@ -325,7 +325,8 @@ class FixedGradient:
 
     def __repr__(self):
         kind = "value_and_grad" if self.with_value else "grad"
-        return f"<adsrc.{kind} of {self._name} wrt {', '.join(self.inner._wrt)}>"
+        bound = f" bound to {type(self.fun.__self__).__name__}" if isinstance(self.fun, types.MethodType) else ""
+        return f"<adsrc.{kind} of {self._name} wrt {', '.join(self.inner._wrt)}{bound}>"
 
 
 def check_function(fun):
