@@ -6,17 +6,27 @@
 
     dw = loss(w, X, y)
     print(loss.source())        # the generated gradient code
+
+The public API is what `__all__` lists (and what `dir(adsrc)` shows). The
+modules that implement it (adsrc.api, adsrc.transform, ...) are internal:
+importable for debugging, but not part of the API and not listed.
 """
 
-from .api import Gradient, grad, value_and_grad, vjp
+from .api import Gradient, grad, value_and_grad
 from .cache import CacheInfo
-from .checks import check_grads
+from .checks import GradientMismatch, check_grads
 from .custom import custom_vjp, defvjp
 from .errors import TransformError
 from .primitives import cond, fori_loop, scan, stop_gradient, while_loop, within_grad
+from .pullback import vjp
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "vjp", "Gradient", "TransformError", "CacheInfo", "check_grads",
-           "custom_vjp", "defvjp",
+__all__ = ["grad", "value_and_grad", "vjp", "Gradient", "TransformError", "CacheInfo",
+           "check_grads", "GradientMismatch", "custom_vjp", "defvjp",
            "cond", "scan", "while_loop", "fori_loop", "stop_gradient", "within_grad"]
+
+
+def __dir__():
+    """The public API only: the internal modules stay importable but out of sight."""
+    return sorted(__all__ + ["__version__"])

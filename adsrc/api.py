@@ -1,122 +1,28 @@
-"""The public API: grad, value_and_grad, vjp and the callable they return."""
+"""The public API: grad, value_and_grad and the callables they return.
+
+Argument kinds and static keys are in kinds.py, bound methods, callable
+objects and partials in callables.py, vjp in pullback.py.
+"""
 
 import functools
 import inspect
 import numbers
-import sys
 import types
 
 import numpy as np
 
-from . import frontend, keys, transform
+from . import callables, frontend, keys, transform
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
-from .errors import TransformError
+from .callables import KNOWN, name_of
+from .custom import custom_vjp
+from .display import Source
+from .errors import transform_error
+from .kinds import arg_kind, describe, show_static, static_key
 from .transform import unit_guards
 
 _nd = np.ndarray
 _ARRAY_KEY = ("array",)
 _EMPTY = inspect.Parameter.empty
-
-
-# -- argument kinds -------------------------------------------------------------------------------
-
-def _describe(x):
-    if isinstance(x, np.ndarray):
-        return f"an array of dtype {x.dtype}"
-    return f"a value of type {type(x).__name__}"
-
-
-def arg_kind(x, fname, pname):
-    """'array' for float arrays and scalars, 'other' for containers; raises for integers."""
-    t = type(x)
-    if t is _nd:
-        if x.dtype.kind in "fc":
-            return "array"
-    elif t is float or isinstance(x, (np.floating, np.complexfloating, complex)):
-        return "scalar"
-    elif isinstance(x, (tuple, list, dict)) or hasattr(type(x), "__dataclass_fields__"):
-        structure = pytree_structure(x)
-        if not _has_float_leaf(structure):
-            raise TypeError(f"adsrc cannot differentiate `{fname}` with respect to `{pname}`: it holds no "
-                            f"floating-point values ({_describe(x)}). Pass floats (e.g. np.asarray(x, float)), "
-                            "or leave the argument out of argnums.")
-        return structure
-    if isinstance(x, (numbers.Integral, np.bool_)) or (t is _nd and x.dtype.kind in "biu"):
-        raise TypeError(f"adsrc can only differentiate with respect to floating-point values, but argument "
-                        f"`{pname}` of `{fname}` is {_describe(x)}"
-                        f"{' (' + repr(x) + ')' if isinstance(x, numbers.Number) else ''}. Pass a float "
-                        f"(e.g. {x!r}.0 or np.asarray(x, dtype=float))."
-                        if isinstance(x, numbers.Integral) else
-                        f"adsrc can only differentiate with respect to floating-point values, but argument "
-                        f"`{pname}` of `{fname}` is {_describe(x)}. Convert it with x.astype(float), or leave "
-                        "it out of argnums.")
-    raise TypeError(f"adsrc cannot differentiate `{fname}` with respect to `{pname}`, {_describe(x)}. "
-                    "Differentiable arguments are floats, float arrays, and tuples, lists, dicts, "
-                    "namedtuples or dataclasses of them.")
-
-
-def pytree_structure(x):
-    """A hashable description of a container argument: its kind, keys or fields, and each leaf's kind.
-
-    Part of the specialization key, so the generated code knows that
-    `params["W"]` is an array (as JAX knows a pytree's structure).
-    """
-    if isinstance(x, tuple) and hasattr(x, "_fields"):
-        return ("fields", type(x), tuple((f, _leaf(v)) for f, v in zip(x._fields, x)))
-    if isinstance(x, (tuple, list)):
-        return (type(x).__name__, tuple((i, _leaf(v)) for i, v in enumerate(x)))
-    if isinstance(x, dict):
-        return ("dict", tuple((k, _leaf(v)) for k, v in x.items()))
-    import dataclasses
-    return ("fields", type(x), tuple((f.name, _leaf(getattr(x, f.name))) for f in dataclasses.fields(x)))
-
-
-def _leaf(v):
-    t = type(v)
-    if t is _nd:
-        return "array" if v.dtype.kind in "fc" else "const"
-    if t is float or isinstance(v, (np.floating, np.complexfloating, complex)):
-        return "scalar"
-    if isinstance(v, (tuple, list, dict)) or hasattr(t, "__dataclass_fields__"):
-        return pytree_structure(v)
-    return "const"
-
-
-def _has_float_leaf(structure):
-    if isinstance(structure, str):
-        return structure in ("array", "scalar")
-    return any(_has_float_leaf(leaf) for _, leaf in structure[-1])
-
-
-# -- static arguments ---------------------------------------------------------------------------
-
-def static_key(value, name, fname):
-    """A cache key for a static value that tells 3, 3.0 and True apart; raises if unhashable."""
-    try:
-        hash(value)
-    except TypeError:
-        raise TypeError(f"static argument `{name}` of `{fname}` is a {type(value).__name__}, which is not "
-                        "hashable; static arguments select the compiled program, so they must be hashable "
-                        "(use a tuple instead of a list, or pass arrays as ordinary arguments)") from None
-    if type(value) is tuple:
-        return (tuple, tuple(static_key(v, name, fname) for v in value))
-    if type(value) is frozenset:
-        return (frozenset, frozenset(static_key(v, name, fname) for v in value))
-    return (type(value), value)
-
-
-def _show(value):
-    text = repr(value)
-    return (text if len(text) <= 60 else text[:57] + "...") + f" ({type(value).__name__})"
-
-
-def _show_static(t, v):
-    """A static value as it appears in a key: (type, value), or (tuple, static_key(value))."""
-    if t is keys.Identity:
-        return f"the object with id {v:#x}"
-    if t is tuple and isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], type):
-        return _show_static(*v) if v[0] is not tuple else "(" + ", ".join(_show_static(*e) for e in v[1]) + ")"
-    return _show(v)
 
 
 # -- the callable grad returns --------------------------------------------------------------------
@@ -144,10 +50,11 @@ class Gradient:
     def __init__(self, fun, argnums=0, has_aux=False, with_value=False, static_argnums=None,
                  static_argnames=None, cache_size=DEFAULT_MAXSIZE, by_identity=()):
         if not callable(fun):
-            raise TypeError(f"adsrc.grad expects a function, got {fun!r}")
-        if not isinstance(frontend.unwrap(fun), types.FunctionType):
-            frontend.load(fun)   # raises the error explaining what adsrc can differentiate
+            raise TypeError(f"adsrc.grad expects a function, got {describe(fun)}")
+        check_function(fun)
         self.fun = fun
+        self.options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
+                            static_argnames=static_argnames, cache_size=cache_size)
         functools.update_wrapper(self, fun, updated=())   # not fun.__dict__: it would shadow attributes
         # what it is, for the error if someone differentiates it (higher-order derivatives are not supported)
         self._adsrc_derivative = f"adsrc.{'value_and_grad' if with_value else 'grad'}" \
@@ -190,7 +97,7 @@ class Gradient:
         out = []
         for i in nums:
             if not isinstance(i, numbers.Integral) or isinstance(i, bool):
-                raise TypeError(f"{what} must be integers, got {i!r}")
+                raise TypeError(f"{what} must be integers, got {describe(i)}")
             j = i + n if i < 0 else i
             if not 0 <= j < n:
                 raise ValueError(f"{what}={nums if len(nums) > 1 else nums[0]!r} is out of range: `{self._fname}` "
@@ -242,7 +149,7 @@ class Gradient:
                 raise TypeError(f"`{self._fname}` is missing its static argument `{name}`")
         return out
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, /, *args, **kwargs):
         # the hot path: positional float arrays, a key already compiled
         if self._first is not None and not kwargs and len(args) > self._first:
             a = args[self._first]
@@ -268,11 +175,19 @@ class Gradient:
         if statics is None:
             statics = self._static_values(args, kwargs) if self._statics else {}
         with transform.LOCK:
-            lw = transform.lowered(self.fun, statics, key[len(self._wrt):])
+            lw = transform.lowered(self.fun, statics, self._lowered_key(key))
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single}
             transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
             return _cached_function(unit)
+
+    def _lowered_key(self, key):
+        """The key of the lowered program: the static values, and which parameters they belong to.
+
+        The names matter: f with `a` static and a=3 is not f with `b` static and b=3.
+        """
+        values = key[len(self._wrt):]
+        return (self.static_argnames,) + values if values else ()
 
     def _key_items(self, key):
         """(name, shown value) pairs of a key."""
@@ -280,7 +195,7 @@ class Gradient:
         items = list(zip(self._wrt, key[:w]))
         for j, name in enumerate(self._statics):
             t, v = key[w + 2 * j], key[w + 2 * j + 1]
-            items.append((name, _show_static(t, v)))
+            items.append((name, show_static(t, v)))
         return items
 
     def _describe_miss(self, previous, key):
@@ -297,12 +212,13 @@ class Gradient:
         return "; ".join(changes) or "a key evicted earlier was needed again"
 
     # -- inspecting -----------------------------------------------------------------------------
-    def source(self, *args, stage="adjoint", **kwargs):
+    def source(self, /, *args, stage="adjoint", **kwargs):
         """The generated Python source (stage 'adjoint'), or the lowered program (stage 'lowered').
 
         With arguments, the specialization for those arguments (static values and
         kinds of the differentiated arguments); without, the one for float arrays
-        and the static arguments' defaults.
+        and the static arguments' defaults. The result is a str that a notebook
+        displays with syntax highlighting (see display.py).
         """
         if stage not in ("adjoint", "lowered"):
             raise ValueError(f"stage must be 'adjoint' or 'lowered', not {stage!r}")
@@ -317,9 +233,9 @@ class Gradient:
             placeholders = [np.zeros(1) for _ in self._wrt]
             key = self._key((), dict(zip(self._wrt, placeholders), **kwargs))
         if stage == "lowered":
-            return lowered_source(self.fun, statics, key[len(self._wrt):])
+            return Source(lowered_source(self.fun, statics, self._lowered_key(key)))
         fn = _compiled(self._cache, key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
-        return unit_source(fn.unit)
+        return Source(unit_source(fn.unit))
 
     def cache_info(self):
         return self._cache.info()
@@ -328,32 +244,78 @@ class Gradient:
         self._cache.clear()
 
 
-class BoundGradient:
-    """The gradient of a bound method: `self` is fixed and known when transforming.
+class FixedGradient:
+    """The gradient of a bound method, a callable object or a functools.partial (see callables.py).
 
-    argnums count the method's arguments after self, as for jax.grad(obj.method).
-    Calls like `self.helper(x)` inside the method are followed into `helper`.
+    It is the gradient of the underlying Python function with the fixed
+    arguments passed in front of (or besides) the call's. As in JAX,
+    `argnums` and `static_argnums` count the call's positional arguments,
+    and the fixed arguments are constants.
     """
 
-    def __init__(self, method, argnums=0, static_argnums=None, **options):
-        self.obj = method.__self__
-        shift = (lambda n: None if n is None else
-                 (n + 1 if isinstance(n, numbers.Integral) else tuple(i + 1 for i in n)))
-        func = method.__func__
-        first = next(iter(inspect.signature(func).parameters))
-        names = options.pop("static_argnames", None) or ()
-        names = (names,) if isinstance(names, str) else tuple(names)
-        self.inner = Gradient(func, argnums=shift(argnums), static_argnums=shift(static_argnums),
-                              static_argnames=names + (first,), by_identity=(first,), **options)
+    def __init__(self, fun, parts, argnums=0, has_aux=False, with_value=False, static_argnums=None,
+                 static_argnames=None, cache_size=DEFAULT_MAXSIZE):
+        self.fun = fun
+        self.parts = parts
+        self.with_value = with_value
+        self.options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
+                            static_argnames=static_argnames, cache_size=cache_size)
+        self._name = name_of(fun)
+        function = parts.function
+        positional = [p.name for p in frontend.signature(function).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self._front = tuple(f.value for f in parts.positional)
+        self._kw = {k: f.value for k, f in parts.keywords.items()}
+        self._free = positional[len(self._front):]     # the parameters the call's positional arguments fill
+        names = () if static_argnames is None else \
+            ((static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames))
+        known = tuple(f.name for f in parts.fixed if f.role == KNOWN)
+        self.inner = Gradient(function, argnums=self._shift(argnums, "argnums"), has_aux=has_aux,
+                              with_value=with_value, cache_size=cache_size,
+                              static_argnums=None if static_argnums is None else
+                              self._shift(static_argnums, "static_argnums"),
+                              static_argnames=names + known, by_identity=known)
         self.inner._single = isinstance(argnums, numbers.Integral)
-        functools.update_wrapper(self, method, updated=())
-        self._adsrc_derivative = self.inner._adsrc_derivative
+        self.inner.options = self.options
+        self.argnums = argnums
+        functools.update_wrapper(self, fun, updated=())
+        self._adsrc_derivative = f"adsrc.{'value_and_grad' if with_value else 'grad'}({self._name})"
 
-    def __call__(self, *args, **kwargs):
-        return self.inner(self.obj, *args, **kwargs)
+    def _shift(self, nums, what):
+        """argnums of the call as positions among the function's parameters."""
+        single = isinstance(nums, numbers.Integral)
+        out = []
+        for i in ((nums,) if single else tuple(nums)):
+            if not isinstance(i, numbers.Integral) or isinstance(i, bool):
+                raise TypeError(f"{what} must be integers, got {describe(i)}")
+            j = i + len(self._free) if i < 0 else i
+            if not 0 <= j < len(self._free):
+                raise ValueError(f"{what}={nums!r} is out of range: {self._name} takes "
+                                 f"{len(self._free)} positional argument{'s' if len(self._free) != 1 else ''} "
+                                 f"({', '.join(self._free) or 'none'}) besides the ones it fixes"
+                                 + self._varargs_note())
+            if self._free[j] in self._kw:
+                raise ValueError(f"{what}={nums!r} names `{self._free[j]}`, which {self._name} fixes by "
+                                 "keyword: fixed arguments are constants (pass it in the call instead to "
+                                 "differentiate it)")
+            out.append(j + len(self._front))
+        return out[0] if single else tuple(out)
 
-    def source(self, *args, stage="adjoint", **kwargs):
-        return self.inner.source(self.obj, *args, stage=stage, **kwargs)
+    def _varargs_note(self):
+        function = self.parts.function
+        if not any(p.kind == p.VAR_POSITIONAL for p in frontend.signature(function).parameters.values()):
+            return ""
+        return (f". `{name_of(function)}` takes *args, and adsrc differentiates named parameters: "
+                + frontend.varargs_hint(function))
+
+    def __call__(self, /, *args, **kwargs):
+        return self.inner(*self._front, *args, **({**self._kw, **kwargs} if kwargs else self._kw))
+
+    def source(self, /, *args, stage="adjoint", **kwargs):
+        """The generated source, as Gradient.source (the fixed arguments are filled in)."""
+        if args or any(k not in self.inner._statics for k in kwargs):
+            return self.inner.source(*self._front, *args, stage=stage, **{**self._kw, **kwargs})
+        return self.inner.source(stage=stage, **self.parts.known(), **kwargs)
 
     def cache_info(self):
         return self.inner.cache_info()
@@ -362,12 +324,27 @@ class BoundGradient:
         self.inner.cache_clear()
 
     def __repr__(self):
-        return repr(self.inner).replace(">", f" bound to {type(self.obj).__name__}>")
+        kind = "value_and_grad" if self.with_value else "grad"
+        bound = f" bound to {type(self.fun.__self__).__name__}" if isinstance(self.fun, types.MethodType) else ""
+        return f"<adsrc.{kind} of {self._name} wrt {', '.join(self.inner._wrt)}{bound}>"
+
+
+def check_function(fun):
+    """Raise the error explaining what adsrc differentiates unless fun is something it can read."""
+    target = frontend.unwrap(fun)      # refuses derivatives computed by adsrc
+    if isinstance(target, custom_vjp):
+        frontend.load(fun)             # refuses a custom_vjp without a rule
+    elif not isinstance(target, types.FunctionType):
+        raise transform_error(None, f"adsrc can only differentiate Python functions, bound methods, callable "
+                                    f"objects and functools.partial of them, not {describe(fun)}.",
+                              "Wrap the computation in a `def` or a lambda; for a function without Python "
+                              "source (a C extension, a ufunc), give it a rule with adsrc.defvjp.")
 
 
 def _make(fun, with_value, **options):
-    if isinstance(fun, types.MethodType) and isinstance(fun.__func__, types.FunctionType):
-        return BoundGradient(fun, with_value=with_value, **options)
+    parts = callables.split(fun)
+    if parts.function is not fun:
+        return FixedGradient(fun, parts, with_value=with_value, **options)
     return Gradient(fun, with_value=with_value, **options)
 
 
@@ -438,114 +415,6 @@ def _origin_note(filename, lineno):
     return None
 
 
-# -- vjp ------------------------------------------------------------------------------------------
-
-_VJP_CACHES = {}    # id(function) -> (function, SpecializationCache) of its adsrc.vjp units
-
-
-def _vjp_cache(fun):
-    with transform.LOCK:
-        entry = _VJP_CACHES.get(id(fun))
-        if entry is None or entry[0] is not fun:
-            entry = (fun, SpecializationCache(DEFAULT_MAXSIZE, name=getattr(fun, "__qualname__", repr(fun))))
-            _VJP_CACHES[id(fun)] = entry
-        return entry[1]
-
-
-def _primal_kind(x, fname, pname):
-    """arg_kind, or None for values vjp does not differentiate (integers, booleans, None)."""
-    if isinstance(x, (numbers.Integral, np.bool_)) or x is None or \
-            (type(x) is _nd and x.dtype.kind in "biu"):
-        return None
-    kind = arg_kind(x, fname, pname)
-    return kind
-
-
-def check_cotangent(ct, out, path="output"):
-    """Raise ValueError unless ct has the structure and shapes of out."""
-    if isinstance(out, (tuple, list)) and not isinstance(out, np.ndarray):
-        if not isinstance(ct, (tuple, list)) or len(ct) != len(out):
-            raise ValueError(f"the cotangent for {path} must be a {type(out).__name__} of {len(out)} "
-                             f"elements like the output, got {type(ct).__name__}"
-                             f"{' of ' + str(len(ct)) + ' elements' if isinstance(ct, (tuple, list)) else ''}")
-        for i, (c, o) in enumerate(zip(ct, out)):
-            check_cotangent(c, o, f"{path}[{i}]")
-        return
-    if isinstance(out, dict):
-        if not isinstance(ct, dict) or set(ct) != set(out):
-            raise ValueError(f"the cotangent for {path} must be a dict with keys {sorted(out)}, got "
-                             f"{sorted(ct) if isinstance(ct, dict) else type(ct).__name__}")
-        for k in out:
-            check_cotangent(ct[k], out[k], f"{path}[{k!r}]")
-        return
-    if hasattr(type(out), "__dataclass_fields__"):
-        import dataclasses
-        if type(ct) is not type(out):
-            raise ValueError(f"the cotangent for {path} must be a {type(out).__name__}, got {type(ct).__name__}")
-        for f in dataclasses.fields(out):
-            check_cotangent(getattr(ct, f.name), getattr(out, f.name), f"{path}.{f.name}")
-        return
-    if isinstance(ct, (tuple, list, dict)):
-        raise ValueError(f"the cotangent for {path} must be an array of shape {np.shape(out)}, "
-                         f"got a {type(ct).__name__}")
-    if np.shape(ct) != np.shape(out):
-        raise ValueError(f"the cotangent for {path} has shape {np.shape(ct)}, but the output has shape "
-                         f"{np.shape(out)}")
-
-
-def vjp(fun, *primals, has_aux=False):
-    """The output of fun(*primals) and its pullback (vector-Jacobian product), as in JAX.
-
-    Returns `(out, pullback)`, or `(out, pullback, aux)` with has_aux=True
-    (fun then returns `(out, aux)`). `pullback(cotangent)` takes a cotangent
-    with the structure and shapes of `out` and returns a tuple with one
-    gradient per primal (None for integer primals); it may be called many
-    times.
-    """
-    if not isinstance(frontend.unwrap(fun), types.FunctionType):
-        frontend.load(fun)
-    fname = getattr(fun, "__qualname__", repr(fun))
-    params = [p.name for p in frontend.signature(fun).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(primals) > len(params):
-        raise TypeError(f"`{fname}` takes {len(params)} positional arguments but vjp got {len(primals)} primals")
-    kinds = tuple(_primal_kind(x, fname, p) for x, p in zip(primals, params))
-    wrt = [p for p, k in zip(params, kinds) if k is not None]
-    if not wrt:
-        raise TypeError(f"adsrc.vjp of `{fname}`: no primal holds floating-point values to differentiate")
-    key = (kinds, bool(has_aux))
-
-    def build():
-        with transform.LOCK:
-            lw = transform.lowered(fun)
-            unit = transform.Unit(lw.uf.name + "_vjp")
-            options = {"final": True, "has_aux": bool(has_aux)}
-            transform.build(lw, unit, wrt, {p: k for p, k in zip(params, kinds) if k}, "vjp", options)
-            return _cached_function(unit)
-
-    fn = _compiled(_vjp_cache(fun), key, build)
-    unit = fn.unit
-    try:
-        result, raw_pullback = fn(*primals)
-    except Exception as e:
-        _annotate(e)
-        raise
-    out, aux = result if has_aux else (result, None)
-
-    def pullback(cotangent):
-        check_cotangent(cotangent, out)
-        try:
-            grads = iter(raw_pullback(cotangent))
-        except Exception as e:
-            _annotate(e)
-            raise
-        return tuple(next(grads) if k is not None else None for k in kinds)
-
-    pullback.__qualname__ = pullback.__name__ = f"{unit.name}_pullback"
-    pullback._adsrc_derivative = f"the vjp pullback of `{fname}`"     # not differentiated again
-    return (out, pullback, aux) if has_aux else (out, pullback)
-
-
 # -- public functions -----------------------------------------------------------------------------
 
 def grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argnames=None,
@@ -575,5 +444,3 @@ def value_and_grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, s
         return functools.partial(value_and_grad, **options)
     return _make(fun, True, **options)
 
-
-_ = (TransformError, sys)

@@ -3,6 +3,7 @@
 import numpy as np
 
 from . import api, runtime
+from .kinds import describe
 
 
 class GradientMismatch(AssertionError):
@@ -77,7 +78,7 @@ def check_grads(f, args, argnums=0, *, directions=3, eps=1e-6, rtol=1e-5, atol=1
     for i, g in zip(nums, gtuple):
         for path, leaf in _leaves(g, f"argument {i}"):
             if not np.all(np.isfinite(leaf)):
-                raise GradientMismatch(f"adsrc's gradient for {path} is not finite: {leaf}")
+                raise GradientMismatch(f"adsrc's gradient for {path} is not finite: {_nonfinite(leaf)}")
     rng = np.random.default_rng(seed)
 
     def value(shifted):
@@ -132,6 +133,17 @@ def check_grads(f, args, argnums=0, *, directions=3, eps=1e-6, rtol=1e-5, atol=1
                                f"along {label}: adsrc {ad!r}, finite differences {fd!r} (error {err:.3g} > "
                                f"tolerance {tol:.3g}, rtol={rtol}, atol={atol})")
     return grads
+
+
+def _nonfinite(leaf):
+    """Where a gradient is NaN or inf, without printing the array."""
+    arr = np.asarray(leaf)
+    if arr.ndim == 0:
+        return repr(arr.item())
+    bad = ~np.isfinite(arr)
+    first = tuple(int(i) for i in np.argwhere(bad)[0])
+    return (f"{int(bad.sum())} of its {arr.size} entries are NaN or inf (the first at index {list(first)}, "
+            f"{arr[first].item()!r}); {describe(arr)}")
 
 
 def _shift(v, d, step):

@@ -1,8 +1,12 @@
 """Custom derivative rules: @custom_vjp (as in JAX) and defvjp for existing functions."""
 
+import ast
 import functools
 import inspect
 import itertools
+import sys
+
+import numpy as np
 
 from . import rules, runtime
 from .names import identifier
@@ -63,43 +67,143 @@ def custom_bwd(bwd, res, g, nargs, fname):
 
 _counter = itertools.count()
 
+_P = inspect.Parameter
 
-def defvjp(fun, *vjps, signature=None, elementwise=False):
-    """Give an existing function (a C function, a third-party ufunc...) a derivative rule.
+
+class _NotLiteral:
+    """The default of a parameter whose default is not a Python literal: left out of the vjp's call."""
+
+    def __repr__(self):
+        return "<default not passed>"
+
+
+NOT_LITERAL = _NotLiteral()
+
+
+def defvjp(fun, *vjps, signature=None, elementwise=None):
+    """Give an existing function (a C function, a NumPy or SciPy ufunc...) a derivative rule.
 
         adsrc.defvjp(scipy.special.expit, lambda g, ans, x: g * ans * (1.0 - ans))
 
-    Each vjp (one per positional argument, None for arguments that are not
-    differentiated) is called as `vjp(g, ans, *args)` with the output
-    cotangent g and the output ans, and returns that argument's cotangent.
-    With elementwise=True (a broadcasting elementwise function), g may be any
-    array broadcastable to the output and cotangents are summed back over
-    broadcast axes for you. `signature` names the parameters (like "x, y, /")
-    when Python cannot tell. Code differentiated afterwards uses the rule; the
-    generated source calls it by name (`expit_vjp_x(...)`).
+    Each vjp (one per positional parameter, None for parameters that are not
+    differentiated) returns that argument's cotangent. It is called as
+    `vjp(g, ans, *args, **kwargs)` with the output cotangent g, the output ans
+    and the call's arguments: every positional parameter by position and
+    every keyword-only one by name, defaults filled in (a default that is
+    not a Python literal, like a sentinel object, is left out when the call
+    leaves it out: give the vjp the same default).
+
+    The parameters are read from the function: a ufunc takes its `nin`
+    inputs by position (its keywords `out=`, `where=`, `dtype=`... are
+    refused in differentiated code), anything else its signature with
+    defaults. `signature` (like "x, y, /" or "x, scale=1.0") overrides it
+    when Python cannot tell. With elementwise=True, the default for ufuncs,
+    the function broadcasts elementwise: g may be any array broadcastable to
+    the output, and cotangents are summed back over broadcast axes for you.
+    Code differentiated afterwards uses the rule; the generated source calls
+    it by name (`expit_vjp_x(...)`).
     """
+    not_literal = set()
     if signature is None:
-        try:
-            params = [p.name for p in inspect.signature(fun).parameters.values()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-            signature = ", ".join(params)
-        except (TypeError, ValueError):
-            n = getattr(fun, "nin", len(vjps))
-            signature = ", ".join(f"x{i}" if n > 3 else "xyz"[i] for i in range(n)) + ", /"
-    params = [p.name for p in rules.parse_signature(signature) if p.kind != "var"]
-    if len(vjps) > len(params):
-        raise TypeError(f"defvjp got {len(vjps)} vjps for a function of {len(params)} arguments ({signature})")
+        signature, not_literal = _signature_text(fun, len(vjps))
+    if elementwise is None:
+        elementwise = isinstance(fun, np.ufunc)
+    sig = rules.parse_signature(signature)
+    positional = [p.name for p in sig if p.kind in ("pos", "any")]
+    if len(vjps) > len(positional):
+        raise TypeError(f"defvjp got {len(vjps)} vjps for a function of {len(positional)} positional "
+                        f"parameter{'s' if len(positional) != 1 else ''} ({signature})")
     fname = identifier(getattr(fun, "__name__", None) or type(fun).__name__)
     templates = {}
-    for pname, vjp in zip(params, vjps):
+    for pname, vjp in zip(positional, vjps):
         if vjp is None:
             continue
         helper_name = f"{fname}_vjp_{pname}"
         if helper_name in runtime.HELPERS and runtime.HELPERS[helper_name] is not vjp:
             helper_name += f"_{next(_counter)}"
         runtime.HELPERS[helper_name] = vjp
-        templates[pname] = f"{helper_name}(g, ans, {', '.join(params)})"
-    name = f"{getattr(fun, '__module__', None) or ''}.{getattr(fun, '__name__', fname)}".lstrip(".")
-    rule = rules.Rule(name, signature, templates, kind="elementwise" if elementwise else "general")
+        templates[pname] = _template(helper_name, sig, not_literal) if not_literal else \
+            f"{helper_name}(g, ans{_arguments(sig, lambda name: True)})"
+    rule = rules.Rule(_rule_name(fun, fname), signature, templates,
+                      kind="elementwise" if elementwise else "general")
+    for p in rule.params:
+        if p.name in not_literal:
+            p.default = NOT_LITERAL
     rules.register(fun, rule)
     return fun
+
+
+def _arguments(sig, passed):
+    """', x, y, scale=scale': the parameters a vjp is called with (those `passed` says)."""
+    out, by_name = [], False
+    for p in sig:
+        if p.kind == "var":
+            continue
+        if not passed(p.name):
+            by_name = True        # a later positional parameter goes by name
+            continue
+        out.append(f"{p.name}={p.name}" if by_name or p.kind == "kw" else p.name)
+    return "".join(", " + a for a in out)
+
+
+def _template(helper_name, sig, not_literal):
+    """A template that leaves out parameters whose default is not a literal, when the call leaves them out."""
+    def template(**static):
+        return f"{helper_name}(g, ans{_arguments(sig, lambda n: static.get(n) is not NOT_LITERAL)})"
+    return template
+
+
+def _signature_text(fun, nvjps):
+    """(signature text, names of parameters whose default is not a literal) read from fun."""
+    if isinstance(fun, np.ufunc):
+        try:
+            names = [p.name for p in inspect.signature(fun).parameters.values() if p.kind == _P.POSITIONAL_ONLY]
+        except (TypeError, ValueError):
+            names = []
+        if len(names) != fun.nin:
+            names = ["x"] if fun.nin == 1 else [f"x{i + 1}" for i in range(fun.nin)]
+        return ", ".join(names) + ", /", set()
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        n = getattr(fun, "nin", nvjps)
+        return ", ".join(f"x{i}" if n > 3 else "xyz"[i] for i in range(n)) + ", /", set()
+    parts, not_literal = [], set()
+    for i, p in enumerate(params):
+        if p.kind in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD):
+            continue
+        if p.kind == _P.KEYWORD_ONLY and "*" not in parts:
+            parts.append("*")
+        text = p.name
+        if p.default is not _P.empty:
+            literal = _literal(p.default)
+            if literal is None:
+                not_literal.add(p.name)
+                literal = "None"        # replaced by NOT_LITERAL in the rule
+            text += "=" + literal
+        parts.append(text)
+        if p.kind == _P.POSITIONAL_ONLY and (i + 1 == len(params) or params[i + 1].kind != _P.POSITIONAL_ONLY):
+            parts.append("/")
+    return ", ".join(parts), not_literal
+
+
+def _literal(value):
+    """The source text of a default that Python can read back as the same value, else None."""
+    if type(value) not in (int, float, complex, str, bytes, bool, type(None), tuple):
+        return None
+    text = repr(value)
+    try:
+        back = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return text if type(back) is type(value) and back == value else None
+
+
+def _rule_name(fun, fname):
+    """How messages and `python -m adsrc rules` name the function: scipy.special.expit, np.cbrt, mod.f."""
+    name = getattr(fun, "__name__", fname)
+    if isinstance(fun, np.ufunc):
+        for module, shown in (("numpy", "np"), ("scipy.special", "scipy.special")):
+            if getattr(sys.modules.get(module), name, None) is fun:
+                return f"{shown}.{name}"
+    return f"{getattr(fun, '__module__', None) or ''}.{name}".lstrip(".")

@@ -1,6 +1,6 @@
 """Benchmarks: adsrc against hand-written NumPy gradients and, when installed, autograd, JAX and PyTorch.
 
-    python benchmarks/run.py                 # everything (a few minutes)
+    python benchmarks/run.py                 # everything (seconds with NumPy alone, about a minute with peers)
     python benchmarks/run.py --only RNN      # workloads whose name contains RNN
     python benchmarks/run.py --json results.json --plot ratios.png
 
@@ -157,24 +157,25 @@ def machine():
     return info
 
 
-def table(results, columns):
-    """A Markdown table of times and ratios."""
+def table_head(columns):
+    """The head of the Markdown table of times and ratios (table_row gives its rows)."""
     head = "| workload | " + " | ".join(columns) + " | adsrc first call |"
-    lines = [head, "|" + " --- |" * (len(columns) + 2)]
-    for r in results:
-        cells = []
-        for c in columns:
-            t = r["times"].get(c)
-            if t is None:
-                cells.append("-")
-            elif c == wl.HAND:
-                cells.append(timing.fmt_time(t))
-            else:
-                cells.append(f"{timing.fmt_time(t)} ({t / r['times'][wl.HAND]:.2f}x)")
-        first = r.get("first_call", {}).get(wl.ADSRC)
-        cells.append(timing.fmt_time(first) if first else "-")
-        lines.append(f"| {r['workload']} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return head + "\n|" + " --- |" * (len(columns) + 2)
+
+
+def table_row(r, columns):
+    cells = []
+    for c in columns:
+        t = r["times"].get(c)
+        if t is None:
+            cells.append("-")
+        elif c == wl.HAND:
+            cells.append(timing.fmt_time(t))
+        else:
+            cells.append(f"{timing.fmt_time(t)} ({t / r['times'][wl.HAND]:.2f}x)")
+    first = r.get("first_call", {}).get(wl.ADSRC)
+    cells.append(timing.fmt_time(first) if first else "-")
+    return f"| {r['workload']} | " + " | ".join(cells) + " |"
 
 
 def plot(results, columns, path):
@@ -212,21 +213,23 @@ def main(argv=None):
     started = time.perf_counter()
     print(f"# {machine()}", flush=True)
     selected = [w for w in wl.all_workloads() if not args.only or args.only in w.name]
+    installed = alt.installed()
+    columns = [c for c in ORDER if installed.get(c, True)]     # numpy and adsrc, and the peers installed
+    print("\n" + table_head(columns), flush=True)               # one table, a row as each workload finishes
     results = []
     for w in selected:
         times, firsts = steady(w, args.samples)
         results.append({"workload": w.name, "times": times, "first_call": firsts})
-        print(table(results[-1:], [c for c in ORDER if c in times]).splitlines()[-1], flush=True)
+        print(table_row(results[-1], columns), flush=True)
     sw = wl.sweep_workload()
     if not args.only or args.only in sw.name:
         totals = sweep(sw)
         results.append({"workload": sw.name, "times": totals, "first_call": {}})
-        print(table(results[-1:], [c for c in ORDER if c in totals]).splitlines()[-1], flush=True)
-    columns = [c for c in ORDER if any(c in r["times"] for r in results)]
-    print("\n" + table(results, columns))
+        print(table_row(results[-1], columns), flush=True)
     spec = None
     if not args.only:
         spec = specialization(args.samples)
+        print()
         for row in spec["cache_hits"]:
             print(f"cache hit ({row['case']}): {row['hit_overhead'] * 1e6:.2f} us over calling the generated "
                   f"function directly")

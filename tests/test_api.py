@@ -263,3 +263,26 @@ def test_function_attributes_do_not_shadow_the_gradient():
     g = adsrc.grad(tagged)
     assert g(3.0) == pytest.approx(6.0)
     assert g.__name__ == "tagged" and g.argnums == 0
+
+
+def test_the_package_shows_only_its_public_api():
+    listed = set(dir(adsrc))
+    assert set(adsrc.__all__) <= listed
+    assert not {"api", "transform", "frontend", "runtime", "rules", "lower", "ir", "normalize", "checks",
+                "custom", "cache", "keys", "errors"} & listed
+    assert {n for n in listed if not n.startswith("__")} == set(adsrc.__all__)
+    for name in adsrc.__all__:
+        assert getattr(adsrc, name) is not None
+    assert issubclass(adsrc.GradientMismatch, AssertionError)
+    from adsrc import transform          # the internal modules stay importable for debugging
+    assert transform is not None
+
+
+def two_knobs(x, a=1, b=1):
+    return np.sum(x) * a + np.sum(x * x) * b
+
+
+def test_same_static_value_for_different_static_parameters_is_a_different_program():
+    x = np.ones(2)
+    np.testing.assert_allclose(adsrc.grad(two_knobs, static_argnames="a")(x, a=3), [5.0, 5.0])
+    np.testing.assert_allclose(adsrc.grad(two_knobs, static_argnames="b")(x, b=3), [7.0, 7.0])   # was 9: a=3

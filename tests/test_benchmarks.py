@@ -17,3 +17,13 @@ def test_benchmark_script_runs_and_writes_json(tmp_path):
     assert data["results"][0]["workload"] == "sum(exp(x)), n=10"
     assert {"numpy (by hand)", "adsrc"} <= set(data["results"][0]["times"])
     assert "| sum(exp(x)), n=10 |" in proc.stdout
+
+
+def test_benchmark_prints_one_table_with_a_row_per_workload():
+    proc = subprocess.run([sys.executable, str(RUN), "--only", "sum(exp(x)), n=1", "--samples", "3"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert sum(line.startswith("| workload |") for line in lines) == 1
+    rows = [line for line in lines if line.startswith("| sum(exp(x))")]
+    assert len(rows) == 3 and len(set(rows)) == 3          # n=10, n=1,000 and n=1,000,000, each once

@@ -1,9 +1,11 @@
 """Custom rules: @adsrc.custom_vjp (JAX's protocol) and adsrc.defvjp for functions without source."""
 
 import math
+import re
 
 import numpy as np
 import pytest
+import scipy.special as scipy_special
 
 import adsrc
 from adsrc.checks import check_grads
@@ -161,3 +163,81 @@ def broadcasting_user(a, b):
 
 def test_registered_elementwise_rule_with_broadcasting():
     check_grads(broadcasting_user, (rand(3, 1), rand(4)), argnums=(0, 1), full=True)
+
+
+# -- defvjp on real ufuncs and on functions with defaults, without signature= ------------------------
+
+@pytest.fixture
+def own_rules():
+    """Rules registered by a test are forgotten afterwards (other tests see the tables unchanged)."""
+    from adsrc import rules
+    saved = dict(rules.FUNCTIONS)
+    yield
+    rules.FUNCTIONS.clear()
+    rules.FUNCTIONS.update(saved)
+
+
+def scipy_logistic_nll(w, X, y):
+    p = scipy_special.expit(X @ w)
+    return -np.sum(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
+
+
+def test_defvjp_on_the_real_scipy_expit_without_signature(own_rules):
+    adsrc.defvjp(scipy_special.expit, lambda g, ans, x: g * ans * (1.0 - ans))
+    X = rand(6, 3)
+    y = (rand(6) > 0).astype(float)
+    check_grads(scipy_logistic_nll, (rand(3), X, y), full=True)
+    x = rand(4)
+    np.testing.assert_allclose(adsrc.grad(lambda v: np.sum(scipy_special.expit(v)))(x),
+                               scipy_special.expit(x) * (1.0 - scipy_special.expit(x)), rtol=1e-12)
+    assert re.search(r"expit_vjp_x\w*\(", adsrc.grad(scipy_logistic_nll).source())
+
+
+def xlogy_user(a, b):
+    return np.sum(scipy_special.xlogy(a, b) * 1.5)
+
+
+def test_defvjp_on_a_two_input_scipy_ufunc_broadcasts_like_a_ufunc(own_rules):
+    adsrc.defvjp(scipy_special.xlogy, lambda g, ans, x1, x2: g * np.log(x2), lambda g, ans, x1, x2: g * x1 / x2)
+    a, b = rand(3, 1), np.abs(rand(4)) + 0.5           # broadcast against each other: (3, 1) and (4,)
+    check_grads(xlogy_user, (a, b), argnums=(0, 1), full=True)
+
+
+def uses_nextafter(x, y):
+    return np.sum(np.nextafter(x, y) * x)
+
+
+def test_defvjp_on_a_numpy_ufunc_without_signature(own_rules):
+    adsrc.defvjp(np.nextafter, lambda g, ans, x1, x2: g, None)     # nextafter(x, y) is x to within an ulp
+    x, y = rand(4), rand(4)
+    np.testing.assert_allclose(adsrc.grad(uses_nextafter)(x, y), 2.0 * x, rtol=1e-12)
+
+
+def test_ufunc_keywords_are_refused_by_name(own_rules):
+    adsrc.defvjp(scipy_special.expit, lambda g, ans, x: g * ans * (1.0 - ans))
+    with pytest.raises(adsrc.TransformError, match=r"scipy\.special\.expit does not support the argument `dtype`"):
+        adsrc.grad(lambda v: np.sum(scipy_special.expit(v, dtype=np.float64)))(rand(3))
+
+
+_SENTINEL = object()
+_ns = {"np": np, "SENTINEL": _SENTINEL}
+exec("def scaled_power(x, scale=2.0, *, power=2, shift=None):\n"          # no source, like C code
+     "    return scale * x ** power + (0.0 if shift is None else shift)\n"
+     "def optional_factor(x, factor=SENTINEL):\n"
+     "    return x * (2.0 if factor is SENTINEL else factor)\n", _ns)
+scaled_power, optional_factor = _ns["scaled_power"], _ns["optional_factor"]
+
+
+def uses_defaults(x, s):
+    return np.sum(scaled_power(x)) + np.sum(scaled_power(x, s, power=3)) + np.sum(optional_factor(x)) + \
+        np.sum(optional_factor(x, s) * x)
+
+
+def test_defvjp_keeps_default_arguments_without_signature(own_rules):
+    adsrc.defvjp(scaled_power, lambda g, ans, x, scale, power, shift: g * scale * power * x ** (power - 1),
+                 lambda g, ans, x, scale, power, shift: np.sum(g * x ** power))
+    adsrc.defvjp(optional_factor, lambda g, ans, x, factor=_SENTINEL: g * (2.0 if factor is _SENTINEL else factor),
+                 lambda g, ans, x, factor=_SENTINEL: np.sum(g * x))
+    check_grads(uses_defaults, (rand(4), 0.7), argnums=(0, 1), full=True)
+    src = adsrc.grad(uses_defaults).source()
+    assert "scaled_power_vjp_x(" in src and "power=2" in src          # the defaults are passed to the vjp

@@ -1,0 +1,163 @@
+"""Callable objects, bound methods and functools.partial given to grad, value_and_grad, vjp and check_grads.
+
+As in JAX: argnums count the call's positional arguments (after those the
+callable fixes), and the fixed arguments are constants.
+"""
+
+import functools
+
+import numpy as np
+import pytest
+
+import adsrc
+from adsrc.checks import check_grads
+from casekit import rand
+
+
+class Net:
+    """A model called like a function: its weights are attributes, its forward pass is __call__."""
+
+    def __init__(self, W, b):
+        self.W = W
+        self.b = b
+
+    def __call__(self, x, scale=1.0):
+        return np.sum(np.tanh(self.W @ x + self.b)) * scale
+
+    def helper(self, x):
+        return np.sin(x) * self.b[0]
+
+    def loss(self, x, y):
+        return np.sum((self.helper(x) - y) ** 2)
+
+
+def net_by_hand(net, x):
+    z = net.W @ x + net.b
+    return net.W.T @ (1.0 - np.tanh(z) ** 2)
+
+
+def test_a_callable_object_is_differentiated_through_its_call():
+    net = Net(rand(4, 3), rand(4))
+    x = rand(3)
+    np.testing.assert_allclose(adsrc.grad(net)(x), net_by_hand(net, x), rtol=1e-12)
+    check_grads(net, (x,), full=True)
+    check_grads(net, (x, 0.7), argnums=(0, 1), full=True)
+    value, g = adsrc.value_and_grad(net, argnums=1)(x, 2.0)
+    assert value == pytest.approx(net(x, 2.0)) and g == pytest.approx(net(x))
+    assert "def " in adsrc.grad(net).source() and "tanh" in adsrc.grad(net).source()
+    assert "Net" in repr(adsrc.grad(net))
+
+
+def test_a_callable_object_reads_its_attributes_when_called():
+    net = Net(rand(4, 3), rand(4))
+    g = adsrc.grad(net)
+    x = rand(3)
+    g(x)
+    net.W = net.W * 2.0                 # the object changed: the gradient follows, as for a bound method
+    np.testing.assert_allclose(g(x), net_by_hand(net, x), rtol=1e-12)
+
+
+def test_bound_methods_count_argnums_after_self_and_show_their_source():
+    net = Net(rand(4, 3), rand(4))
+    x, y = rand(3), rand(3)
+    check_grads(net.loss, (x, y), argnums=(0, 1), full=True)
+    g = adsrc.grad(net.loss, argnums=-1)           # the last argument of the call, y (not self)
+    np.testing.assert_allclose(g(x, y), -2.0 * (np.sin(x) * net.b[0] - y))
+    assert "helper" in adsrc.grad(net.loss).source()      # source() without arguments works for methods
+
+
+def affine_loss(W, x, b=0.0):
+    return np.sum((W @ x + b) ** 2)
+
+
+def test_partial_fixes_data_as_constants_and_argnums_count_the_call():
+    W, x = rand(5, 3), rand(3)
+    loss = functools.partial(affine_loss, W)
+    np.testing.assert_allclose(adsrc.grad(loss)(x), 2.0 * W.T @ (W @ x), rtol=1e-12)
+    gx, gb = adsrc.grad(loss, argnums=(0, 1))(x, 0.5)
+    np.testing.assert_allclose(gx, 2.0 * W.T @ (W @ x + 0.5), rtol=1e-12)
+    assert gb == pytest.approx(2.0 * np.sum(W @ x + 0.5))
+    check_grads(loss, (x, 0.3), argnums=(0, 1), full=True)
+    value, g = adsrc.value_and_grad(loss)(x)
+    assert value == pytest.approx(affine_loss(W, x))
+    out, pullback = adsrc.vjp(loss, x)
+    assert out == pytest.approx(affine_loss(W, x))
+    (dx,) = pullback(1.0)
+    np.testing.assert_allclose(dx, g, rtol=1e-12)
+    src = adsrc.grad(loss).source()
+    assert "dW" not in src                          # W is a constant: nothing computed for it
+
+
+def test_partial_keywords_are_constants_too():
+    W, x = rand(5, 3), rand(3)
+    loss = functools.partial(affine_loss, b=1.5)
+    gW, gx = adsrc.grad(loss, argnums=(0, 1))(W, x)
+    np.testing.assert_allclose(gx, 2.0 * W.T @ (W @ x + 1.5), rtol=1e-12)
+    assert adsrc.grad(loss, argnums=1)(W, x, b=0.0) == pytest.approx(2.0 * W.T @ (W @ x))  # the call overrides
+    with pytest.raises(ValueError, match=r"names `b`, which .* fixes by keyword"):
+        adsrc.grad(loss, argnums=2)
+
+
+def repeat_apply(act, x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + np.sum(act(x)) * i
+    return s
+
+
+def test_partial_fixes_functions_and_integers_known_when_transforming():
+    x = rand(3)
+    g = adsrc.grad(functools.partial(repeat_apply, np.tanh, n=4))
+    np.testing.assert_allclose(g(x), 6.0 * (1.0 - np.tanh(x) ** 2), rtol=1e-12)
+    check_grads(functools.partial(repeat_apply, np.sin), (x, 3), static_argnums=1, full=True)
+
+
+def test_partial_of_a_bound_method_and_of_a_callable_object():
+    net = Net(rand(4, 3), rand(4))
+    x = rand(3)
+    np.testing.assert_allclose(adsrc.grad(functools.partial(net, scale=3.0))(x), 3.0 * net_by_hand(net, x),
+                               rtol=1e-12)
+    y = rand(3)
+    check_grads(functools.partial(net.loss, y=y), (x,), full=True)
+
+
+def test_list_fixed_by_a_partial_is_read_when_called():
+    def weighted(ws, x):
+        return np.sum(x * ws[0])
+    ws = [np.ones(2)]
+    g = adsrc.grad(functools.partial(weighted, ws))
+    np.testing.assert_allclose(g(np.zeros(2)), [1.0, 1.0])
+    ws[0] = np.full(2, 3.0)
+    np.testing.assert_allclose(g(np.zeros(2)), [3.0, 3.0])
+
+
+def test_partial_refusals_describe_arrays_by_shape_and_dtype():
+    W = np.ones((1000, 100))
+    loss = functools.partial(affine_loss, W)
+    with pytest.raises(ValueError) as info:
+        adsrc.grad(loss, argnums=2)
+    message = str(info.value)
+    assert "out of range" in message and "(x, b)" in message
+    assert "shape (1000, 100)" in message and "float64" in message
+    assert "1., 1." not in message and len(message.splitlines()) == 1
+    with pytest.raises(TypeError) as info:
+        adsrc.grad(functools.partial(affine_loss, W, W, W, W))
+    assert "binds 4 positional arguments" in str(info.value) and "1., 1." not in str(info.value)
+    assert "1., 1." not in repr(adsrc.grad(loss))
+
+
+def test_derivatives_of_wrapped_gradients_are_refused():
+    with pytest.raises(adsrc.TransformError, match="higher-order"):
+        adsrc.grad(functools.partial(adsrc.grad(affine_loss), rand(2, 2)))
+
+
+class Scaler:
+    factor = 3.0
+
+    @staticmethod
+    def __call__(x):                    # no self: the object is not passed
+        return np.sum(x * Scaler.factor)
+
+
+def test_a_static_call_method_is_not_given_the_object():
+    np.testing.assert_allclose(adsrc.grad(Scaler())(rand(2)), [3.0, 3.0])
