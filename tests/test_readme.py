@@ -166,8 +166,8 @@ REFUSED = textwrap.dedent('''
         return np.sum(y)
 
     def uses_with(x):
-        with np.errstate(all="ignore"):
-            y = x * 2.0
+        with open(__file__) as fh:
+            y = x * len(fh.read(1))
         return np.sum(y)
 
     G = 1.0
@@ -232,7 +232,6 @@ REFUSED = textwrap.dedent('''
 README_REFUSALS = {
     "`try`": "uses_try", "`with`": "uses_with", "`global`/`nonlocal`": ("uses_global", "uses_nonlocal"),
     "classes defined inside the function": "uses_class", "`match`": "uses_match",
-    "starred assignment targets": "uses_starred", "dict comprehensions": "uses_dict_comprehension",
     "`:=` in a condition": "uses_walrus_in_condition",
     "helpers taking `*args` or `**kwargs`": ("uses_kwargs_helper", "uses_args_helper"),
 }
