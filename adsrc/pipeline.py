@@ -22,8 +22,8 @@ import threading
 import types
 import weakref
 
-from . import astutil, emit, primitives, runtime
-from .analysis.summaries import CallOracle, Summaries
+from . import astutil, emission as emit, primitives, runtime
+from .analysis.summaries import CallOracle, Summaries, statics_key
 from .frontend import load, source_function, static_value
 from .ir import verify as verify_mod
 from .ir.printer import Printer
@@ -46,19 +46,6 @@ _LOWERED = weakref.WeakKeyDictionary()   # function -> {(statics key, returns): 
 def _check(fn, stage):
     if VERIFY:
         verify_mod.verify(fn, stage)
-
-
-def _value_key(v):
-    try:
-        hash(v)
-    except TypeError:
-        return ("id", id(v))
-    return ("value", type(v), v)
-
-
-def statics_key(statics):
-    """A cache key for static values: by value (and type) when hashable, else by identity."""
-    return tuple(sorted(((k, _value_key(v)) for k, v in (statics or {}).items()), key=lambda kv: kv[0]))
 
 
 class Front:

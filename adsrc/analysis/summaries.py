@@ -23,6 +23,19 @@ from ..ir.walk import walk
 from . import aliases as al
 
 
+def _value_key(v):
+    try:
+        hash(v)
+    except TypeError:
+        return ("id", id(v))
+    return ("value", type(v), v)
+
+
+def statics_key(statics):
+    """A cache key for static values: by value (and type) when hashable, else by identity."""
+    return tuple(sorted(((k, _value_key(v)) for k, v in (statics or {}).items()), key=lambda kv: kv[0]))
+
+
 @dataclass(frozen=True)
 class Summary:
     params: tuple           # the callee's parameters, in order
@@ -98,7 +111,6 @@ class Summaries:
         self.busy = {}
 
     def key(self, fun, statics):
-        from ..pipeline import statics_key
         return fun, getattr(fun, "__code__", None), statics_key(statics)
 
     def of_call(self, stmt, uf):

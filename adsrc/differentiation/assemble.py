@@ -10,7 +10,8 @@ import copy
 
 import gast
 
-from .. import astutil, copyprop, dce
+from .. import astutil
+from ..emission import copyprop, dce
 from ..ir import nodes as ir
 from .state import AdjState, comment
 

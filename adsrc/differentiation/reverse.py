@@ -15,7 +15,7 @@ copies (copy-on-write) and the code says why.
 import gast
 
 from .. import astutil
-from ..analysis.aliases import exclusive_updates, fresh_values
+from ..analysis.buffers import exclusive_updates, fresh_values
 from ..ir import nodes as ir
 from ..ir.printer import Printer, op_expr
 from ..ir.walk import defines, expr_reads, target_names

@@ -17,10 +17,10 @@ import weakref
 
 import gast
 
-from .. import astutil, emit, runtime
+from .. import astutil, emission as emit, runtime
 from ..analysis import values as values_mod
 from ..analysis.activity import Activity, dependences
-from ..analysis.summaries import call_statics
+from ..analysis.summaries import call_statics, statics_key
 from ..frontend import varargs_hint
 from ..guards import Guards
 from ..ir import nodes as ir
@@ -168,7 +168,6 @@ def bind_arguments(callee, s):
 # -- analyses of callees, from their lowered IR ----------------------------------------------------------
 
 def _statics_key(statics):
-    from ..pipeline import statics_key
     return statics_key(statics)
 
 

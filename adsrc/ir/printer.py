@@ -160,7 +160,7 @@ def op_expr(s, namer):
 
 def dump(fn):
     """Python text for any stage of a function's IR (for reading and tests)."""
-    from ..emit import unparse
+    from ..emission import unparse
     from ..names import Namer
     namer = Namer(set())
     return unparse(Printer({"cond": "cond", "scan": "scan", "while_loop": "while_loop"}, namer).function(fn))

@@ -17,7 +17,7 @@ import gast
 
 from .. import astutil
 from ..ir import nodes as ir
-from ..ir.walk import assigned, free_names, reads_anywhere, rename_all, rename_expr, target_names
+from ..ir.walk import free_names, reads_anywhere, rename_all, rename_expr, target_names
 
 
 class _BranchDefs:

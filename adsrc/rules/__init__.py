@@ -222,11 +222,12 @@ def lookup(fn):
 
 def _load_tables():
     from . import helpers, numpy_rules, linalg_rules, math_rules  # noqa: F401  (tables register on import)
-    from . import operators, methods, builtin_rules, containers
+    from . import operators, methods, builtin_rules, containers, sharing
     operators._install()
     methods._install()
     builtin_rules._install()
     containers.install()
+    sharing.install()
 
 
 _load_tables()

@@ -16,9 +16,9 @@ import types
 
 import gast
 
-from . import astutil
-from .errors import Location, transform_error
-from .guards import Guards, depends_on
+from .. import astutil
+from ..errors import Location, transform_error
+from ..guards import Guards, depends_on
 
 _NO_SOURCE_HINT = (
     "adsrc reads a function's source code to differentiate it. Define the "
@@ -291,7 +291,7 @@ def unwrap(fun):
     gives the derivative). Refuses functions adsrc produced (that would be a
     higher-order derivative).
     """
-    from .custom import custom_vjp
+    from ..custom import custom_vjp
     seen = set()
     while True:
         if is_gradient(fun):
@@ -307,7 +307,7 @@ def unwrap(fun):
 
 def source_function(fun):
     """The plain function whose source `load(fun)` reads."""
-    from .custom import custom_vjp
+    from ..custom import custom_vjp
     fun = unwrap(fun)
     return fun.fun if isinstance(fun, custom_vjp) else fun
 
@@ -333,7 +333,7 @@ def varargs_hint(fun):
 def load(fun):
     """Parse a Python function (or lambda) into a UserFunction."""
     fun = unwrap(fun)
-    from .custom import custom_vjp
+    from ..custom import custom_vjp
     if isinstance(fun, custom_vjp):
         return _calls_custom_rule(fun)
     if isinstance(fun, types.MethodType):
