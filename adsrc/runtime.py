@@ -377,11 +377,11 @@ def zero_at(g, x, idx):
 def index_update_vjp_value(g, x, idx, v):
     """Cotangent of v in index_update(x, idx, v) given the output cotangent g."""
     if type(x) is _nd or isinstance(x, np.generic):
-        if not _is_basic_index(idx):
-            _check_unique(idx, np.shape(x))
         part = full(g, x)[idx]
         if type(part) is _nd and part.base is not None:
             part = part.copy()       # g may be zeroed in place next (zero_at): do not hand out a view
+        if not _is_basic_index(idx):
+            part = part * _last_writes(idx, np.shape(x))    # repeated indices: the last write wins
         return unbroadcast(part, v, part)
     if isinstance(idx, slice) and isinstance(x, list) and not is_zero(g):
         return [item_cot(g, p) for p in _slice_positions(x, idx, v)]
@@ -419,12 +419,16 @@ def index_update_vjp_base(g, x, idx):
     return out
 
 
-def _check_unique(idx, shp):
+def _last_writes(idx, shp):
+    """1 where an element of x[idx] = v is the last write to its position (NumPy keeps that one), else 0."""
     flat = np.arange(int(np.prod(shp))).reshape(shp)[idx]
-    if np.unique(flat).size != np.size(flat):
-        raise ValueError("adsrc: assigning through an index array with repeated entries (x[idx] = v) has no "
-                         "well-defined gradient, because which write wins is unspecified. Use unique indices "
-                         "or accumulate with np.add.at on a new array instead.")
+    order = np.ravel(flat)
+    if np.unique(order).size == order.size:
+        return 1.0
+    mask = np.zeros(order.size)
+    _, last = np.unique(order[::-1], return_index=True)
+    mask[order.size - 1 - last] = 1.0
+    return mask.reshape(np.shape(flat))
 
 
 @helper

@@ -58,12 +58,6 @@ def calls_no_rule_c_function(x):
     return np.sum(doubled(x).astype(float))
 
 
-def repeated_fancy_assignment(x):
-    y = np.zeros(3)
-    y[np.array([0, 0])] = x[:2]
-    return np.sum(y)
-
-
 def recursive_nested(x):
     def fact(n):
         if n <= 1:

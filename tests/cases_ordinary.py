@@ -284,3 +284,44 @@ def enumerate_of_zip(x, y):
     for i, (a, b) in enumerate(zip(x, y)):
         t = t + i * a * b
     return t
+
+
+class _Point:
+    pass
+
+
+_Pair = __import__("collections").namedtuple("_Pair", "w b")
+
+
+@case(rand(3))
+def namedtuple_made_in_the_function(x):
+    p = _Pair(x * 2.0, x[1])
+    return np.sum(p.w * p.b) + np.sum(p[0])
+
+
+@__import__("dataclasses").dataclass
+class _Layer:
+    W: np.ndarray
+    scale: float = 1.0
+
+
+@case(rand(3))
+def dataclass_made_in_the_function(x):
+    layer = _Layer(np.outer(x, x), x[0])
+    return np.sum(np.tanh(layer.W) * layer.scale)
+
+
+@case(rand(3))
+def closure_returned_by_a_nested_function(x):
+    def make(c):
+        return lambda t: t * c
+    f = make(x[0])
+    return np.sum(f(x) ** 2)
+
+
+@case(rand(3))
+def function_chosen_by_assignment(x):
+    def square(t):
+        return t * t
+    g = square
+    return np.sum(g(x) + g(x[0]))

@@ -172,11 +172,6 @@ def test_nested_functions_changing_arguments_nobody_reads_again_are_differentiat
     np.testing.assert_allclose(adsrc.grad(f)(x), [0.0, 8 * x[1] + 6.0, 8 * x[2] + 6.0], rtol=1e-12)
 
 
-def test_repeated_indices_in_assignment_raise():
-    with pytest.raises(ValueError, match="repeated entries"):
-        adsrc.grad(bad.repeated_fancy_assignment)(np.array([1.0, 2.0, 3.0]))
-
-
 def test_runtime_error_shows_generated_and_user_line():
     with pytest.raises(ValueError) as info:
         adsrc.grad(bad.runtime_error)(np.array([1.0, 2.0, 3.0]))

@@ -34,11 +34,11 @@ VIEW_RULES = frozenset({
     "reshape", "transpose", "T", "mT", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis", "diagonal",
     "broadcast_to", "asarray", "asanyarray", "atleast_1d", "atleast_2d", "atleast_3d", "real", "imag",
     "flip", "fliplr", "flipud", "rot90", "view", "rollaxis", "matrix_transpose", "permute_dims",
-    "stop_gradient", "sequence", "iterating", "squeeze", "conj", "conjugate", "astype", "asfortranarray",
+    "stop_gradient", "squeeze", "conj", "conjugate", "astype", "asfortranarray",
     "ascontiguousarray", "einsum", "diag", "diff", "as_strided", "require",
 })
 # rules whose result may be one of their operands itself (not only the first)
-SAME_RULES = frozenset({"max", "min"})
+SAME_RULES = frozenset({"max", "min", "iterating"})
 # rules whose result is a new container holding parts of their operands
 CONTAINER_RULES = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "broadcast_arrays",
                              "dict.values()", "dict.items()", "list", "tuple", "zip(*...)", "enumerate",

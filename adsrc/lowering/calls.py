@@ -90,7 +90,8 @@ class Calls(Primitives):
         shadowed = isinstance(f, gast.Name) and len(self.scopes) > 1 and f.id in self.scopes[-1]
         if isinstance(f, gast.Name) and f.id in self.functions and not shadowed:
             return self.local_function(e, self.functions[f.id], target)
-        if isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs):
+        if isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs or self.is_local(f.id)):
+            # a nested function, or a local name that may hold one (inline.py decides; else it is Opaque)
             return self.emit_op(ir.CallLocal, target, self.plain_call(e, astutil.name(f.id)), e)
         if isinstance(f, gast.Lambda):
             return self.emit_op(ir.CallLocal, target, self.plain_call(e, self.atom(f)), e)
@@ -188,6 +189,8 @@ class Calls(Primitives):
                                 receiver=e.func.value)
         if isinstance(obj, functools.partial):
             return self.call_partial_object(e, obj, target)
+        if isinstance(obj, type) and _record_type(obj):
+            return self.construct(e, obj, target)
         call = getattr(type(obj), "__call__", None)
         if not isinstance(obj, type) and is_user_function(call):
             # a callable object: obj(x) is type(obj).__call__(obj, x)
@@ -204,6 +207,18 @@ class Calls(Primitives):
         return self.emit_op(ir.Opaque, target, self.plain_call(e, e.func), e,
                             describe=f"`{callable_name(obj, e.func)}`", hint=_no_rule_hint(obj),
                             fresh=isinstance(obj, type))
+
+    def construct(self, e, cls, target):
+        """A namedtuple or dataclass made from its fields: a container whose fields are its arguments."""
+        from ..rules.containers import record_rule
+        rule = record_rule(cls)
+        args, keywords = self.bound_args(e, rule)
+        expr = gast.Call(func=e.func, args=args, keywords=keywords)
+        try:
+            bound = rule.bind(args, keywords)
+        except TypeError as err:
+            raise self.error(e, f"{err}.", None) from None
+        self.emit_op(ir.Apply, target, expr, e, rule=rule, bound=bound)
 
     def rule_call(self, e, func, rule, target, receiver=None):
         out = next((k for k in e.keywords if k.arg == "out"), None)
@@ -406,6 +421,11 @@ class Calls(Primitives):
 _BUILTIN_CALLS = {builtins.map: "b_map", builtins.filter: "b_filter", builtins.zip: "b_zip",
                   builtins.enumerate: "b_enumerate", builtins.reversed: "b_reversed", builtins.sorted: "b_sorted",
                   builtins.dict: "b_dict", builtins.getattr: "b_getattr"}
+
+
+def _record_type(cls):
+    import dataclasses
+    return (issubclass(cls, tuple) and hasattr(cls, "_fields")) or dataclasses.is_dataclass(cls)
 
 
 def _hashable(x):

@@ -180,6 +180,9 @@ class Functionalizer:
                 target = part.id if part.id == m else self.namer.fresh(part.id)
                 writes.append(self.put(step, part, value, target, loc))
                 value = astutil.name(target)
+            # n is taken again from the new m: a view of it again, as in Python (later changes follow it)
+            again, retake = self.take(path, m, loc)
+            writes += retake + [ir.Copy(n, again, loc=loc)]
             pre, post = self.sharers(state, m, live, loc, done)
             return takes + take_last + [check] + pre, [ir.If(astutil.name(test), writes, [], loc=loc)] + post
         if kind == al.HOLDS:

@@ -46,6 +46,9 @@ class Inliner:
                 out.append(s)
             elif isinstance(s, ir.CallLocal):
                 out.extend(self.inline(s, visible))
+            elif isinstance(s, ir.Copy) and isinstance(s.target, str) and s.expr.id in visible:
+                visible[s.target] = visible[s.expr.id]      # f = g: calls of f are calls of g
+                out.append(s)
             elif isinstance(s, ir.If):
                 v1, v2 = dict(visible), dict(visible)
                 s.body, s.orelse = self.block(s.body, v1), self.block(s.orelse, v2)
@@ -75,7 +78,10 @@ class Inliner:
                                 "Mark the argument the branch depends on static (static_argnums/"
                                 "static_argnames), or define one function that branches inside.")
         if d is None:
-            raise self.uf.error(s.loc, f"`{name}` is called before it is defined.", None)
+            # a local name that does not hold a function defined here: adsrc cannot see what it calls
+            return [ir.Opaque(s.target, s.expr, describe=f"`{name}`", loc=s.loc,
+                              hint="adsrc differentiates calls to functions it can resolve when transforming: "
+                                   "module functions, closures and functions defined in this function.")]
         if name in self.stack:
             raise self.uf.error(s.loc, f"the nested function `{name}` calls itself; adsrc does not differentiate "
                                        "recursive nested functions.",
@@ -93,11 +99,14 @@ class Inliner:
         for p, value in bound:
             out.append(_assign(renames[p], value, s.loc))
         self.stack.append(name)
+        inner = dict(visible)
         try:
-            out.extend(self.block(fn.body, dict(visible)))
+            out.extend(self.block(fn.body, inner))
         finally:
             self.stack.pop()
         out.append(_assign(s.target, result, s.loc))
+        if isinstance(result, gast.Name) and result.id in inner and isinstance(s.target, str):
+            visible[s.target] = inner[result.id]          # a function returned by the nested function
         return out
 
     def bind(self, fn, name, call, s):

@@ -303,6 +303,36 @@ def dict_of_cot(g, x):
     return [(0.0, g.get(k, 0.0)) for k, _ in x]
 
 
+_RECORDS = {}
+
+
+def record_rule(cls):
+    """The rule of a namedtuple or dataclass constructor: field k's cotangent is the record cotangent's item k."""
+    rule = _RECORDS.get(cls)
+    if rule is None:
+        import dataclasses
+        from . import Rule
+        if dataclasses.is_dataclass(cls):
+            fields = [f.name for f in dataclasses.fields(cls) if f.init]
+            keys = {f: repr(f) for f in fields}
+        else:
+            fields = list(cls._fields)
+            keys = {f: str(i) for i, f in enumerate(fields)}
+        defaults = getattr(cls, "_field_defaults", {})
+        params = [f + (f"={defaults[f]!r}" if f in defaults and _literal(defaults[f]) else "") for f in fields]
+        rule = Rule(cls.__name__, ", ".join(params), {f: f"item_cot(g, {keys[f]})" for f in fields}, container=True)
+        _RECORDS[cls] = rule
+    return rule
+
+
+def _literal(v):
+    import ast
+    try:
+        return ast.literal_eval(repr(v)) == v
+    except (ValueError, SyntaxError):
+        return False
+
+
 def install():
     nondiff(clear_copy, "clear_copy")
     general(list_extend, "list.extend", "lst, values", container=True, lst="list_extend_cot(g, lst, values, 0)",

@@ -167,6 +167,10 @@ def replace_field_cot(g, obj, name, k):
 @helper
 def view_assign(base, view, value):
     """A copy of base with view(copy)[...] = value: what writing through a view of base does to base."""
+    if view(base) is base:
+        return value
+    if type(base) is not _nd:
+        return base              # a function of a container makes a new object: writes to it do not reach base
     out = np.array(base, copy=True)
     part = view(out)
     if type(part) is _nd and np.shares_memory(part, out):
@@ -177,6 +181,10 @@ def view_assign(base, view, value):
 @helper
 def view_assign_cot(g, base, view, value, k):
     """Cotangents of base (k=0) and value (k=1) in view_assign(base, view, value)."""
+    if view(base) is base:
+        return 0.0 if k == 0 else g
+    if type(base) is not _nd:
+        return g if k == 0 else 0.0
     g = np.array(full(g, base), dtype=np.result_type(g, float), copy=True)
     part = view(g)
     if not (type(part) is _nd and np.shares_memory(part, g)):
