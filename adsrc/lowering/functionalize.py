@@ -312,15 +312,19 @@ class Functionalizer:
 
 
 def _written_back(stmts, i):
-    """{base} for `item = base[k]; item op= v; base[k] = item` (Python's `base[k] op= v`) at the middle one."""
+    """{base} for Python's `base[k] op= v` (`item = base[k] ... item op= v; base[k] = item`) at the `op=`."""
     s = stmts[i]
-    if not isinstance(s, ir.InplaceOp) or i == 0 or i + 1 >= len(stmts):
+    if not isinstance(s, ir.InplaceOp) or i + 1 >= len(stmts):
         return ()
-    before, after = stmts[i - 1], stmts[i + 1]
-    if isinstance(before, ir.GetItem) and before.target == s.target and isinstance(after, ir.SetItem) and \
-            isinstance(after.value, gast.Name) and after.value.id == s.target and \
-            isinstance(before.expr.value, gast.Name) and before.expr.value.id == after.base:
-        return (after.base,)
+    after = stmts[i + 1]
+    if not (isinstance(after, ir.SetItem) and isinstance(after.value, gast.Name) and after.value.id == s.target):
+        return ()
+    for before in reversed(stmts[:i]):
+        if isinstance(before, ir.Op) and s.target in target_names(before.target):
+            if isinstance(before, ir.GetItem) and isinstance(before.expr.value, gast.Name) and \
+                    before.expr.value.id == after.base:
+                return (after.base,)
+            return ()
     return ()
 
 

@@ -62,18 +62,22 @@ def check_unshared(a, old, message):
 
 
 def _positions(m, old, path=()):
-    """Paths (tuples of keys) at which container m holds the object old."""
+    """Paths (tuples of keys) at which container m holds the object old (an array holds no objects)."""
     if m is old:
         return [path]
     if isinstance(m, (list, tuple)):
-        return [p for i, x in enumerate(m) for p in _positions(x, old, path + (i,))]
+        return [p for i, x in enumerate(m) for p in _element_positions(x, old, path + (i,))]
     if isinstance(m, dict):
-        return [p for k, x in m.items() for p in _positions(x, old, path + (k,))]
-    if type(m) is _nd and type(old) is _nd and np.shares_memory(m, old):
+        return [p for k, x in m.items() for p in _element_positions(x, old, path + (k,))]
+    return []
+
+
+def _element_positions(x, old, path):
+    if type(x) is _nd and type(old) is _nd and x is not old and np.shares_memory(x, old):
         from ..errors import TransformError
         raise TransformError("adsrc cannot follow a change in place to an array that a container holds a view of. "
                              "Copy the view (`v.copy()`) before storing it.")
-    return []
+    return _positions(x, old, path)
 
 
 def _set_path(m, path, value):
