@@ -83,9 +83,17 @@ def var_vjp(g, x, axis, ddof, keepdims):
 
 @helper
 def std_vjp(g, x, ans, axis, ddof, keepdims):
+    """d std = d var / (2 std); where std is 0 (an axis of length 1, or equal values) the gradient is
+    taken as 0: exact for one element (std is then 0 whatever x), a subgradient for equal values."""
     ans = expand_to(ans, x, axis, keepdims)
     g = expand_to(g, x, axis, keepdims)
-    return var_vjp(g / (2.0 * ans), x, axis, ddof, True)
+    return var_vjp(_half_ratio(g, ans), x, axis, ddof, True)
+
+
+def _half_ratio(g, ans):
+    """g / (2 ans), 0 where ans is 0."""
+    zero = ans == 0
+    return np.where(zero, 0.0, g / (2.0 * np.where(zero, 1.0, ans)))
 
 
 @helper
@@ -338,10 +346,14 @@ def unstack_axis(g, arrays, axis):
 
 @helper
 def cast_cot(g, dtype):
-    """Cotangent through a conversion to dtype: none when the values become integers or booleans."""
-    if dtype is None or np.dtype(dtype).kind in "fc":
+    """Cotangent through a conversion to dtype: none when the values become integers or booleans; the
+    real part when they become real (a complex value's cotangent from its real part's)."""
+    if dtype is None:
         return g
-    return 0.0
+    kind = np.dtype(dtype).kind
+    if kind == "f" and np.iscomplexobj(g):
+        return np.real(g)
+    return g if kind in "fc" else 0.0
 
 
 @helper
@@ -492,7 +504,7 @@ def nanvar_vjp(g, x, axis, ddof, keepdims):
 
 @helper
 def nanstd_vjp(g, x, ans, axis, ddof, keepdims):
-    return nanvar_vjp(expand_to(g, x, axis, keepdims) / (2.0 * expand_to(ans, x, axis, keepdims)),
+    return nanvar_vjp(_half_ratio(expand_to(g, x, axis, keepdims), expand_to(ans, x, axis, keepdims)),
                       x, axis, ddof, True)
 
 

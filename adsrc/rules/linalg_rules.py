@@ -12,7 +12,7 @@ import inspect
 
 import numpy as np
 
-from . import general, nondiff
+from . import NOT_STATIC, general, nondiff
 
 la = np.linalg
 
@@ -45,9 +45,21 @@ else:
     general(la.cholesky, "np.linalg.cholesky", "a", a="cholesky_vjp(g, ans, False)")
 general(la.eigh, "np.linalg.eigh", "a, UPLO='L'", tuple_output=True, a="eigh_vjp(g, ans, UPLO)")  # distinct eigenvalues
 general(la.eigvalsh, "np.linalg.eigvalsh", "a, UPLO='L'", a="eigvalsh_vjp(g, a, UPLO)")
-general(la.qr, "np.linalg.qr", "a", tuple_output=True, a="qr_vjp(g, ans)")      # 'reduced' mode only
-general(la.svd, "np.linalg.svd", "a, full_matrices=True", tuple_output=True,
-        a="svd_vjp(g, a, ans, full_matrices)")                                  # distinct nonzero singular values
+general(la.qr, "np.linalg.qr", "a", tuple_output=True, a="qr_any_vjp(g, ans)")      # 'reduced' mode only
+
+
+def _svd_variant(compute_uv=True, **_):
+    """svd(a, compute_uv=False) returns the singular values alone: an array, not a tuple."""
+    if compute_uv is NOT_STATIC:
+        raise TypeError("np.linalg.svd's `compute_uv` must be a constant (True or False) for adsrc "
+                        "(for the singular values alone, np.linalg.svdvals(a) needs no flag)")
+    if compute_uv:
+        return {}
+    return {"tuple_output": False, "container": False, "vjps": {"a": "svd_values_vjp(g, a)"}}
+
+
+general(la.svd, "np.linalg.svd", "a, full_matrices=True, compute_uv=True", tuple_output=True,
+        variants=_svd_variant, a="svd_vjp(g, a, ans, full_matrices)")       # distinct nonzero singular values
 if hasattr(la, "svdvals"):
     general(la.svdvals, "np.linalg.svdvals", "x, /", x="svdvals_vjp(g, x)")
 
