@@ -93,6 +93,13 @@ class Classifier:
                 return Op("const")
             return Op("rule", rule=rule, bound={"x": v.operand}, describe=rule.name)
         if isinstance(v, gast.Subscript):
+            rule = rules_mod.subscript_rule(self.static(v.value))
+            if rule is not None:    # np.r_[a, b] and np.c_[a, b] compute from their items
+                try:
+                    bound = rules_mod.bind_subscript(rule, v.slice)
+                except TypeError as e:
+                    raise self.error(at, f"{e}.", None) from None
+                return Op("rule", rule=rule, bound=bound, describe=rule.name)
             return Op("getitem")
         if isinstance(v, gast.Tuple):
             return Op("tuple")
