@@ -143,7 +143,7 @@ def _is_known_fresh(fname, is_method):
     """A rule-known callable that always returns a new array."""
     from .. import rules as rules_mod
     if is_method and fname in rules_mod.METHODS:
-        return True
+        return not rules_mod.METHODS[fname].view      # d.get(k) is an object d holds
     return fname in rules_mod.FRESH_NAMES
 
 
