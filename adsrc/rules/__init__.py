@@ -269,7 +269,7 @@ def register(fn, rule, name=None):
 
 def rule_copy(rule, name):
     r = copy.copy(rule)
-    r.name = name
+    r.name = r.listing = name
     return r
 
 
@@ -356,6 +356,7 @@ def _load_tables():
     methods._install()
     builtin_rules._install()
     operator_rules._install()
+    complex_helpers.install_projections()
 
 
 _loading.append("adsrc")

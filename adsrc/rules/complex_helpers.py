@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import TransformError
 from ..runtime import helper, is_zero
-from . import elementwise, general
+from . import FUNCTIONS, elementwise, general
 
 
 @helper
@@ -93,6 +93,33 @@ def cast_to_cot(g, x, dtype):
     return g
 
 
+@helper
+def real_like(contrib, x):
+    """The contribution to x, real when x is real (its cotangent's imaginary part means nothing)."""
+    if not np.iscomplexobj(x) and np.iscomplexobj(contrib):
+        return np.real(contrib)
+    return contrib
+
+
+def _projecting(pname, text, params):
+    """A template for pname that takes the real part when another operand is a complex literal (1j * x)."""
+    def template(**static):
+        if any(isinstance(static.get(q), complex) for q in params if q != pname):
+            return f"real_like({text}, {pname})"
+        return text
+    return template
+
+
+def _mixing_rules():
+    """Arithmetic with a complex literal makes a complex value from a real one: project its cotangent."""
+    for fn in (np.add, np.subtract, np.multiply, np.true_divide):
+        rule = FUNCTIONS[fn]
+        for pname in list(dict.keys(rule.vjps)):
+            text = dict.__getitem__(rule.vjps, pname)
+            if isinstance(text, str):
+                rule.vjps[pname] = _projecting(pname, text, rule.param_names)
+
+
 # -- rules ---------------------------------------------------------------------------------------------
 for _fn, _name in ((np.absolute, "np.absolute"), (np.fabs, "np.fabs")):
     elementwise(_fn, _name, "abs_cot(g, x, ans)")
@@ -101,3 +128,46 @@ elementwise(np.imag, "np.imag", "imag_cot(g, val)", signature="val")
 elementwise(np.angle, "np.angle", "angle_cot(g, z, deg)", signature="z, deg=False")
 general(np.real_if_close, "np.real_if_close", "a, tol=100", a="real_if_close_cot(g, a, ans)")
 
+_mixing_rules()
+
+
+# -- products and joins of real and complex arrays ----------------------------------------------------------
+# Helper name -> which of its arguments the cotangent it returns is for (a complex result for a real
+# argument is projected to its real part, so that buffers of real cotangents stay real).
+_FOR_ARG = {
+    "matmul_dx": lambda a: a[1], "matmul_dy": lambda a: a[2], "dot_dx": lambda a: a[1], "dot_dy": lambda a: a[2],
+    "inner_dx": lambda a: a[1], "inner_dy": lambda a: a[2], "outer_dx": lambda a: a[1],
+    "outer_dy": lambda a: a[2], "tensordot_dx": lambda a: a[1], "tensordot_dy": lambda a: a[2],
+    "kron_vjp": lambda a: a[1 + a[3]], "einsum_vjp": lambda a: [o for o in a[2] if o is not None][a[3]],
+    "einsum_any_vjp": lambda a: a[1][a[2]], "cross_any_vjp": lambda a: a[1 + a[7]],
+    "convolve_vjp": lambda a: a[1 + a[4]], "matvec_vjp": lambda a: a[1 + a[3]],
+    "solve_vjp": lambda a: a[1 + a[4]], "polyval_vjp": lambda a: a[1 + a[3]],
+    "append_vjp": lambda a: a[1 + a[4]],
+}
+# helper name -> the argument holding the list of arrays whose cotangents it returns
+_FOR_PIECES = {"split_cot": 1, "unstack_axis": 1, "hstack_cot": 1, "vstack_cot": 1, "dstack_cot": 1,
+               "column_stack_cot": 1, "multi_dot_vjp": 1, "array_cot": 1}
+
+
+def _project_tree(c, x):
+    if isinstance(c, list) and isinstance(x, (list, tuple)):
+        return [_project_tree(ci, xi) for ci, xi in zip(c, x)]
+    return real_like(c, x)
+
+
+def _projected(fn, target):
+    def wrapper(*args):
+        out = fn(*args)
+        return _project_tree(out, target(args))
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def install_projections():
+    """Wrap the helpers above in HELPERS (the names generated code calls)."""
+    from ..runtime import HELPERS
+    for name, target in _FOR_ARG.items():
+        HELPERS[name] = _projected(HELPERS[name], target)
+    for name, pos in _FOR_PIECES.items():
+        HELPERS[name] = _projected(HELPERS[name], lambda a, pos=pos: a[pos])

@@ -357,6 +357,16 @@ def cast_cot(g, dtype):
 
 
 @helper
+def cast_pieces(pieces, dtype):
+    """cast_cot for a list of cotangents (of the arrays joined into a result of this dtype)."""
+    if dtype is None:
+        return pieces
+    if np.dtype(dtype).kind not in "fc":
+        return 0.0
+    return [cast_cot(p, dtype) for p in pieces]
+
+
+@helper
 def tolist_cot(g, a):
     """Cotangent of `a` from the cotangent of `a.tolist()` (nested lists of Python numbers)."""
     if is_zero(g):

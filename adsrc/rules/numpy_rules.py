@@ -239,10 +239,10 @@ general(np.resize, "np.resize", "a, new_shape", a="resize_vjp(g, a, new_shape)")
 
 # -- joining and splitting (a list argument gets a list of cotangents) -------------------------------
 _CAST = "*, dtype=None, casting='same_kind'"      # NumPy >= 1.24
-general(np.concatenate, "np.concatenate", f"arrays, axis=0, {_CAST}", arrays="split_cot(cast_cot(g, dtype), arrays, axis)")
-general(np.stack, "np.stack", f"arrays, axis=0, {_CAST}", arrays="unstack_axis(cast_cot(g, dtype), arrays, axis)")
-general(np.hstack, "np.hstack", f"tup, {_CAST}", tup="hstack_cot(cast_cot(g, dtype), tup)")
-general(np.vstack, "np.vstack", f"tup, {_CAST}", tup="vstack_cot(cast_cot(g, dtype), tup)")
+general(np.concatenate, "np.concatenate", f"arrays, axis=0, {_CAST}", arrays="cast_pieces(split_cot(g, arrays, axis), dtype)")
+general(np.stack, "np.stack", f"arrays, axis=0, {_CAST}", arrays="cast_pieces(unstack_axis(g, arrays, axis), dtype)")
+general(np.hstack, "np.hstack", f"tup, {_CAST}", tup="cast_pieces(hstack_cot(g, tup), dtype)")
+general(np.vstack, "np.vstack", f"tup, {_CAST}", tup="cast_pieces(vstack_cot(g, tup), dtype)")
 general(np.dstack, "np.dstack", "tup", tup="dstack_cot(g, tup)")
 general(np.column_stack, "np.column_stack", "tup", tup="column_stack_cot(g, tup)")
 general(np.append, "np.append", "arr, values, axis=None", arr="append_vjp(g, arr, values, axis, 0)",
