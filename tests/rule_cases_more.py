@@ -159,6 +159,12 @@ def rfft_irfft(x):
     return np.concatenate([np.real(y), np.imag(y)], axis=1) + back[:, :8].sum()
 
 
+@case("np.fft.irfft", rand(2, 5))
+def irfft_of_a_half_spectrum(c):
+    return np.concatenate([np.fft.irfft(c), np.fft.irfft(c, n=6, norm="ortho"), np.fft.irfft(c, n=9, axis=-1)],
+                          axis=1)
+
+
 @case(("np.fft.fftshift", "np.fft.ifftshift"), rand(3, 5))
 def fft_shifts(x):
     return np.fft.fftshift(x) * np.arange(15.0).reshape(3, 5) + np.fft.ifftshift(x, axes=1) ** 2

@@ -61,7 +61,7 @@ for _fn, _t in UNARY.items():
 elementwise(np.radians, "np.radians", UNARY[np.deg2rad])
 elementwise(np.degrees, "np.degrees", UNARY[np.rad2deg])
 # nan_to_num replaces non-finite values by constants (no `copy=False`: it would write into x)
-elementwise(np.nan_to_num, "np.nan_to_num", "g * np.isfinite(x)", signature="x, *, nan=0.0, posinf=None, neginf=None")
+elementwise(np.nan_to_num, "np.nan_to_num", "nan_to_num_cot(g, x)", signature="x, *, nan=0.0, posinf=None, neginf=None")
 elementwise(np.copy, "np.copy", "g", signature="a, order='K'")
 
 # -- elementwise, two arguments (summed back over broadcast axes automatically) ------------------
@@ -182,8 +182,8 @@ general(np.dot, "np.dot", "a, b", a="dot_dx(g, a, b)", b="dot_dy(g, a, b)")
 general(np.inner, "np.inner", "a, b, /", a="inner_dx(g, a, b)", b="inner_dy(g, a, b)")
 general(np.outer, "np.outer", "a, b", a="outer_dx(g, a, b)", b="outer_dy(g, a, b)")
 general(np.vdot, "np.vdot", "a, b, /", scalar_out=_always,
-        a="np.reshape(g * np.conjugate(np.ravel(b)), np.shape(a))",
-        b="np.reshape(g * np.ravel(a), np.shape(b))")
+        a="np.reshape(np.conjugate(g * np.ravel(b)), np.shape(a))",        # vdot conjugates a
+        b="np.reshape(g * np.conjugate(np.ravel(a)), np.shape(b))")
 general(np.tensordot, "np.tensordot", "a, b, axes=2", a="tensordot_dx(g, a, b, axes)",
         b="tensordot_dy(g, a, b, axes)")
 general(np.kron, "np.kron", "a, b", a="kron_vjp(g, a, b, 0)", b="kron_vjp(g, a, b, 1)")
