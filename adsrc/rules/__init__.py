@@ -27,7 +27,7 @@ Tables: `operators.py` (Python operators), `numpy_rules.py`, `math_rules.py`,
 `operator_rules.py` (the `operator` module, dict, sorted), `numpy_more.py`
 (np.fft, lstsq, eig, ...) and, loaded when the program has imported the SciPy
 module they cover, `scipy_special.py`, `scipy_stats.py`, `scipy_linalg.py` and
-`scipy_signal.py`.
+`scipy_signal.py` and `scipy_integrate.py`.
 
 Complex numbers follow JAX's convention: the cotangent of a complex value z
 is a complex array, and a rule for a holomorphic function multiplies it by
@@ -323,7 +323,7 @@ def lookup(fn):
 # SciPy tables, by the SciPy module they need; each is loaded once the program has imported that module
 # (importing scipy.stats takes a second or two: adsrc never imports it on its own).
 SCIPY_TABLES = {"scipy.special": "scipy_special", "scipy.stats": "scipy_stats", "scipy.linalg": "scipy_linalg",
-                "scipy.signal": "scipy_signal", "scipy.integrate": "scipy_signal"}
+                "scipy.signal": "scipy_signal", "scipy.integrate": "scipy_integrate"}
 _scipy_loaded = set()
 
 

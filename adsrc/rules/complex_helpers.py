@@ -25,13 +25,21 @@ from . import FUNCTIONS, elementwise, general
 def real_only(contrib, name, *args):
     """The contribution of a rule that is not complex-ready, after checking that its arguments are real."""
     for a in args:
-        if a is not None and np.iscomplexobj(a):
+        if _has_complex(a):
             raise TransformError(
                 f"adsrc's derivative rule for {name} is not written for complex arguments, and a complex value "
                 "reached it. adsrc refuses rather than return a gradient under an undefined convention. Give "
                 "that computation a complex-ready rule with adsrc.defvjp (JAX's convention: for a real loss L "
                 "of z = x + iy the gradient is dL/dx - i dL/dy), or split it into real and imaginary parts.")
     return contrib
+
+
+def _has_complex(a):
+    if isinstance(a, (tuple, list)):
+        return any(_has_complex(v) for v in a)
+    if isinstance(a, dict):
+        return any(_has_complex(v) for v in a.values())
+    return isinstance(a, (complex, np.complexfloating)) or (isinstance(a, np.ndarray) and a.dtype.kind == "c")
 
 
 def _real(g):
