@@ -17,15 +17,15 @@ LOG_SQRT_2PI = 0.9189385332046727
 SQRT_2PI = 2.5066282746310002
 
 
-def _ew(fn, name, signature, real_only=True, **templates):
+def _ew(fn, name, signature, real_only=True, listing=None, **templates):
     """An elementwise rule of scipy.special."""
     return register(fn, Rule(f"scipy.special.{name}", signature, templates, kind="elementwise",
-                             real_only=real_only))
+                             real_only=real_only, listing=listing and f"scipy.special.{listing}"))
 
 
 # -- gamma and beta functions -----------------------------------------------------------------------------------
 _ew(sp.gammaln, "gammaln", "x, /", x="g * sp.digamma(x)")
-_ew(sp.digamma, "digamma", "x, /", x="g * sp.polygamma(1, x)")                 # sp.psi is sp.digamma
+_ew(sp.digamma, "digamma", "x, /", listing="digamma (= psi)", x="g * sp.polygamma(1, x)")
 _ew(sp.gamma, "gamma", "x, /", x="g * ans * sp.digamma(x)")
 _ew(sp.loggamma, "loggamma", "x, /", x="g * sp.digamma(x)")
 _ew(sp.beta, "beta", "a, b, /", a="g * ans * (sp.digamma(a) - sp.digamma(a + b))",
@@ -64,7 +64,8 @@ _ew(sp.i0e, "i0e", "x, /", x="g * (sp.i1e(x) - np.sign(x) * ans)")
 _ew(sp.i1e, "i1e", "x, /", x="g * (0.5 * (sp.i0e(x) + sp.ive(2, x)) - np.sign(x) * ans)")
 for _fn, _kind in ((sp.jv, "jv"), (sp.yv, "yv"), (sp.iv, "iv"), (sp.ive, "ive"), (sp.kv, "kv"), (sp.kve, "kve"),
                    (sp.yn, "yn")):       # sp.jn is sp.jv
-    _ew(_fn, _kind, "v, z, /", v=no_order_derivative(_kind), z=f"g * bessel_dz({_kind!r}, v, z)")
+    _ew(_fn, _kind, "v, z, /", listing="jv (= jn)" if _kind == "jv" else None, v=no_order_derivative(_kind),
+        z=f"g * bessel_dz({_kind!r}, v, z)")
 
 # -- reductions -------------------------------------------------------------------------------------------------
 
