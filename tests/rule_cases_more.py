@@ -147,7 +147,7 @@ def fft_1d(x):
 
 @case(("np.fft.fft2", "np.fft.ifft2", "np.fft.fftn", "np.fft.ifftn", "np.real", "np.imag"), rand(3, 4))
 def fft_nd(x):
-    y = (np.fft.fft2(x) + np.fft.ifft2(x, norm="forward") + np.fft.fftn(x, s=(2, 5))[:, :4].sum()
+    y = (np.fft.fft2(x) + np.fft.ifft2(x, norm="forward") + np.fft.fftn(x, s=(2, 5), axes=(0, 1))[:, :4].sum()
          + np.fft.ifftn(x, axes=(0,)) + np.fft.fftn(x * x))
     return np.real(y) + 0.3 * np.imag(y)
 

@@ -99,6 +99,50 @@ def test_real_parameters_of_complex_values_get_real_gradients():
     adsrc.check_grads(spectrum_power, (np.array([0.3, -1.0, 2.0, 0.5, 0.1]),), full=True)
 
 
+def scalar_parts(z):
+    return z.real * z.imag + abs(z) ** 2
+
+
+def _inner(w):
+    return w * np.conj(w) + 1j * w
+
+
+def loop_and_call(z):
+    acc = 0.0 + 0.0j
+    for i in range(z.shape[0]):
+        acc = acc + _inner(z[i]) * (i + 1.0)
+        if np.real(z[i]) > 0:
+            acc = acc * 0.5
+    return np.real(acc) + np.imag(acc) ** 2
+
+
+def setitem_mixed(z, x):
+    out = np.zeros(3, dtype=complex)
+    out[0] = z[0] * x[0]
+    out[1:] = z[1:] + x[1:]
+    return np.sum(np.abs(out) ** 2)
+
+
+def matmul_mixed(A, z):
+    return np.sum(np.abs(A @ z) ** 2) + np.real(np.vdot(A @ z, A @ np.conj(z)))
+
+
+def test_complex_values_through_calls_loops_branches_and_setitem():
+    # z = 3 + 4i: x y + x^2 + y^2 -> (y + 2x) - i (x + 2y)
+    assert np.allclose(adsrc.grad(scalar_parts)(3.0 + 4.0j), 10.0 - 11.0j)
+    z = np.array([0.3 + 0.5j, -0.7 + 0.2j, 1.1 - 0.4j])
+    x = np.array([0.5, -1.2, 0.8])
+    A = np.array([[1.0, 0.5, -0.3], [0.2, -1.0, 0.4]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # the real part of a complex cotangent, written into x's
+        check_complex_grad(loop_and_call, (z,), 0)
+        check_complex_grad(setitem_mixed, (z, x), 0)
+        gx = adsrc.check_grads(setitem_mixed, (z, x), argnums=1, full=True)
+        check_complex_grad(matmul_mixed, (A, z), 1)
+        gA = adsrc.check_grads(matmul_mixed, (A, z), argnums=0, full=True)
+    assert gx.dtype == float and gA.dtype == float
+
+
 # -- every rule case, made complex ------------------------------------------------------------------------------
 
 _RNG = np.random.default_rng(31)

@@ -45,6 +45,7 @@ never mixes into the real part); rules from complex to real values
 import ast
 import copy
 import sys
+import threading
 
 import gast
 
@@ -310,8 +311,9 @@ def lookup(fn):
         rule = FUNCTIONS.get(fn)
     except TypeError:  # unhashable callable
         return None
-    if rule is None and load_scipy_tables():
-        rule = lookup(fn)
+    if rule is None:
+        load_scipy_tables()         # (another thread may have just loaded them: look again either way)
+        rule = FUNCTIONS.get(fn)
     if rule is None:
         from . import scipy_frozen
         rule = scipy_frozen.frozen_rule(fn)
@@ -325,26 +327,30 @@ def lookup(fn):
 SCIPY_TABLES = {"scipy.special": "scipy_special", "scipy.stats": "scipy_stats", "scipy.linalg": "scipy_linalg",
                 "scipy.signal": "scipy_signal", "scipy.integrate": "scipy_integrate"}
 _scipy_loaded = set()
+_scipy_lock = threading.RLock()
 
 
 def load_scipy_tables(all_tables=False):
     """Load the tables of the SciPy modules imported so far (all of them if all_tables); True if any."""
+    if all(t in _scipy_loaded for t in SCIPY_TABLES.values()):
+        return False
     import importlib
     new = False
-    for module, table in SCIPY_TABLES.items():
-        if table in _scipy_loaded or not (all_tables or module in sys.modules):
-            continue
-        try:
-            importlib.import_module(module)
-        except ImportError:     # SciPy is optional
-            continue
-        _scipy_loaded.add(table)
-        _loading.append(table)
-        try:
-            importlib.import_module(f"{__name__}.{table}")
-        finally:
-            _loading.pop()
-        new = True
+    with _scipy_lock:       # a table is marked loaded once its rules are all registered
+        for module, table in SCIPY_TABLES.items():
+            if table in _scipy_loaded or not (all_tables or module in sys.modules):
+                continue
+            try:
+                importlib.import_module(module)
+            except ImportError:     # SciPy is optional
+                continue
+            _loading.append(table)
+            try:
+                importlib.import_module(f"{__name__}.{table}")
+            finally:
+                _loading.pop()
+            _scipy_loaded.add(table)
+            new = True
     return new
 
 

@@ -81,22 +81,18 @@ def angle_cot(g, z, deg):
 
 
 @helper
-def real_if_close_cot(g, a, ans):
-    """Cotangent of a in np.real_if_close(a): Re(g) when the result dropped the imaginary parts."""
-    if np.iscomplexobj(a) and not np.iscomplexobj(ans):
-        return _real(g)
-    return g
+def nan_to_num_cot(g, x):
+    """nan_to_num replaces non-finite values by constants; a complex value's real and imaginary parts
+    separately: the cotangent is Re(g) [Re x finite] + i Im(g) [Im x finite]."""
+    if np.iscomplexobj(x):
+        return np.real(g) * np.isfinite(np.real(x)) + 1j * np.imag(g) * np.isfinite(np.imag(x))
+    return g * np.isfinite(x)
 
 
 @helper
-def cast_to_cot(g, x, dtype):
-    """Cotangent of x in a conversion to dtype: none for integers and booleans, Re(g) for complex to real."""
-    if dtype is None:
-        return g
-    kind = np.dtype(dtype).kind
-    if kind not in "fc":
-        return 0.0
-    if kind == "f" and not is_zero(g):
+def real_if_close_cot(g, a, ans):
+    """Cotangent of a in np.real_if_close(a): Re(g) when the result dropped the imaginary parts."""
+    if np.iscomplexobj(a) and not np.iscomplexobj(ans):
         return _real(g)
     return g
 

@@ -379,25 +379,6 @@ def cast_cot(g, dtype):
 
 
 @helper
-def cast_pieces(pieces, dtype):
-    """cast_cot for a list of cotangents (of the arrays joined into a result of this dtype)."""
-    if dtype is None:
-        return pieces
-    if np.dtype(dtype).kind not in "fc":
-        return 0.0
-    return [cast_cot(p, dtype) for p in pieces]
-
-
-@helper
-def nan_to_num_cot(g, x):
-    """nan_to_num replaces non-finite values by constants; a complex value's real and imaginary parts
-    separately: the cotangent is Re(g) [Re x finite] + i Im(g) [Im x finite]."""
-    if np.iscomplexobj(x):
-        return np.real(g) * np.isfinite(np.real(x)) + 1j * np.imag(g) * np.isfinite(np.imag(x))
-    return g * np.isfinite(x)
-
-
-@helper
 def tolist_cot(g, a):
     """Cotangent of `a` from the cotangent of `a.tolist()` (nested lists of Python numbers)."""
     if is_zero(g):

@@ -8,11 +8,21 @@ returns one argument's cotangent, with its derivation in the docstring.
 import numpy as np
 
 from ..runtime import helper, is_zero, item_cot
-from .helpers import _T, einsum_vjp, pinv_vjp, qr_vjp, svdvals_vjp, sum_like
+from .helpers import _T, cast_cot, einsum_vjp, pinv_vjp, qr_vjp, svdvals_vjp, sum_like
 
 
 def _real(g):
     return np.real(g) if np.iscomplexobj(g) else g
+
+
+@helper
+def cast_pieces(pieces, dtype):
+    """cast_cot for a list of cotangents (of the arrays joined into a result of this dtype)."""
+    if dtype is None:
+        return pieces
+    if np.dtype(dtype).kind not in "fc":
+        return 0.0
+    return [cast_cot(p, dtype) for p in pieces]
 
 
 # -- np.r_ and np.c_ -----------------------------------------------------------------------------------
