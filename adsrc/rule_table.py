@@ -23,7 +23,8 @@ def entries():
         group = "constant" if rule.nondiff else rule.kind
         out.append((group, rule.listing, "function"))
     for name, rule in rules.METHODS.items():
-        out.append(("constant" if rule.nondiff else rule.kind, f"ndarray.{name}()", "method"))
+        owner = "dict" if rule.view else "ndarray"       # d.get(k) is a dict's
+        out.append(("constant" if rule.nondiff else rule.kind, f"{owner}.{name}()", "method"))
     for name, rule in rules.ATTRIBUTES.items():
         out.append((rule.kind, f"ndarray.{name}", "attribute"))
     for op, rule in rules.OPERATORS.items():

@@ -7,6 +7,10 @@ import re
 import subprocess
 import sys
 
+import pytest
+
+pytest.importorskip("scipy")      # an optional dependency (the `scipy` and `test` extras)
+
 EXAMPLE = pathlib.Path(__file__).parent.parent / "examples" / "hierarchical_scipy.py"
 
 

@@ -9,6 +9,8 @@ import sys
 
 import numpy as np
 import pytest
+
+pytest.importorskip("scipy")      # an optional dependency (the `scipy` and `test` extras)
 import scipy.integrate
 import scipy.signal as ss
 import scipy.special as sp

@@ -71,8 +71,8 @@ def dict_default_cot(g, d, key):
 def sorted_cot(g, iterable, key, reverse):
     """Cotangent of the iterable in sorted(iterable, key=..., reverse=...): the stable sort's
     permutation, found again from the values, carries each item's cotangent back."""
-    if is_zero(g):
-        return 0.0
+    if is_zero(g) or isinstance(iterable, (dict, set, frozenset)):
+        return 0.0          # keys: never differentiated
     items = list(iterable)
     order = sorted(range(len(items)), key=(lambda i: items[i]) if key is None else (lambda i: key(items[i])),
                    reverse=reverse)
