@@ -60,7 +60,14 @@ def unbroadcast(g, x, out):
 
 
 def _complex_value(x):
-    return x.dtype.kind == "c" if type(x) is _nd else isinstance(x, (complex, np.complexfloating))
+    if type(x) is _nd:
+        return x.dtype.kind == "c"
+    if isinstance(x, (float, int)):
+        return False
+    try:
+        return np.iscomplexobj(x)       # complex scalars, lists of complex numbers
+    except ValueError:                  # a ragged list: do not project
+        return True
 
 
 def _sum_to(g, xs, os_):

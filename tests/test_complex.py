@@ -127,6 +127,17 @@ def matmul_mixed(A, z):
     return np.sum(np.abs(A @ z) ** 2) + np.real(np.vdot(A @ z, A @ np.conj(z)))
 
 
+def list_of_complex_broadcast(z):
+    lst = [z[0], z[1] * 2.0]
+    y = lst + np.array([[1.0], [0.5]])
+    return np.sum(np.abs(y) ** 2)
+
+
+def test_a_list_of_complex_numbers_keeps_its_imaginary_cotangent():
+    # the list is broadcast against a real array: its cotangent must not be projected to real
+    check_complex_grad(list_of_complex_broadcast, (np.array([0.3 + 0.4j, -1.0 + 0.2j]),), 0)
+
+
 def test_complex_values_through_calls_loops_branches_and_setitem():
     # z = 3 + 4i: x y + x^2 + y^2 -> (y + 2x) - i (x + 2y)
     assert np.allclose(adsrc.grad(scalar_parts)(3.0 + 4.0j), 10.0 - 11.0j)
