@@ -102,3 +102,24 @@ def test_get_and_getitem_results_alias_their_container():
         adsrc.grad(get_then_update)({"w": np.array([1.0, 2.0])})
     with pytest.raises(adsrc.TransformError, match="may share its memory"):
         adsrc.grad(getitem_then_update)(np.array([[1.0, 2.0]]))
+
+
+def list_then_update(t):
+    lst = list(t)
+    w = lst[0]
+    w += 1.0
+    return np.sum(w * t[0])
+
+
+def tuple_then_update(t):
+    w = tuple(t)[0]
+    w += 1.0
+    return np.sum(w * t[0])
+
+
+def test_list_and_tuple_of_a_container_hold_its_arrays():
+    # list(t) is a new list of the same arrays: w += 1 changes t[0] too (it silently gave 2 w + 1)
+    t = (np.array([1.0, 2.0]), np.array([3.0]))
+    for fn in (list_then_update, tuple_then_update):
+        with pytest.raises(adsrc.TransformError, match="may share its memory"):
+            adsrc.grad(fn)(t)

@@ -104,5 +104,5 @@ def _install():
         "d": "dict_get_cot(g, d, key)", "default": "dict_default_cot(g, d, key)"}, container=True, view=True)
     general(builtins.sorted, "sorted", "iterable, /, *, key=None, reverse=False", container=True,
             iterable="sorted_cot(g, iterable, key, reverse)")
-    for fn in (operator.getitem, builtins.dict, builtins.sorted):
-        FRESH_NAMES.discard(fn.__name__)      # new containers holding the same objects
+    for fn in (operator.getitem, builtins.dict, builtins.sorted, builtins.list, builtins.tuple):
+        FRESH_NAMES.discard(fn.__name__)      # new containers holding the same objects (or a view)
