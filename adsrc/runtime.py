@@ -52,9 +52,22 @@ def unbroadcast(g, x, out):
     """
     xs = x.shape if type(x) is _nd else np.shape(x)
     os_ = out.shape if type(out) is _nd else np.shape(out)
+    if (type(g) is _nd and g.dtype.kind == "c" or type(g) is complex) and not _complex_value(x):
+        g = g.real          # x real, out complex: x's cotangent is the real part (see rules/__init__.py)
     if xs == os_:
         return g
     return _sum_to(g, xs, os_)
+
+
+def _complex_value(x):
+    if type(x) is _nd:
+        return x.dtype.kind == "c"
+    if isinstance(x, (float, int)):
+        return False
+    try:
+        return np.iscomplexobj(x)       # complex scalars, lists of complex numbers
+    except ValueError:                  # a ragged list: do not project
+        return True
 
 
 def _sum_to(g, xs, os_):
@@ -143,15 +156,20 @@ def grad_output(g, x, borrowed=False):
             return g
         dtype = x.dtype if x.dtype.kind in "fc" else np.float64
         out = np.empty(x.shape, dtype=dtype)
-        out[...] = g
+        out[...] = _real_for(g, dtype)
         return out
     if isinstance(x, float) and not isinstance(x, np.floating):
         return float(np.real(g)) if np.ndim(g) == 0 else _scalar_error(g)
     if isinstance(x, np.generic):
         if np.ndim(g) != 0:
             return _scalar_error(g)
-        return x.dtype.type(g)
+        return x.dtype.type(_real_for(g, x.dtype))
     return grad_tree(g, x)
+
+
+def _real_for(g, dtype):
+    """g for a value of this dtype: a real value's cotangent drops its imaginary part (rules/__init__.py)."""
+    return np.real(g) if dtype.kind != "c" and np.iscomplexobj(g) else g
 
 
 def _scalar_error(g):
@@ -239,7 +257,7 @@ def owned(g, x):
         dtype = x.dtype if x.dtype.kind in "fc" else np.float64
         out = np.zeros(np.shape(x), dtype=dtype)
         if not is_zero(g):
-            out[...] = g
+            out[...] = _real_for(g, out.dtype)
         return out if type(x) is _nd else out[()]
     if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
         return 0.0 if is_zero(g) else g
@@ -261,10 +279,15 @@ def _is_basic_index(idx):
 def add_at(dx, x, idx, g):
     """dx[idx] += g with repeated indices accumulating; dx from `owned` (updated in place)."""
     if type(dx) is _nd:
-        if _is_basic_index(idx):
-            dx[idx] += g
-        else:
-            np.add.at(dx, idx, g)
+        try:
+            if _is_basic_index(idx):
+                dx[idx] += g
+            else:
+                np.add.at(dx, idx, g)
+        except TypeError:
+            if not np.iscomplexobj(g) or dx.dtype.kind == "c":
+                raise
+            return add_at(dx, x, idx, np.real(g))     # a real value's cotangent (rules/__init__.py)
         return dx
     if isinstance(dx, list):
         if isinstance(idx, slice):

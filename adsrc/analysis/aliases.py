@@ -201,10 +201,11 @@ def step_base(stmt):
     if isinstance(stmt, ir.Apply):
         if stmt.method_of is not None:
             return stmt.method_of
-        for p in stmt.rule.params:           # the first differentiable operand (einsum's first array)
+        for p in stmt.rule.params:           # the first differentiable operand that is a name (einsum's array)
             node = stmt.bound.get(p.name)
-            if p.name in stmt.rule.vjps and node is not None:
-                return node[0] if isinstance(node, list) and node else node
+            for n in (node if isinstance(node, list) else [node]):
+                if p.name in stmt.rule.vjps and isinstance(n, gast.Name):
+                    return n
         return stmt.bound.get(stmt.rule.params[0].name)
     return None
 
@@ -379,6 +380,12 @@ class Analysis:
             key = rule_key(s.rule)
             if key in VIEW_RULES:
                 return {r.extend(s) for r in self.atom_refs(step_base(s), state)}
+            if s.rule.view or key == "getitem":     # d.get(k), operator.getitem(a, k): a part or an item of it
+                out = set()
+                for r in self.atom_refs(step_base(s), state):
+                    out.add(r.extend(s))
+                    out |= state.direct(r.obj)
+                return out
             if key in SAME_RULES:
                 return site | set().union(*(self.atom_refs(n, state) for n in _operand_nodes(s)))
             if key in CONTAINER_RULES:

@@ -81,8 +81,9 @@ class OpAdjoints:
                 lazy = True
                 if not self.shaped_like(node, operands) and not (
                         isinstance(s.target, str) and self.values.rep(node.id) == self.values.rep(s.target)):
-                    contrib = self.hcall("unbroadcast", contrib, astutil.name(self.values.rep(node.id)),
-                                         self.shape_of(s.target))
+                    # the operand itself (not a name of the same shape): a real operand of a complex
+                    # result takes the real part of its cotangent
+                    contrib = self.hcall("unbroadcast", contrib, astutil.name(node.id), self.shape_of(s.target))
             else:
                 lazy = rule.lazy
             if not self.values[node.id].numeric and not rule.container and rule.name != "iterating":

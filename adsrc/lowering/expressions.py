@@ -183,6 +183,18 @@ class Expressions:
             self.emit(ir.GetAttr(target, expr), e)
 
     def op_Subscript(self, e, target):
+        rule = rules_mod.subscript_rule(self.static(e.value))
+        if rule is not None:
+            # np.r_[a, b] and np.c_[a, b] compute from their items
+            try:
+                bound = rules_mod.bind_subscript(rule, self.index(e.slice))
+            except TypeError as err:
+                raise self.error(e, f"{err}.", None) from None
+            items = [n for v in bound.values() for n in (v if isinstance(v, list) else [v])]
+            expr = gast.Subscript(value=e.value, slice=astutil.tuple_(items) if len(items) != 1 else items[0],
+                                  ctx=gast.Load())
+            self.emit(ir.Apply(target, expr, rule, bound), e)
+            return
         expr = gast.Subscript(value=self.atom(e.value), slice=self.index(e.slice), ctx=gast.Load())
         self.emit(ir.GetItem(target, expr), e)
 

@@ -189,11 +189,16 @@ class Functionalizer:
             expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
                                                              astutil.name(n)])
             return [], [self.helper_op(m, expr, "replace_obj", loc)]
+        # shared in a way adsrc does not know: m may be the object or hold it (followed when the code runs),
+        # or share its memory as a view adsrc cannot take again (refused when the code runs)
         message = (f"adsrc cannot follow how `{m}` shares memory with `{n}`, which is changed in place at "
                    f"{self.uf.filename}, line {loc.line}: `{self.uf.line(loc.line)}`. Copy one of them first "
                    f"(`{n} = {n}.copy()`).")
-        return [ir.Effect(astutil.call(self.helper("check_unshared"), [astutil.name(m), astutil.name(n),
-                                                                       astutil.const(message)]), loc=loc)], []
+        check = ir.Effect(astutil.call(self.helper("check_unshared"), [astutil.name(m), astutil.name(n),
+                                                                       astutil.const(message)]), loc=loc)
+        expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
+                                                         astutil.name(n)])
+        return [check], [self.helper_op(m, expr, "replace_obj", loc)]
 
     def take(self, path, base, loc):
         """Statements taking the parts along path from name base again; returns (last part atom, stmts)."""
@@ -211,6 +216,11 @@ class Functionalizer:
         if isinstance(step, ir.GetItem):
             expr = astutil.call(self.helper("index_update"), [part, astutil.index_value(_copy(step.expr.slice)),
                                                               value])
+            return ir.Update(target, expr, loc=loc)
+        if isinstance(step, ir.Apply) and (step.rule.view or al.rule_key(step.rule) == "getitem"):
+            # d.get(k), operator.getitem(a, k): the item at key k
+            key = step.bound[step.rule.params[1].name]
+            expr = astutil.call(self.helper("index_update"), [part, _copy(key), value])
             return ir.Update(target, expr, loc=loc)
         if isinstance(step, ir.GetAttr):
             expr = astutil.call(self.helper("replace_field"), [part, astutil.const(step.expr.attr), value])

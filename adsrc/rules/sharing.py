@@ -42,8 +42,9 @@ def same_part(a, b):
 
 
 def _shares(a, old):
+    """Does a share memory with old other than by being it (or holding it), which replace_obj follows?"""
     if a is old:
-        return _mutable(a)
+        return False
     if type(a) is _nd and type(old) is _nd:
         return np.shares_memory(a, old)
     if isinstance(a, (list, tuple)):
