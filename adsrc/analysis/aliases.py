@@ -497,8 +497,13 @@ def relations(state, m, n):
             else:
                 out.append((UNKNOWN, None))        # two parts of one object (a common base may be gone)
         for rm in m_refs:
-            if rm.obj != rn.obj and rn.obj in {h for h in _holds(state, rm.obj)}:
+            if rm.obj == rn.obj:
+                continue
+            held = [h for h in state.held(rm.obj) if h.obj == rn.obj]
+            if any(_same_part(h, rn) for h in held):
                 out.append((HOLDS, None))
+            elif held:
+                out.append((UNKNOWN, None))     # m holds another part of n's object (a view of it...)
     unique = []
     for r in out:
         if r not in unique:
@@ -506,8 +511,9 @@ def relations(state, m, n):
     return unique
 
 
-def _holds(state, obj):
-    return {r.obj for r in state.held(obj)}
+def _same_part(held, ref):
+    """Is a reference a container holds the part `ref` refers to (or possibly so)?"""
+    return held.obj == ref.obj and (held.path == ref.path or held.path is None or ref.path is None)
 
 
 def may_share(state, m, n):

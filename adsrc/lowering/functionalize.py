@@ -127,11 +127,18 @@ class Functionalizer:
     def plan(self, state, name, live):
         return [m for m in sorted(state.pts) if m != name and m in live and al.relations(state, m, name)]
 
-    def sharers(self, state, n, live, loc, done):
-        """(before, after) statements bringing the live names that share n's object up to date."""
+    def sharers(self, state, n, live, loc, done, structural=False):
+        """(before, after) statements bringing the live names that share n's object up to date.
+
+        structural: n is a base another change was written back into; follow only the
+        names that are n, parts of it or hold it (containers holding other parts follow the change directly).
+        """
         pre, post = [], []
         names = [m for m in self.plan(state, n, live) if m not in done]
         rels = {m: al.relations(state, m, n) for m in names}
+        if structural:
+            rels = {m: [r for r in rs if r[0] != al.UNKNOWN] for m, rs in rels.items()}
+            names = [m for m in names if rels[m]]
         old = []       # the old value of n, for those who need it after the update
 
         def old_value():
@@ -183,7 +190,7 @@ class Functionalizer:
             # n is taken again from the new m: a view of it again, as in Python (later changes follow it)
             again, retake = self.take(path, m, loc)
             writes += retake + [ir.Copy(n, again, loc=loc)]
-            pre, post = self.sharers(state, m, live, loc, done)
+            pre, post = self.sharers(state, m, live, loc, done, structural=True)
             return takes + take_last + [check] + pre, [ir.If(astutil.name(test), writes, [], loc=loc)] + post
         if kind == al.HOLDS:
             expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
