@@ -16,7 +16,6 @@ Each pass is a function from IR to IR (or to facts); `ir/verify.py` checks
 the IR after every pass when `VERIFY` is set (the tests set it).
 """
 
-import copy
 import os
 import threading
 import types
@@ -72,7 +71,7 @@ class Front:
         self.fn, self.namer = fn, namer
 
     def fresh(self):
-        return copy.deepcopy(self.fn), copy.deepcopy(self.namer)
+        return astutil.clone(self.fn), astutil.clone(self.namer)
 
 
 def front(fun, statics=None):
@@ -91,7 +90,7 @@ def front(fun, statics=None):
 
 
 def _front_ir(fun, statics):
-    return front(fun, statics).fresh()[0]
+    return front(fun, statics).fn          # summaries only read it
 
 
 def resolver(uf):
@@ -125,7 +124,7 @@ class Lowered:
 
     def fresh(self):
         """A private copy of the IR and the namer, for one transformation."""
-        return copy.deepcopy(self.fn), copy.deepcopy(self.namer)
+        return astutil.clone(self.fn), astutil.clone(self.namer)
 
     def line_text(self, lineno):
         return self.uf.line(lineno)

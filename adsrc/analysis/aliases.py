@@ -50,13 +50,17 @@ def rule_key(rule):
 
 
 class Step:
-    """One step of a path: the statement that took it, equal to any statement taking the same part."""
+    """One step of a path: the statement that took it, equal to any statement taking the same part.
 
-    __slots__ = ("stmt", "key")
+    reads: the names the step reads besides its object (rebinding one makes the step unknown).
+    """
+
+    __slots__ = ("stmt", "key", "reads")
 
     def __init__(self, stmt):
         self.stmt = stmt
         self.key = (type(stmt).__name__, _key(stmt.expr, step_base(stmt)))
+        self.reads = frozenset(step_reads(stmt))
 
     def __eq__(self, other):
         return isinstance(other, Step) and self.key == other.key
@@ -94,16 +98,17 @@ class Ref:
 class AliasState:
     """Points-to facts at one program point."""
 
-    __slots__ = ("pts", "contents", "tuples", "same")
+    __slots__ = ("pts", "contents", "tuples", "same", "pathed")
 
-    def __init__(self, pts=None, contents=None, tuples=None, same=None):
+    def __init__(self, pts=None, contents=None, tuples=None, same=None, pathed=None):
         self.pts = dict(pts or {})
         self.contents = dict(contents or {})
         self.tuples = dict(tuples or {})     # tuple display site -> refs of each element
         self.same = dict(same or {})         # name -> names certainly bound to the same object
+        self.pathed = set(pathed or ())      # (table, key) entries with a reference through steps
 
     def copy(self):
-        return AliasState(self.pts, self.contents, self.tuples, self.same)
+        return AliasState(self.pts, self.contents, self.tuples, self.same, self.pathed)
 
     def __eq__(self, other):
         return self.pts == other.pts and self.contents == other.contents and self.tuples == other.tuples \
@@ -117,6 +122,7 @@ class AliasState:
         out.tuples = {k: v for k, v in self.tuples.items() if other.tuples.get(k) == v}
         out.same = {k: v & other.same.get(k, frozenset()) for k, v in self.same.items()}
         out.same = {k: v for k, v in out.same.items() if v}
+        out.pathed = self.pathed | other.pathed
         return out
 
     def copied(self, target, source):
@@ -173,6 +179,8 @@ class AliasState:
     def bind(self, name, refs):
         self.invalidate(name)
         self.pts[name] = frozenset(refs)
+        if any(r.path for r in refs):
+            self.pathed.add(("pts", name))
         for other in self.same.pop(name, ()):
             rest = self.same.get(other, frozenset()) - {name}
             if rest:
@@ -181,16 +189,22 @@ class AliasState:
                 self.same.pop(other, None)
 
     def store(self, container_refs, value_refs):
+        value_refs = frozenset(value_refs)
+        pathed = any(r.path for r in value_refs)
         for c in {r.obj for r in container_refs}:
-            self.contents[c] = self.contents.get(c, frozenset()) | frozenset(value_refs)
+            self.contents[c] = self.contents.get(c, frozenset()) | value_refs
+            if pathed:
+                self.pathed.add(("contents", c))
 
     def invalidate(self, name):
         """Steps that read `name` (other than as their object) can no longer be taken again."""
-        for table in (self.pts, self.contents):
-            for k, refs in table.items():
-                if any(r.path and any(name in step_reads(s.stmt) for s in r.path) for r in refs):
-                    table[k] = frozenset(Ref(r.obj, None) if r.path and any(name in step_reads(s.stmt) for s in r.path)
-                                         else r for r in refs)
+        tables = {"pts": self.pts, "contents": self.contents}
+        for which, k in list(self.pathed):
+            table = tables[which]
+            refs = table.get(k, ())
+            stale = [r for r in refs if r.path and any(name in s.reads for s in r.path)]
+            if stale:
+                table[k] = frozenset(Ref(r.obj, None) if r in stale else r for r in refs)
 
 
 def step_base(stmt):

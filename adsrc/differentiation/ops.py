@@ -8,7 +8,6 @@ values say shapes may differ.
 """
 
 import builtins
-import copy
 
 import gast
 
@@ -70,7 +69,7 @@ class OpAdjoints:
                 if self.active_name(node):
                     other = bound["y" if pname == "x" else "x"]
                     helper = "sum_operand_cot" if rule.name == "`+`" else "product_operand_cot"
-                    self.accumulate(node.id, self.hcall(helper, g, astutil.name(node.id), copy.deepcopy(other),
+                    self.accumulate(node.id, self.hcall(helper, g, astutil.name(node.id), astutil.clone(other),
                                                         ans, astutil.const(k == 0)), out)
             return
         for pname, node in bound.items():
@@ -127,7 +126,7 @@ class OpAdjoints:
             if node is None:
                 mapping[p.name] = astutil.const(None if p.default is NOT_STATIC else p.default)
             elif isinstance(node, list):
-                mapping[p.name] = astutil.tuple_([copy.deepcopy(n) for n in node])
+                mapping[p.name] = astutil.tuple_([astutil.clone(n) for n in node])
             else:
                 mapping[p.name] = node
         mapping.update({n: self.h(n) for n in template.names if n not in mapping and n not in _BUILTINS})
@@ -172,7 +171,7 @@ class OpAdjoints:
             return
         n = base.id
         var = self.owned_adjoint(n, out)
-        idx = copy.deepcopy(s.expr.slice)
+        idx = astutil.clone(s.expr.slice)
         if self.values[n].kind == "array" and self.basic_index(idx):
             out.append(gast.AugAssign(target=gast.Subscript(value=var, slice=idx, ctx=gast.Store()), op=gast.Add(),
                                       value=g))
@@ -194,7 +193,7 @@ class OpAdjoints:
             return
         var = self.owned_adjoint(base.id, out, "owned_tree")
         out.append(astutil.assign(var.id, self.hcall("scan_slice_cot", var, astutil.name(base.id),
-                                                     copy.deepcopy(index), g)))
+                                                     astutil.clone(index), g)))
 
     def adj_GetAttr(self, s, g, out):
         base = s.expr.value
@@ -232,18 +231,18 @@ class OpAdjoints:
         base, idx, val = s.expr.args
         g = self.exact_g(s, g, out) if isinstance(s.target, str) and not isinstance(g, gast.Name) else g
         if self.active_name(val):
-            call = self.hcall("index_update_vjp_value", g, base, astutil.index_value(copy.deepcopy(idx)), val)
+            call = self.hcall("index_update_vjp_value", g, base, astutil.index_value(astutil.clone(idx)), val)
             self.shape_reads.add(id(call.args[1]))
             self.accumulate(val.id, call, out)
         if self.active_name(base):
             if self.g_owned and base.id not in self.adj and isinstance(g, gast.Name):
                 # g is a buffer only we hold and dies here: zero the overwritten part in place
-                call = self.hcall("zero_at", g, base, astutil.index_value(copy.deepcopy(idx)))
+                call = self.hcall("zero_at", g, base, astutil.index_value(astutil.clone(idx)))
                 self.shape_reads.add(id(call.args[1]))
                 out.append(astutil.assign(self.dname(base.id), call))
                 self.adj[base.id] = AdjState(astutil.name(self.dname(base.id)), lazy=False, owned=True)
                 return
-            contrib = self.hcall("index_update_vjp_base", g, base, astutil.index_value(copy.deepcopy(idx)))
+            contrib = self.hcall("index_update_vjp_base", g, base, astutil.index_value(astutil.clone(idx)))
             self.shape_reads.add(id(contrib.args[1]))
             if base.id not in self.adj:
                 out.append(astutil.assign(self.dname(base.id), contrib))

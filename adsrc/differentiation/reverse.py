@@ -82,8 +82,8 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
             self.refuse_lost_effect(s)
             return tag([astutil.expr_stmt(op_expr(s, self.namer))], s.loc.line), []
         if isinstance(s, ir.Raw):
-            import copy
-            return tag([copy.deepcopy(s.node)], s.loc.line), []
+
+            return tag([astutil.clone(s.node)], s.loc.line), []
         if isinstance(s, ir.Cond):
             return self.cond(s, repeated)
         if isinstance(s, (ir.Scan, ir.WhileLoop)):

@@ -9,7 +9,6 @@ unit being built. What a callee's result depends on and what it is come from
 its lowered IR (no compiling while analysing).
 """
 
-import copy
 import inspect
 import threading
 import types
@@ -89,7 +88,7 @@ class Context:
         fwd = self.bind(fn.__name__ + "_fwd", fn.fwd)
         bwd = self.bind(fn.__name__ + "_bwd", fn.bwd)
         residuals = self.namer.fresh(_stem(s.target) + "_res")
-        expr = astutil.call(fwd, [copy.deepcopy(a) for a in s.expr.args])
+        expr = astutil.call(fwd, [astutil.clone(a) for a in s.expr.args])
         return CustomInfo(expr, bwd, residuals)
 
     def call(self, adj, s):
@@ -112,9 +111,9 @@ class Context:
         ref = self.namer.fresh(unit.name)
         self.refs[ref] = unit
         call = s.expr
-        args = ([copy.deepcopy(s.receiver)] if s.receiver is not None else []) + \
-            [copy.deepcopy(a) for a in call.args]
-        expr = astutil.call(astutil.name(ref), args, {k.arg: copy.deepcopy(k.value) for k in call.keywords})
+        args = ([astutil.clone(s.receiver)] if s.receiver is not None else []) + \
+            [astutil.clone(a) for a in call.args]
+        expr = astutil.call(astutil.name(ref), args, {k.arg: astutil.clone(k.value) for k in call.keywords})
         pullback = self.namer.fresh(_stem(s.target) + "_pullback")
         return CallInfo(expr, pullback, [bound[p] for p in wrt])
 

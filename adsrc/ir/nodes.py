@@ -51,6 +51,24 @@ class Loc:
 class Stmt:
     loc: Loc = Loc(None)
 
+    def __clone__(self, memo):
+        """A deep copy for astutil.clone (rules, callees and locations are shared)."""
+        from ..astutil import _clone
+        t = type(self)
+        new = t.__new__(t)
+        memo[id(self)] = new
+        for f in _fields_of(t):
+            object.__setattr__(new, f, _clone(getattr(self, f), memo))
+        return new
+
+
+def _fields_of(t, cache={}):
+    names = cache.get(t)
+    if names is None:
+        from dataclasses import fields
+        names = cache[t] = tuple(f.name for f in fields(t))
+    return names
+
 
 # -- operations: `target = <one operation>` -------------------------------------------------------
 
@@ -212,6 +230,8 @@ class RangeIter:
     """range(*args): what every `for` loop iterates after normalization."""
     args: list
 
+    __clone__ = Stmt.__clone__
+
 
 @dataclass(eq=False, slots=True)
 class If(Stmt):
@@ -267,6 +287,8 @@ class Def(Stmt):
 class Branch:
     body: list
     results: list           # atoms, one per output of the Cond
+
+    __clone__ = Stmt.__clone__
 
 
 @dataclass(eq=False, slots=True)
@@ -335,9 +357,12 @@ class Function:
             names.append(a.kwarg.id)
         return names
 
-    def __deepcopy__(self, memo):
-        import copy
-        new = Function(self.name, copy.deepcopy(self.args, memo), copy.deepcopy(self.body, memo),
-                       copy.deepcopy(self.result, memo), self.uf, self.lineno, dict(self.bindings))
+    def __clone__(self, memo):
+        from ..astutil import _clone
+        new = Function(self.name, _clone(self.args, memo), _clone(self.body, memo), _clone(self.result, memo),
+                       self.uf, self.lineno, dict(self.bindings))
         memo[id(self)] = new
         return new
+
+    def __deepcopy__(self, memo):
+        return self.__clone__(memo)

@@ -7,7 +7,6 @@ Conditional expressions and `and`/`or` become `If` statements;
 comprehensions become loops.
 """
 
-import copy
 
 import gast
 import numpy as _np
@@ -95,7 +94,7 @@ class Expressions:
                     return astutil.const(True)
                 return node
 
-        e = _WithinGrad().visit(copy.deepcopy(e))
+        e = _WithinGrad().visit(astutil.clone(e))
         self.refuse_generators(e)
         for n in gast.walk(e):
             if isinstance(n, gast.NamedExpr):
@@ -267,7 +266,7 @@ class Expressions:
 
     def comprehension(self, e, target, kind):
         # [elt for x in xs if c]  ->  t = []; for x in xs: if c: t.append(elt)
-        e = copy.deepcopy(e)
+        e = astutil.clone(e)
         direct = isinstance(target, str) and target not in astutil.names_loaded(e)
         result = target if direct else self.temp("comp")
         display = gast.List(elts=[], ctx=gast.Load()) if kind == "list" else gast.Dict(keys=[], values=[])

@@ -354,8 +354,7 @@ def _reverse_flag(s):
 
 
 def _copy(node):
-    import copy
-    return copy.deepcopy(node)
+    return astutil.clone(node)
 
 
 def _stem(step):
@@ -368,8 +367,7 @@ def _stem(step):
 
 def _retarget(step, base, target, loc):
     """The statement `step` again, taking its part of `base` into `target`."""
-    import copy
-    new = copy.deepcopy(step)
+    new = astutil.clone(step)
     old = al.step_base(new)
     if isinstance(old, gast.Name):
         old.id = base

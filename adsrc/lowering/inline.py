@@ -11,7 +11,6 @@ A `Def` that nothing calls or reads afterwards is removed; one used as a value
 (passed to another function) stays.
 """
 
-import copy
 
 import gast
 
@@ -89,7 +88,7 @@ class Inliner:
         if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             raise self.uf.error(s.loc, "calls with *args or **kwargs to nested functions are not supported.",
                                 "Pass the arguments one by one.")
-        fn = copy.deepcopy(d.fn)
+        fn = astutil.clone(d.fn)
         bound = self.bind(fn, name, call, s)
         local = set(fn.params) | _bound_names(fn.body)
         renames = {n: self.namer.fresh(n) for n in sorted(local)}
@@ -132,9 +131,9 @@ class Inliner:
         out = []
         for p in names:
             if p in values:
-                out.append((p, copy.deepcopy(values[p])))
+                out.append((p, astutil.clone(values[p])))
             elif p in defaults:
-                out.append((p, copy.deepcopy(defaults[p])))
+                out.append((p, astutil.clone(defaults[p])))
             else:
                 raise self.uf.error(s.loc, f"`{name}` is missing the argument `{p}`.")
         return out

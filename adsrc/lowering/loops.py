@@ -7,7 +7,6 @@ operation that the alias analysis and the differentiator see. A loop over a
 `range` into a name stays as it is.
 """
 
-import copy
 
 import gast
 
@@ -103,9 +102,9 @@ class Loops:
 
     def length(self, it):
         if isinstance(it, _Range):
-            return astutil.call("len", [astutil.call("range", copy.deepcopy(it.args))])
+            return astutil.call("len", [astutil.call("range", astutil.clone(it.args))])
         if isinstance(it, _Seq):
-            return astutil.call("len", [copy.deepcopy(it.seq)])
+            return astutil.call("len", [astutil.clone(it.seq)])
         if isinstance(it, (_Enumerate, _Reversed)):
             return self.length(it.inner)
         lengths = [self.length(i) for i in it.inners]
@@ -115,9 +114,9 @@ class Loops:
         """Statements binding target (a name or nested tuple of names) to the item at position `index`."""
         parts = None
         if isinstance(it, _Enumerate):
-            counter = copy.deepcopy(index)
+            counter = astutil.clone(index)
             if it.start is not None:
-                counter = gast.BinOp(left=counter, op=gast.Add(), right=copy.deepcopy(it.start))
+                counter = gast.BinOp(left=counter, op=gast.Add(), right=astutil.clone(it.start))
             parts = [(counter, None), (None, it.inner)]
         elif isinstance(it, _Zip):
             parts = [(None, inner) for inner in it.inners]
@@ -143,15 +142,15 @@ class Loops:
             self.emit(ir.Copy(target, astutil.name(tmp)), node)
             return
         if isinstance(it, _Range):
-            self.emit(ir.Const(target, gast.Subscript(value=astutil.call("range", copy.deepcopy(it.args)),
-                                                      slice=copy.deepcopy(index), ctx=gast.Load())), node)
+            self.emit(ir.Const(target, gast.Subscript(value=astutil.call("range", astutil.clone(it.args)),
+                                                      slice=astutil.clone(index), ctx=gast.Load())), node)
         elif isinstance(it, _Seq):
-            self.emit(ir.GetItem(target, gast.Subscript(value=copy.deepcopy(it.seq), slice=copy.deepcopy(index),
+            self.emit(ir.GetItem(target, gast.Subscript(value=astutil.clone(it.seq), slice=astutil.clone(index),
                                                         ctx=gast.Load())), node)
         else:      # reversed: position len - 1 - index of the inner iteration
             rev = self.temp("rev")
             expr = gast.BinOp(left=gast.BinOp(left=self.length(it.inner), op=gast.Sub(), right=astutil.const(1)),
-                              op=gast.Sub(), right=copy.deepcopy(index))
+                              op=gast.Sub(), right=astutil.clone(index))
             self.emit(ir.Const(rev, expr), node)
             self.bind_item(it.inner, astutil.name(rev), target, node)
 

@@ -13,7 +13,6 @@ emitted (see `calls.py`): a rule, a user function, a custom_vjp, a nested
 function or something adsrc cannot see into.
 """
 
-import copy
 
 import gast
 
@@ -200,7 +199,7 @@ class Normalizer(Expressions, Calls, Loops):
             item = self.temp(subscript_temp(base, index))
             self.emit(ir.GetItem(item, gast.Subscript(value=astutil.name(base), slice=index, ctx=gast.Load())), t)
             self.emit(ir.InplaceOp(item, s.op, self.atom(s.value)), s)
-            self.emit(ir.SetItem(base, copy.deepcopy(index), astutil.name(item)), t)
+            self.emit(ir.SetItem(base, astutil.clone(index), astutil.name(item)), t)
         else:
             raise self.error(t, "augmented assignment to an attribute is not supported.",
                              "Compute the new value into a local variable instead.")
@@ -268,12 +267,12 @@ class Normalizer(Expressions, Calls, Loops):
         for i, e in enumerate(elts):
             if i == k:
                 upper = astutil.const(-after) if after else None
-                part = gast.Subscript(value=copy.deepcopy(tmp), ctx=gast.Load(),
+                part = gast.Subscript(value=astutil.clone(tmp), ctx=gast.Load(),
                                       slice=gast.Slice(lower=astutil.const(k), upper=upper, step=None))
                 self.assign_to(e.value, gast.Call(func=astutil.name("list"), args=[part], keywords=[]))
                 continue
             pos = i if i < k else i - len(elts)
-            self.assign_to(e, gast.Subscript(value=copy.deepcopy(tmp), slice=astutil.const(pos), ctx=gast.Load()))
+            self.assign_to(e, gast.Subscript(value=astutil.clone(tmp), slice=astutil.const(pos), ctx=gast.Load()))
 
     def subscript_base(self, t):
         """The local name holding the object `t.value` (an item assignment's target)."""
