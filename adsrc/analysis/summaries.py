@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import gast
 
 from ..ir import nodes as ir
-from ..ir.walk import walk
 from . import aliases as al
 
 
@@ -188,6 +187,3 @@ class CallOracle(al.Oracle):
         if not isinstance(stmt, ir.CallUser):
             return None
         return self.summaries.of_call(stmt, self.uf)
-
-
-_ = walk

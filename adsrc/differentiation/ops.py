@@ -12,9 +12,7 @@ import builtins
 import gast
 
 from .. import astutil
-from ..analysis.activity import call_args
 from ..ir import nodes as ir
-from ..ir.walk import target_names
 from .state import AdjState, is_const
 
 _BUILTINS = frozenset(dir(builtins))
@@ -303,6 +301,3 @@ class OpAdjoints:
         for a, t in zip(args, targets):
             if self.active_name(a):
                 self.accumulate(a.id, astutil.name(t), out)
-
-
-_ = (call_args, target_names)

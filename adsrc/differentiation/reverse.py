@@ -21,7 +21,7 @@ from ..ir.printer import Printer, op_expr
 from ..ir.walk import defines, expr_reads, target_names
 from .control import ControlAdjoints
 from .ops import OpAdjoints
-from .state import Adjoints, comment, tag
+from .state import Adjoints, tag
 
 _PURE = (ir.Apply, ir.Copy, ir.GetItem, ir.Pack, ir.Update, ir.Append, ir.GetAttr, ir.ScanSlice)
 
@@ -200,6 +200,3 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
 
     def getitem_nodes(self, code, base):
         return {id(n.value.value) for n in self.getitem_values(code, base)}
-
-
-_ = comment

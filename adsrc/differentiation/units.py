@@ -22,8 +22,6 @@ from ..analysis.activity import Activity, dependences
 from ..analysis.summaries import call_statics, statics_key
 from ..frontend import varargs_hint
 from ..guards import Guards
-from ..ir import nodes as ir
-from ..ir.printer import op_expr
 from .assemble import assemble_grad, assemble_vjp
 from .reverse import Adjoint
 
@@ -310,6 +308,3 @@ def clear_caches():
         _VJP_UNITS.clear()
         _RESULTS.clear()
         _DEPS.clear()
-
-
-_ = (ir, op_expr)

@@ -8,7 +8,6 @@ adsrc cannot see into, and constants computed by calls other than a few
 known pure ones (which might draw random numbers), are kept.
 """
 
-import builtins
 
 import gast
 
@@ -123,6 +122,3 @@ def _loop(s, live):
 def eliminate_dead_code(fn):
     block(fn.body, expr_reads(fn.result) if fn.result is not None else set())
     return fn
-
-
-_ = builtins

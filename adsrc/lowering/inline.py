@@ -16,7 +16,7 @@ import gast
 
 from .. import astutil
 from ..ir import nodes as ir
-from ..ir.walk import free_names, reads_anywhere, rename_all, rename_expr, target_names
+from ..ir.walk import reads_anywhere, rename_all, rename_expr, target_names
 
 
 class _BranchDefs:
@@ -188,6 +188,3 @@ def inline_local_calls(fn, namer):
     fn.body = Inliner(fn.uf, namer).block(fn.body, {})
     fn.body = _drop_unused_defs(fn.body, fn.result)
     return fn
-
-
-_ = (free_names, target_names)
