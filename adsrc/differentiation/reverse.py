@@ -21,7 +21,7 @@ from ..ir.printer import Printer, op_expr
 from ..ir.walk import defines, expr_reads, target_names
 from .control import ControlAdjoints
 from .ops import OpAdjoints
-from .state import Adjoints, tag
+from .state import Adjoints, comment, tag
 
 _PURE = (ir.Apply, ir.Copy, ir.GetItem, ir.Pack, ir.Update, ir.Append, ir.GetAttr, ir.ScanSlice)
 
@@ -184,6 +184,8 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
             others = [n for n in loads.get(base, []) if id(n) not in own and id(n) not in getitems
                       and id(n) not in passive]
             if others:
+                _comment_before(code, node, f"`{base}` is copied, not changed in place: its old value is needed "
+                                            "later (copy-on-write)")
                 continue
             node.value.func = self.h("index_update_inplace" if isinstance(s, ir.Update) else "list_append_inplace")
             for sub in self.getitem_values(code, base):
@@ -200,3 +202,20 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
 
     def getitem_nodes(self, code, base):
         return {id(n.value.value) for n in self.getitem_values(code, base)}
+
+
+def _comment_before(code, node, text):
+    """Insert the comment `# text` before the statement node, wherever it is in the generated code."""
+    def search(stmts):
+        for i, st in enumerate(stmts):
+            if st is node:
+                c = comment(text)
+                c.adsrc_line = getattr(node, "adsrc_line", None)
+                stmts.insert(i, c)
+                return True
+            for field in ("body", "orelse"):
+                inner = getattr(st, field, None)
+                if isinstance(inner, list) and search(inner):
+                    return True
+        return False
+    search(code)
