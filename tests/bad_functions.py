@@ -39,11 +39,6 @@ def generator(x):
     yield x
 
 
-def imports_inside(x):
-    import math
-    return math.sin(x)
-
-
 vectorized = np.vectorize(lambda t: t * 2.0)
 
 

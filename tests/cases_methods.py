@@ -5,6 +5,7 @@ against central finite differences (inputs unchanged).
 """
 
 import collections
+import copy
 
 import numpy as np
 
@@ -142,3 +143,13 @@ def list_holding_an_array_changed_through_its_row(x):
     row = A[0]
     row[0] = 5.0 * x[1]
     return np.sum(lst[0] ** 2) + np.sum(A)
+
+
+@case(rand(3))
+def copy_module_copies(x):
+    lst = [x * 1.0, x[0]]
+    shallow = copy.copy(lst)
+    deep = copy.deepcopy(lst)
+    deep[0][0] = 9.0                      # the deep copy's array is its own
+    shallow.append(x[1])
+    return np.sum(lst[0] ** 2) + np.sum(deep[0]) * shallow[2] + len(shallow)

@@ -325,3 +325,34 @@ def function_chosen_by_assignment(x):
         return t * t
     g = square
     return np.sum(g(x) + g(x[0]))
+
+
+def _stack_then_dot(w, *parts, scale=1.0, **extra):
+    out = np.dot(np.hstack(parts + (np.ones((parts[0].shape[0], 1)),)), w) * scale
+    for k in extra:
+        out = out + extra[k]
+    return out
+
+
+@case(rand(3, 2), rand(1, 1), rand(1, 1), argnums=(0, 1, 2))
+def helper_taking_star_args(w, a, b):
+    return np.sum(_stack_then_dot(w, a, b) ** 2)
+
+
+@case(rand(3, 2), rand(1, 1), rand(1, 1), 0.3, argnums=(0, 1, 2, 3))
+def helper_taking_star_args_and_keywords(w, a, b, c):
+    return np.sum(_stack_then_dot(w, a, b, scale=c, shift=c * a[0, 0]) ** 2)
+
+
+@case(rand(2))
+def partial_called_where_it_is_made(x):
+    return np.sum(list(map(functools.partial(_scale, w=2.0), [x, x * x]))[1])
+
+
+@case(0.4)
+def imports_inside_the_function(x):
+    import math
+    from numpy import tanh as th
+    import numpy.linalg as la
+    return math.sin(x) * th(x) + la.norm([x, 2.0 * x])
+

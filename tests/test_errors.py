@@ -26,7 +26,6 @@ CASES = [
     (bad.uses_with, "with open", "`with`"),
     (bad.assigns_global, "global COUNTER", "`global`"),
     (bad.defines_class, "class Box", "class definitions"),
-    (bad.imports_inside, "import math", "`import`"),
     (bad.recursive_nested, "return fact(n - 1) * x", "calls itself"),
     (bad.appends_unpacked, "lst.append(*[x[0]])", "`.append()` changes its object in place"),
     (bad.appends_to_a_global_objects_list, "HOLDER.items.append(x[0] * 2.0)", "`.append()` changes its object"),

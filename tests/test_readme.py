@@ -233,7 +233,6 @@ README_REFUSALS = {
     "`try`": "uses_try", "`with`": "uses_with", "`global`/`nonlocal`": ("uses_global", "uses_nonlocal"),
     "classes defined inside the function": "uses_class", "`match`": "uses_match",
     "`:=` in a condition": "uses_walrus_in_condition",
-    "helpers taking `*args` or `**kwargs`": ("uses_kwargs_helper", "uses_args_helper"),
 }
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import gast
 
 from ..ir import nodes as ir
+from ..errors import TransformError, in_call
 from . import aliases as al
 
 
@@ -71,7 +72,7 @@ def call_statics(stmt, resolve):
         sig = inspect.signature(callee, follow_wrapped=False)
     except (TypeError, ValueError):
         return {}
-    params = [p for p in sig.parameters.values()]
+    params = [p for p in sig.parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     call = stmt.expr
     args = ([stmt.receiver] if stmt.receiver is not None else []) + list(call.args)
@@ -81,7 +82,7 @@ def call_statics(stmt, resolve):
             break
         bound[name] = a
     for k in call.keywords:
-        if k.arg is not None:
+        if k.arg is not None and k.arg in {p.name for p in params}:
             bound[k.arg] = k.value
     out = {}
     for name, node in bound.items():
@@ -124,7 +125,8 @@ class Summaries:
             self.busy[key][1] = True        # recursion: answer with what is known so far
             return self.busy[key][0]
         try:
-            params = tuple(inspect.signature(fun, follow_wrapped=False).parameters)
+            params = tuple(p.name for p in inspect.signature(fun, follow_wrapped=False).parameters.values()
+                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
         except (TypeError, ValueError):
             return None
         self.busy[key] = [Summary(params), False]
@@ -176,6 +178,12 @@ def _changed_names(s, oracle):
     return []
 
 
+def callee_name(fun):
+    module = getattr(fun, "__module__", None) or ""
+    return f"{module}.{fun.__qualname__}" if module not in ("", "__main__") and \
+        not module.startswith("__") else getattr(fun, "__qualname__", repr(fun))
+
+
 class CallOracle(al.Oracle):
     """What one function's analysis knows about the user functions it calls."""
 
@@ -186,4 +194,7 @@ class CallOracle(al.Oracle):
     def summary(self, stmt):
         if not isinstance(stmt, ir.CallUser):
             return None
-        return self.summaries.of_call(stmt, self.uf)
+        try:
+            return self.summaries.of_call(stmt, self.uf)
+        except TransformError as e:
+            raise in_call(e, self.uf.loc(stmt.loc), callee_name(stmt.callee)) from None

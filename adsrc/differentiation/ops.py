@@ -269,6 +269,8 @@ class OpAdjoints:
     # -- calls ----------------------------------------------------------------------------------------
     def adj_CallUser(self, s, g, out):
         call = self.calls[id(s)]
+        if any(isinstance(a, (list, dict)) for a in call.wrt_args):
+            return self.adj_call_with_varargs(call, g, out)
         ids = [a.id for a in call.wrt_args]
         targets, direct = [], []
         for a in ids:
@@ -287,6 +289,18 @@ class OpAdjoints:
                 self.adj[a] = AdjState(astutil.name(t), lazy=not self.is_scalar(a), borrowed=True)
             else:
                 self.accumulate(a, astutil.name(t), out, borrowed=True)
+
+    def adj_call_with_varargs(self, call, g, out):
+        """A callee taking *args or **kwargs: their cotangents are a tuple or dict, one item per argument."""
+        targets = [self.namer.fresh("d" + (a.id if isinstance(a, gast.Name) else "args")) for a in call.wrt_args]
+        out.append(astutil.assign(tuple(targets), astutil.call(astutil.name(call.pullback), [g])))
+        for arg, t in zip(call.wrt_args, targets):
+            items = arg.items() if isinstance(arg, dict) else enumerate(arg) if isinstance(arg, list) else [(None, arg)]
+            for key, atom in items:
+                if self.active_name(atom):
+                    part = astutil.name(t) if key is None else self.hcall("item_cot", astutil.name(t),
+                                                                          astutil.const(key))
+                    self.accumulate(atom.id, part, out, borrowed=True)
 
     def adj_CallCustom(self, s, g, out):
         fn = s.callee

@@ -19,7 +19,8 @@ import gast
 from .. import astutil, emission as emit, runtime
 from ..analysis import values as values_mod
 from ..analysis.activity import Activity, dependences
-from ..analysis.summaries import call_statics, statics_key
+from ..analysis.summaries import call_statics, callee_name, statics_key
+from ..errors import TransformError, in_call
 from ..frontend import varargs_hint
 from ..guards import Guards
 from .assemble import assemble_grad, assemble_vjp
@@ -94,16 +95,17 @@ class Context:
         callee = s.callee
         params, bound = bind_arguments(callee, s)
         if params is None:
-            if adj.act.any_varied(_call_atoms(s)):
-                raise adj.error(s, f"adsrc cannot differentiate the call to `{_name(callee)}`, which takes *args "
-                                   "or **kwargs.", varargs_hint(callee))
-            raise adj.error(s, f"adsrc cannot match the arguments of the call to `{_name(callee)}`.",
-                            "Pass the arguments explicitly, one per parameter.")
+            hint = "Pass the arguments explicitly, one per parameter (no `*` or `**` unpacking)."
+            if getattr(adj.uf.fun, "__wrapped__", None) is not None:
+                hint = varargs_hint(adj.uf.fun)        # a decorator's wrapper forwarding *args, **kwargs
+            raise adj.error(s, f"adsrc cannot match the arguments of the call to `{_name(callee)}`.", hint)
         statics = call_statics(s, self.pipeline.resolver(adj.uf))
-        wrt = [p for p in params if isinstance(bound.get(p), gast.Name) and bound[p].id in adj.act.varied
-               and p not in statics]
-        vals = tuple(adj.values.of(bound[p]).without_shape() for p in wrt)
-        unit = vjp_unit(self.pipeline, callee, tuple(wrt), vals, statics, s.returns_params)
+        wrt = [p for p in params if p in bound and p not in statics and adj.act.any_varied(atoms_of(bound[p]))]
+        vals = tuple(_argument_value(adj.values, bound[p]) for p in wrt)
+        try:
+            unit = vjp_unit(self.pipeline, callee, tuple(wrt), vals, statics, s.returns_params)
+        except TransformError as e:
+            raise in_call(e, adj.uf.loc(s.loc), callee_name(callee)) from None
         if unit is not self.unit:
             self.unit.callees.append(unit)
         ref = self.namer.fresh(unit.name)
@@ -125,6 +127,17 @@ class Context:
         return out
 
 
+def _argument_value(values, argument):
+    """The abstract value of an argument (a *args tuple or a **kwargs dict of atoms too)."""
+    if isinstance(argument, list):
+        return values_mod.AbsVal(values_mod.CONTAINER, ctype="tuple",
+                                 items=tuple((i, values.of(a).without_shape()) for i, a in enumerate(argument)))
+    if isinstance(argument, dict):
+        return values_mod.AbsVal(values_mod.CONTAINER, ctype="dict",
+                                 items=tuple((k, values.of(a).without_shape()) for k, a in argument.items()))
+    return values.of(argument).without_shape()
+
+
 def _stem(target):
     n = target if isinstance(target, str) else target[0] if isinstance(target[0], str) else "out"
     return n.split(".")[-1]
@@ -141,25 +154,48 @@ def _call_atoms(s):
 
 
 def bind_arguments(callee, s):
-    """(parameter names, {parameter: argument atom}) of a call, or (None, None) if they cannot be matched."""
+    """(parameter names, {parameter: argument}) of a call, or (None, None) if they cannot be matched.
+
+    An argument is an atom; a `*args` parameter gets a list of atoms and a `**kwargs`
+    parameter a dict of them.
+    """
     try:
         sig = inspect.signature(callee, follow_wrapped=False)
     except (TypeError, ValueError):
         return None, None
     ps = list(sig.parameters.values())
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in ps):
-        return None, None
     names = [p.name for p in ps]
     pos = [p.name for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    var = next((p.name for p in ps if p.kind == p.VAR_POSITIONAL), None)
+    kwvar = next((p.name for p in ps if p.kind == p.VAR_KEYWORD), None)
     args = ([s.receiver] if s.receiver is not None else []) + list(s.expr.args)
-    if len(args) > len(pos) or any(isinstance(a, gast.Starred) for a in args):
+    if any(isinstance(a, gast.Starred) for a in args) or (len(args) > len(pos) and var is None):
         return None, None
     bound = dict(zip(pos, args))
+    if var is not None:
+        bound[var] = list(args[len(pos):])
+    if kwvar is not None:
+        bound[kwvar] = {}
+    keyword_only = {p.name for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
     for k in s.expr.keywords:
-        if k.arg is None or k.arg not in names:
+        if k.arg is None:
             return None, None
-        bound[k.arg] = k.value
+        if k.arg in keyword_only and k.arg not in bound:
+            bound[k.arg] = k.value
+        elif kwvar is not None:
+            bound[kwvar][k.arg] = k.value
+        else:
+            return None, None
     return names, bound
+
+
+def atoms_of(argument):
+    """The atoms of an argument as bind_arguments gives it (one, or a *args list, or a **kwargs dict)."""
+    if isinstance(argument, list):
+        return list(argument)
+    if isinstance(argument, dict):
+        return list(argument.values())
+    return [argument]
 
 
 # -- analyses of callees, from their lowered IR ----------------------------------------------------------
@@ -183,7 +219,8 @@ def call_oracles(pipeline, uf):
         params, bound = bind_arguments(callee, s)
         if params is None:
             return None
-        vals = {p: values_of_atom(bound[p], arg_values, s) for p in params if p in bound}
+        vals = {p: values_of_atom(bound[p], arg_values, s) for p in params
+                if p in bound and not isinstance(bound[p], (list, dict))}
         return result_value(pipeline, callee, statics, returns, vals)
 
     def deps(s):
@@ -194,7 +231,7 @@ def call_oracles(pipeline, uf):
         parts = result_dependences(pipeline, callee, statics, returns)
         if parts is None:
             return None
-        return [[bound[p] for p in part if p in bound] for part in parts]
+        return [[a for p in part if p in bound for a in atoms_of(bound[p])] for part in parts]
     return results, deps
 
 

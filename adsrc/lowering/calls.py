@@ -95,6 +95,12 @@ class Calls(Primitives):
             return self.emit_op(ir.CallLocal, target, self.plain_call(e, astutil.name(f.id)), e)
         if isinstance(f, gast.Lambda):
             return self.emit_op(ir.CallLocal, target, self.plain_call(e, self.atom(f)), e)
+        if isinstance(f, gast.Call) and self.static(f.func) is functools.partial and f.args and \
+                not any(isinstance(a, gast.Starred) for a in f.args) and all(k.arg for k in f.keywords):
+            # functools.partial(g, a, k=b)(x) is g(a, x, k=b)
+            call = gast.Call(func=f.args[0], args=list(f.args[1:]) + list(e.args),
+                             keywords=list(f.keywords) + list(e.keywords))
+            return self.call(call, target)
         if isinstance(f, gast.Attribute):
             return self.method_call(e, target)
         what = dotted(f)
@@ -132,11 +138,6 @@ class Calls(Primitives):
                 args.append(self.atom(a))
         keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in e.keywords]
         return gast.Call(func=func, args=args, keywords=keywords)
-
-    def static(self, node):
-        if isinstance(node, gast.Name) and node.id in self.bindings:
-            return self.bindings[node.id]
-        return super().static(node)
 
     def bind(self, base, obj):
         """A name generated code can use for obj (a value known when transforming)."""

@@ -39,10 +39,6 @@ _UNSUPPORTED = {
                   "module globals.", "Return the value instead of assigning a global."),
     gast.Nonlocal: ("`nonlocal` declarations are not supported.",
                     "Return the value instead of assigning an enclosing function's variable."),
-    gast.Import: ("`import` inside a differentiated function is not supported.",
-                  "Move the import to module level."),
-    gast.ImportFrom: ("`import` inside a differentiated function is not supported.",
-                      "Move the import to module level."),
 }
 if hasattr(gast, "Match"):
     _UNSUPPORTED[gast.Match] = ("`match` statements are not supported yet.", "Use `if`/`elif` instead.")
@@ -66,6 +62,7 @@ class Normalizer(Expressions, Calls, Loops):
         self.bindings = {}      # name in generated code -> object (partial's bound values...)
         self.functions = {}     # local name -> what calling it means (see calls.py)
         self.local_defs = set()  # names of nested defs and lambdas emitted so far
+        self.static_locals = {}  # loop targets bound to objects known when transforming (loops.py)
         self.single = _assigned_once(uf.node)
 
     # -- entry -----------------------------------------------------------------------------------
@@ -126,10 +123,30 @@ class Normalizer(Expressions, Calls, Loops):
         return name
 
     def static(self, node):
+        """The object an expression means when transforming, or NOT_STATIC.
+
+        Besides globals, closures and static arguments (frontend.static_value), names
+        generated code binds to objects (a partial's function) and loop targets over a
+        sequence of objects known when transforming (see loops.py) are known.
+        """
+        known = self.known_value(node)
+        if known is not rules_mod.NOT_STATIC:
+            return known
         try:
             return static_value(node, self.uf, self.is_local)
         except LookupError:
             return rules_mod.NOT_STATIC
+
+    def known_value(self, node):
+        if isinstance(node, gast.Name):
+            if node.id in self.bindings:
+                return self.bindings[node.id]
+            return self.static_locals.get(node.id, rules_mod.NOT_STATIC)
+        if isinstance(node, gast.Attribute):
+            base = self.known_value(node.value)
+            if base is not rules_mod.NOT_STATIC:
+                return getattr(base, node.attr, rules_mod.NOT_STATIC)
+        return rules_mod.NOT_STATIC
 
     # -- statements ------------------------------------------------------------------------------------
     def statement(self, s):
@@ -215,6 +232,38 @@ class Normalizer(Expressions, Calls, Loops):
                 continue
             raise self.error(t, "`del` of an attribute is not supported in a differentiated function.",
                              "Build a new object instead.")
+
+    def stmt_Import(self, s):
+        """`import a.b as c` binds c to a module known when transforming."""
+        import importlib
+        for alias in s.names:
+            try:
+                module = importlib.import_module(alias.name)
+            except ImportError as e:
+                raise self.error(s, f"`import {alias.name}` fails: {e}.", None) from None
+            name = alias.asname or alias.name.split(".")[0]
+            self.bind_import(s, name, module if alias.asname else importlib.import_module(name))
+
+    def stmt_ImportFrom(self, s):
+        import importlib
+        if s.level:
+            raise self.error(s, "relative imports inside a differentiated function are not supported.",
+                             "Move the import to module level.")
+        module = importlib.import_module(s.module)
+        for alias in s.names:
+            if alias.name == "*":
+                raise self.error(s, "`from ... import *` inside a function is not Python.", None)
+            value = getattr(module, alias.name, None)
+            if value is None:
+                value = importlib.import_module(f"{s.module}.{alias.name}")
+            self.bind_import(s, alias.asname or alias.name, value)
+
+    def bind_import(self, s, name, value):
+        if name not in self.single:
+            raise self.error(s, f"`{name}` is imported here and assigned elsewhere in the function.",
+                             "Move the import to module level.")
+        self.static_locals[name] = value
+        self.emit(ir.Const(name, astutil.name(self.bind(name, value))), s)
 
     def stmt_With(self, s):
         for item in s.items:
@@ -328,6 +377,9 @@ def _assigned_once(fdef):
                 add(child.id, weight)
             if isinstance(child, gast.AugAssign) and isinstance(child.target, gast.Name):
                 add(child.target.id, 2)
+            if isinstance(child, (gast.Import, gast.ImportFrom)):
+                for alias in child.names:
+                    add(alias.asname or alias.name.split(".")[0], weight)
             visit(child, 2 if isinstance(child, (gast.For, gast.While)) else weight)
 
     visit(fdef, 1)

@@ -334,6 +334,9 @@ def _literal(v):
 
 
 def install():
+    import copy as copy_module
+    general(copy_module.copy, "copy.copy", "x", container=True, x="g")
+    general(copy_module.deepcopy, "copy.deepcopy", "x, memo=None", container=True, x="g")
     nondiff(clear_copy, "clear_copy")
     general(list_extend, "list.extend", "lst, values", container=True, lst="list_extend_cot(g, lst, values, 0)",
             values="list_extend_cot(g, lst, values, 1)")
