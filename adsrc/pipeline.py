@@ -24,6 +24,7 @@ import weakref
 from . import astutil, emission as emit, primitives, runtime
 from .analysis.summaries import CallOracle, Summaries, statics_key
 from .frontend import load, source_function, static_value
+from .frontend.varargs import SHAPE, specialize_signature
 from .ir import verify as verify_mod
 from .ir.printer import Printer
 from .lowering.cleanup import eliminate_dead_code
@@ -52,7 +53,10 @@ class Front:
 
     def __init__(self, fun, statics):
         self.statics = dict(statics or {})
+        shape = self.statics.pop(SHAPE, None)
         uf = load(fun)
+        if shape is not None:
+            uf = specialize_signature(uf, shape)      # *args/**kwargs as the call passes them
         self.uf = uf.with_known(self.statics) if self.statics else uf
         source = source_function(fun)       # its code may be replaced in place (IPython's autoreload)
         self.uf.guards.record("static", source, self.uf.name, [(True, "__code__")], source.__code__)

@@ -228,6 +228,40 @@ def method_calling_a_method_through_a_function(x):
     return np.sum(_through(x) ** 2)
 
 
+class _Dense:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, x):
+        return np.tanh(x @ self.w)
+
+
+class _Scale:
+    def __init__(self, s):
+        self.s = s
+
+    def forward(self, x):
+        return x * self.s
+
+
+_LAYERS = [_Dense(np.linspace(-0.5, 0.5, 9).reshape(3, 3)), _Scale(3.0), _Dense(np.ones((3, 2)) * 0.2)]
+
+
+@case(rand(3))
+def methods_of_objects_in_a_module_list(x):
+    for layer in _LAYERS:
+        x = layer.forward(x)
+    return np.sum(x ** 2)
+
+
+@case(rand(3), rand(3))
+def methods_of_objects_in_a_list_enumerated_zipped_reversed(x, y):
+    total = 0.0
+    for k, (net, v) in enumerate(zip(reversed(_LAYERS[:2]), [x, y]), 1):
+        total = total + k * np.sum(net.forward(v) * y)
+    return total
+
+
 def _predict(params, x, nonlinearity=np.tanh):
     return nonlinearity(params * x)
 
@@ -356,3 +390,137 @@ def imports_inside_the_function(x):
     import numpy.linalg as la
     return math.sin(x) * th(x) + la.norm([x, 2.0 * x])
 
+
+
+_SHAPES = [(2, 1), (1, 1)]
+
+
+def _unpack_layers(weights):
+    # a generator helper slicing a parameter vector into layers
+    for m, n in _SHAPES:
+        yield weights[: m * n].reshape((m, n)), weights[m * n: m * n + n]
+        weights = weights[(m + 1) * n:]
+
+
+@case(rand(5), rand(3, 2))
+def generator_helper_consumed_by_a_loop(weights, x):
+    for W, b in _unpack_layers(weights):
+        x = np.tanh(x @ W + b) if W.shape[1] > 1 else x @ W + b
+    return np.sum(x)
+
+
+def _pairs(x, n):
+    k = 0
+    while True:
+        if k >= n:
+            return
+        yield x[k] * x[k + 1]
+        k += 1
+    yield 0.0        # never reached
+
+
+def _twice(x):
+    yield from _pairs(x, 2)
+    yield from (np.sin(v) for v in x)
+
+
+@case(rand(4))
+def generators_with_return_and_yield_from(x):
+    def squares(v):
+        for item in v:
+            yield item ** 2
+    return sum(_twice(x)) + max(squares(x)) + sum(list(_pairs(x, 3))[1:])
+
+
+@case(rand(8))
+def growing_a_list_in_a_loop_of_unknown_length(x):
+    out = []
+    for i in range(x.shape[0] // 2):
+        out.append(x[2 * i] * x[2 * i + 1])
+        out.append(np.sin(out[-1]))
+    acc = []
+    k = 0
+    while k < len(out):
+        acc.append(out[k] * (k + 1.0))
+        k += 2
+    return np.sum(np.stack(out)) + sum(acc)
+
+
+def _shapes_of(tree):                 # recursive, and only shapes: nothing to differentiate
+    if isinstance(tree, list):
+        return [_shapes_of(t) for t in tree]
+    return np.shape(tree)
+
+
+def _flatten(tree):
+    shapes = _shapes_of(tree)
+
+    def unflatten(vector):
+        return [vector[:shapes[0][0]], vector[shapes[0][0]:]]
+    return np.concatenate(tree), unflatten
+
+
+@case([rand(2), rand(3)])
+def flatten_returning_a_closure_over_a_recursive_helper(params):
+    flat, unflatten = _flatten(params)
+    flat2, _ = _flatten([p * 2.0 for p in params])
+    return np.dot(flat, flat2) + np.sum(np.sin(flat))
+
+
+def _swap_down(x, y, n):             # mutually recursive: which input the result follows depends on n
+    if n == 0:
+        return x
+    return _swap_again(y, x * 1.5, n - 1)
+
+
+def _swap_again(a, b, n):
+    return _swap_down(np.sin(a), b, n)
+
+
+@case(0.3, 0.7, argnums=(0, 1))
+def mutually_recursive_helpers(x, y):
+    return _swap_down(x, y, 1) * _swap_down(x, y, 2) + _swap_down(y, x, 3)
+
+
+def _logged(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        out = f(*args, **kwargs)
+        if kwargs.get("verbose", False):
+            print("called", len(args))
+        return out
+    return wrapper
+
+
+@_logged
+def _affine(x, w, b=0.0, verbose=False):
+    return x * w + b
+
+
+@case(rand(3), 0.7, argnums=(0, 1))
+def decorated_helper_forwarding_star_args_and_keywords(x, w):
+    return np.sum(_affine(x, w) ** 2) + np.sum(_affine(x, w, b=w * 2.0)) + np.sum(_affine(x, 1.5, verbose=False))
+
+
+def _apply_all(fn, *arrays, **options):
+    return [fn(a, **options) for a in arrays]
+
+
+@case(rand(2), rand(3))
+def star_args_helper_with_a_function_argument(x, y):
+    parts = _apply_all(np.cumsum, x, y * 2.0, axis=0)
+    return np.sum(parts[0] ** 2) + np.sum(parts[1] * y)
+
+
+def _affine_loss(w, b, x):
+    return np.sum((x * w + b) ** 2)
+
+
+_DIMS = (2, 3)
+
+
+@case(rand(3), 0.4, argnums=(0, 1))
+def call_with_a_tuple_unpacked_into_arguments(w, b):
+    params = (w, b)
+    grid = np.ones(_DIMS)
+    return _affine_loss(*params, np.linspace(0.0, 1.0, 3)) + _affine_loss(*(w, b * 2.0), 1.0) * np.sum(grid)

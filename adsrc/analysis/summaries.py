@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import gast
 
+from ..frontend.varargs import SHAPE, call_shape, parameters
 from ..ir import nodes as ir
 from ..errors import TransformError, in_call
 from . import aliases as al
@@ -55,9 +56,14 @@ class Summary:
 
 
 def _is_function(value):
+    """A function passed as an argument, known when transforming (a NumPy function too: np.cumsum is
+    an array-function dispatcher object, not a Python function)."""
+    from .. import rules
     from ..custom import custom_vjp
-    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, custom_vjp)) or \
-        type(value).__name__ == "ufunc" or isinstance(value, types.MethodType)
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, custom_vjp, types.MethodType)) or \
+            type(value).__name__ == "ufunc":
+        return True
+    return callable(value) and not isinstance(value, type) and rules.lookup(value) is not None
 
 
 def call_statics(stmt, resolve):
@@ -73,18 +79,24 @@ def call_statics(stmt, resolve):
     except (TypeError, ValueError):
         return {}
     params = [p for p in sig.parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     call = stmt.expr
     args = ([stmt.receiver] if stmt.receiver is not None else []) + list(call.args)
+    out = {}
+    shape = None
+    if not any(isinstance(a, gast.Starred) for a in args) and all(k.arg for k in call.keywords):
+        shape = call_shape(callee, len(args), [k.arg for k in call.keywords])
+    if shape is not None:
+        out[SHAPE] = shape          # *args/**kwargs: one specialization per shape of call
+    names = (parameters(callee, shape) if shape is not None else None) or \
+        [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     bound = {}
     for name, a in zip(names, args):
         if isinstance(a, gast.Starred):
             break
         bound[name] = a
     for k in call.keywords:
-        if k.arg is not None and k.arg in {p.name for p in params}:
+        if k.arg is not None and (k.arg in {p.name for p in params} or k.arg in names):
             bound[k.arg] = k.value
-    out = {}
     for name, node in bound.items():
         try:
             value = resolve(node)
@@ -129,6 +141,8 @@ class Summaries:
                            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
         except (TypeError, ValueError):
             return None
+        if statics and SHAPE in statics:
+            params = tuple(parameters(fun, statics[SHAPE]) or params)
         self.busy[key] = [Summary(params), False]
         try:
             for _ in range(10):

@@ -20,6 +20,7 @@ from ..ir import nodes as ir
 from ..ir.printer import Printer, op_expr
 from ..ir.walk import defines, expr_reads, target_names
 from .control import ControlAdjoints
+from .inplace import finish_updates
 from .ops import OpAdjoints
 from .state import Adjoints, comment, tag
 
@@ -161,61 +162,5 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
                                                        astutil.const(s.rule.name), astutil.const(s.method_of.id))))
         return out
 
-    # -- updates in place --------------------------------------------------------------------------------
     def finish_updates(self, code):
-        """Make updates in place where no code keeps or later reads the old value (else they copy)."""
-        loads = {}
-        passive = set()
-
-        def visit(node, inside):
-            inside = inside or id(node) in self.passive_reads
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and id(node) not in self.shape_reads:
-                loads.setdefault(node.id, []).append(node)
-                if inside:
-                    passive.add(id(node))
-            for child in gast.iter_child_nodes(node):
-                visit(child, inside)
-        for stmt in code:
-            visit(stmt, False)
-        for node, s in self.updates:
-            base = s.expr.args[0].id
-            own = {id(x) for x in gast.walk(node.value)}
-            getitems = self.getitem_nodes(code, base)
-            others = [n for n in loads.get(base, []) if id(n) not in own and id(n) not in getitems
-                      and id(n) not in passive]
-            if others:
-                _comment_before(code, node, f"`{base}` is copied, not changed in place: its old value is needed "
-                                            "later (copy-on-write)")
-                continue
-            node.value.func = self.h("index_update_inplace" if isinstance(s, ir.Update) else "list_append_inplace")
-            for sub in self.getitem_values(code, base):
-                # a view of the array would change with it
-                sub.value = self.hcall("snapshot", sub.value)
-
-    def getitem_values(self, code, base):
-        out = []
-        for n in gast.walk(gast.Module(body=list(code), type_ignores=[])):
-            if isinstance(n, gast.Assign) and isinstance(n.value, gast.Subscript) and \
-                    isinstance(n.value.value, gast.Name) and n.value.value.id == base:
-                out.append(n)
-        return out
-
-    def getitem_nodes(self, code, base):
-        return {id(n.value.value) for n in self.getitem_values(code, base)}
-
-
-def _comment_before(code, node, text):
-    """Insert the comment `# text` before the statement node, wherever it is in the generated code."""
-    def search(stmts):
-        for i, st in enumerate(stmts):
-            if st is node:
-                c = comment(text)
-                c.adsrc_line = getattr(node, "adsrc_line", None)
-                stmts.insert(i, c)
-                return True
-            for field in ("body", "orelse"):
-                inner = getattr(st, field, None)
-                if isinstance(inner, list) and search(inner):
-                    return True
-        return False
-    search(code)
+        finish_updates(self, code)

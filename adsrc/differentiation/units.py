@@ -22,6 +22,7 @@ from ..analysis.activity import Activity, dependences
 from ..analysis.summaries import call_statics, callee_name, statics_key
 from ..errors import TransformError, in_call
 from ..frontend import varargs_hint
+from ..frontend.varargs import call_shape, parameters
 from ..guards import Guards
 from .assemble import assemble_grad, assemble_vjp
 from .reverse import Adjoint
@@ -29,6 +30,7 @@ from .reverse import Adjoint
 _VJP_UNITS = weakref.WeakKeyDictionary()   # function -> {key: Unit}
 _RESULTS = {}                               # (function, statics, returns, arg values) -> AbsVal
 _DEPS = {}                                  # (function, statics, returns) -> [set of parameters]
+_DEPS_BUSY, _DEPS_STACK = {}, []            # recursive callees being computed (see result_dependences)
 LOCK = threading.RLock()
 
 
@@ -95,13 +97,16 @@ class Context:
         callee = s.callee
         params, bound = bind_arguments(callee, s)
         if params is None:
-            hint = "Pass the arguments explicitly, one per parameter (no `*` or `**` unpacking)."
-            if getattr(adj.uf.fun, "__wrapped__", None) is not None:
+            hint = "Pass the arguments explicitly, one per parameter (no `*` or `**` unpacking of a sequence " \
+                   "whose length adsrc does not know)."
+            if call_shape(callee, 0, ()) is not None:
+                hint = varargs_hint(callee)            # a function taking *args/**kwargs
+            elif getattr(adj.uf.fun, "__wrapped__", None) is not None:
                 hint = varargs_hint(adj.uf.fun)        # a decorator's wrapper forwarding *args, **kwargs
             raise adj.error(s, f"adsrc cannot match the arguments of the call to `{_name(callee)}`.", hint)
         statics = call_statics(s, self.pipeline.resolver(adj.uf))
-        wrt = [p for p in params if p in bound and p not in statics and adj.act.any_varied(atoms_of(bound[p]))]
-        vals = tuple(_argument_value(adj.values, bound[p]) for p in wrt)
+        wrt = [p for p in params if p in bound and p not in statics and adj.act.any_varied([bound[p]])]
+        vals = tuple(adj.values.of(bound[p]).without_shape() for p in wrt)
         try:
             unit = vjp_unit(self.pipeline, callee, tuple(wrt), vals, statics, s.returns_params)
         except TransformError as e:
@@ -127,17 +132,6 @@ class Context:
         return out
 
 
-def _argument_value(values, argument):
-    """The abstract value of an argument (a *args tuple or a **kwargs dict of atoms too)."""
-    if isinstance(argument, list):
-        return values_mod.AbsVal(values_mod.CONTAINER, ctype="tuple",
-                                 items=tuple((i, values.of(a).without_shape()) for i, a in enumerate(argument)))
-    if isinstance(argument, dict):
-        return values_mod.AbsVal(values_mod.CONTAINER, ctype="dict",
-                                 items=tuple((k, values.of(a).without_shape()) for k, a in argument.items()))
-    return values.of(argument).without_shape()
-
-
 def _stem(target):
     n = target if isinstance(target, str) else target[0] if isinstance(target[0], str) else "out"
     return n.split(".")[-1]
@@ -154,48 +148,37 @@ def _call_atoms(s):
 
 
 def bind_arguments(callee, s):
-    """(parameter names, {parameter: argument}) of a call, or (None, None) if they cannot be matched.
+    """(parameter names, {parameter: argument atom}) of a call, or (None, None) if they cannot be matched.
 
-    An argument is an atom; a `*args` parameter gets a list of atoms and a `**kwargs`
-    parameter a dict of them.
+    A callee taking *args/**kwargs has the parameters of the call's shape
+    (frontend/varargs.py): each extra argument is a parameter of its own.
     """
     try:
         sig = inspect.signature(callee, follow_wrapped=False)
     except (TypeError, ValueError):
         return None, None
+    args = ([s.receiver] if s.receiver is not None else []) + list(s.expr.args)
+    if any(isinstance(a, gast.Starred) for a in args) or any(k.arg is None for k in s.expr.keywords):
+        return None, None
     ps = list(sig.parameters.values())
     names = [p.name for p in ps]
     pos = [p.name for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    var = next((p.name for p in ps if p.kind == p.VAR_POSITIONAL), None)
-    kwvar = next((p.name for p in ps if p.kind == p.VAR_KEYWORD), None)
-    args = ([s.receiver] if s.receiver is not None else []) + list(s.expr.args)
-    if any(isinstance(a, gast.Starred) for a in args) or (len(args) > len(pos) and var is None):
+    keyword_ok = {p.name for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    shape = call_shape(callee, len(args), [k.arg for k in s.expr.keywords])
+    if shape is not None:
+        names = parameters(callee, shape)
+        if names is None:
+            return None, None
+        pos = names[:len(pos) + shape[0]]
+        keyword_ok |= set(shape[1])
+    if len(args) > len(pos):
         return None, None
     bound = dict(zip(pos, args))
-    if var is not None:
-        bound[var] = list(args[len(pos):])
-    if kwvar is not None:
-        bound[kwvar] = {}
-    keyword_only = {p.name for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
     for k in s.expr.keywords:
-        if k.arg is None:
+        if k.arg not in keyword_ok or k.arg in bound:
             return None, None
-        if k.arg in keyword_only and k.arg not in bound:
-            bound[k.arg] = k.value
-        elif kwvar is not None:
-            bound[kwvar][k.arg] = k.value
-        else:
-            return None, None
+        bound[k.arg] = k.value
     return names, bound
-
-
-def atoms_of(argument):
-    """The atoms of an argument as bind_arguments gives it (one, or a *args list, or a **kwargs dict)."""
-    if isinstance(argument, list):
-        return list(argument)
-    if isinstance(argument, dict):
-        return list(argument.values())
-    return [argument]
 
 
 # -- analyses of callees, from their lowered IR ----------------------------------------------------------
@@ -220,7 +203,7 @@ def call_oracles(pipeline, uf):
         if params is None:
             return None
         vals = {p: values_of_atom(bound[p], arg_values, s) for p in params
-                if p in bound and not isinstance(bound[p], (list, dict))}
+                if p in bound}
         return result_value(pipeline, callee, statics, returns, vals)
 
     def deps(s):
@@ -231,7 +214,7 @@ def call_oracles(pipeline, uf):
         parts = result_dependences(pipeline, callee, statics, returns)
         if parts is None:
             return None
-        return [[a for p in part if p in bound for a in atoms_of(bound[p])] for part in parts]
+        return [[bound[p] for p in part if p in bound] for part in parts]
     return results, deps
 
 
@@ -261,18 +244,46 @@ def result_value(pipeline, callee, statics, returns, vals):
 
 
 def result_dependences(pipeline, callee, statics, returns):
+    """For each part of a callee's result, the parameters it depends on differentiably (None: all).
+
+    A recursive callee starts from "depends on nothing" and is recomputed until its answer is
+    what its recursive calls were told; answers computed from an unfinished guess are not kept."""
     key = (callee, _statics_key(statics), returns)
+    if key in _DEPS_BUSY:
+        depth = _DEPS_STACK.index(key)
+        for k in _DEPS_STACK[depth + 1:]:
+            _DEPS_BUSY[k].leans_on = min(_DEPS_BUSY[k].leans_on, depth)
+        _DEPS_BUSY[key].recursed = True
+        return _DEPS_BUSY[key].guess
     if key in _DEPS:
         return _DEPS[key]
-    _DEPS[key] = None                    # recursion: every parameter (see Activity)
+    pending = _Pending([set() for _ in range(1 + len(returns))], len(_DEPS_STACK))
+    _DEPS_BUSY[key] = pending
+    _DEPS_STACK.append(key)
     try:
         lw = pipeline.lowered(callee, statics, returns)
-        _, deps = call_oracles(pipeline, lw.uf)
-        out = dependences(lw.fn, bool(returns), deps)
+        while True:
+            _, deps = call_oracles(pipeline, lw.uf)
+            out = dependences(lw.fn, bool(returns), deps)
+            if not pending.recursed or out == pending.guess:
+                break
+            pending.guess, pending.recursed = out, False
     except Exception:
         out = None
-    _DEPS[key] = out
+    finally:
+        _DEPS_STACK.pop()
+        del _DEPS_BUSY[key]
+    if pending.leans_on >= len(_DEPS_STACK):
+        _DEPS[key] = out
     return out
+
+
+class _Pending:
+    """A recursive callee's dependences being computed: the current guess, whether a recursive
+    call used it, and the outermost unfinished callee whose guess this one's answer used."""
+
+    def __init__(self, guess, depth):
+        self.guess, self.recursed, self.leans_on = guess, False, depth
 
 
 # -- building units ------------------------------------------------------------------------------------------

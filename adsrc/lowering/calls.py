@@ -132,12 +132,30 @@ class Calls(Primitives):
     def plain_call(self, e, func):
         args = []
         for a in e.args:
-            if isinstance(a, gast.Starred):
+            n = self.known_length(a.value) if isinstance(a, gast.Starred) else None
+            if n is not None:       # f(*pair): the items, so the call's arguments match parameters
+                seq = self.atom(a.value)
+                args.extend(self.atom(gast.Subscript(value=astutil.clone(seq), slice=astutil.const(i),
+                                                     ctx=gast.Load())) for i in range(n))
+            elif isinstance(a, gast.Starred):
                 args.append(gast.Starred(value=self.atom(a.value), ctx=gast.Load()))
             else:
                 args.append(self.atom(a))
         keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in e.keywords]
         return gast.Call(func=func, args=args, keywords=keywords)
+
+    def known_length(self, node):
+        """The length of a tuple or list known when transforming (a local tuple display bound once,
+        or a global, closure or static sequence), else None."""
+        if isinstance(node, gast.Name) and node.id in self.tuple_lengths:
+            return self.tuple_lengths[node.id]
+        if isinstance(node, (gast.Tuple, gast.List)) and not any(isinstance(x, gast.Starred) for x in node.elts):
+            return len(node.elts)
+        if isinstance(node, (gast.Name, gast.Attribute)):
+            from ..frontend import static_sequence
+            seq = static_sequence(node, self.uf, self.is_local)
+            return None if seq is None else len(seq)
+        return None
 
     def bind(self, base, obj):
         """A name generated code can use for obj (a value known when transforming)."""
@@ -187,7 +205,7 @@ class Calls(Primitives):
         if isinstance(obj, types.MethodType) and is_user_function(obj.__func__) and isinstance(e.func, gast.Attribute):
             # obj.method(x) on an object known when transforming: method(obj, x)
             return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=obj.__func__,
-                                receiver=e.func.value)
+                                receiver=astutil.clone(e.func.value))
         if isinstance(obj, functools.partial):
             return self.call_partial_object(e, obj, target)
         if isinstance(obj, type) and _record_type(obj):

@@ -71,6 +71,8 @@ class Loops:
         return _Seq(self.sequence(it))
 
     def stmt_For(self, s):
+        if self.unroll_objects(s):
+            return
         it = self.iteration(s.iter)
         # Python evaluates the iterable once: the loop must not see names the body rebinds
         rebound = astutil.names_stored(gast.Module(body=s.body, type_ignores=[])) | \
@@ -86,6 +88,63 @@ class Loops:
             raise self.error(s.target, "this loop target is not supported.",
                              "Loop over names or tuples of names, e.g. `for i, x in enumerate(xs):`.")
         self.emit_for(target, it, lambda: self.out.extend(self.block(s.body)), self.block(s.orelse), s)
+
+    def unroll_objects(self, s):
+        """`for layer in layers:` over a list of objects known when transforming: one copy of the body per
+        object, with `layer` known, so `layer.forward(x)` calls each object's own method.
+
+        enumerate/zip/reversed around such lists unroll the same way."""
+        if s.orelse or _jumps(s.body):
+            return False
+        plan = self.unroll_plan(s.iter)
+        if plan is None or not _has_objects(plan):
+            return False
+        n = _plan_length(plan)
+        if n is None or n > 32:
+            return False
+        for k in range(n):
+            self.unrolled_target(s.target, _plan_item(plan, k), s)
+            for inner in astutil.clone(s.body):
+                self.stmt = inner
+                self.statement(inner)
+            self.stmt = s
+        return True
+
+    def unroll_plan(self, node):
+        """The shape of an iteration whose length is known when transforming, or None."""
+        if isinstance(node, gast.Call) and not node.keywords and node.args and \
+                not any(isinstance(a, gast.Starred) for a in node.args):
+            fn = self.static(node.func)
+            inner = [self.unroll_plan(a) for a in node.args]
+            if fn is enumerate and len(node.args) <= 2 and inner[0] is not None:
+                start = node.args[1] if len(node.args) == 2 else astutil.const(0)
+                if isinstance(start, gast.Constant) and type(start.value) is int:
+                    return ("enumerate", inner[0], start.value)
+                return None
+            if fn is zip and any(p is not None for p in inner):
+                return ("zip", [p if p is not None else ("seq", None, a) for p, a in zip(inner, node.args)])
+            if fn is reversed and len(node.args) == 1 and inner[0] is not None:
+                return ("reversed", inner[0])
+            return None
+        from ..frontend import static_sequence
+        values = static_sequence(node, self.uf, self.is_local) if isinstance(
+            node, (gast.Name, gast.Attribute, gast.Subscript)) else None
+        return None if values is None else ("seq", values, node)
+
+    def unrolled_target(self, target, item, node):
+        """Bind a loop target to one item of an unrolled iteration (objects become known)."""
+        value, parts = item
+        if parts is not None and isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) == len(parts):
+            for t, part in zip(target.elts, parts):
+                self.unrolled_target(t, part, node)
+            return
+        if parts is not None:
+            value = gast.Tuple(elts=[_item_expr(p) for p in parts], ctx=gast.Load())
+        assign = gast.copy_location(gast.Assign(targets=[target], value=value, type_comment=None), node)
+        gast.fix_missing_locations(assign)
+        self.statement(assign)
+        if isinstance(target, gast.Name) and getattr(value, "known", None) is not None:
+            self.static_locals[target.id] = value.known
 
     def emit_for(self, target, it, fill_body, orelse, node):
         """Emit `for target in it: <fill_body()> else: orelse` as a loop over a range."""
@@ -164,3 +223,58 @@ class Loops:
 
     def zip_iteration(self, its):
         return its[0] if len(its) == 1 else _Zip(its)
+
+
+def _object(value):
+    """An object whose methods a loop body may call (not a number, array, string or container)."""
+    import numpy as np
+    return not isinstance(value, (int, float, complex, str, bytes, np.ndarray, np.generic, list, tuple, dict,
+                                  type(None)))
+
+
+def _jumps(body):
+    """Does a loop body break or continue this loop (not a nested one)?"""
+    for st in body:
+        for n in gast.walk(st):
+            if isinstance(n, (gast.Break, gast.Continue)):
+                return True
+    return False
+
+
+def _has_objects(plan):
+    if plan[0] == "seq":
+        return plan[1] is not None and any(_object(v) for v in plan[1])
+    if plan[0] == "zip":
+        return any(_has_objects(p) for p in plan[1])
+    return _has_objects(plan[1])
+
+
+def _plan_length(plan):
+    if plan[0] == "seq":
+        return None if plan[1] is None else len(plan[1])
+    if plan[0] == "zip":
+        lengths = [_plan_length(p) for p in plan[1]]
+        known = [n for n in lengths if n is not None]
+        return min(known) if known else None
+    return _plan_length(plan[1])
+
+
+def _plan_item(plan, k):
+    """(expression, parts): parts are the items of a zip/enumerate, else None; a known object is
+    attached to its expression as `.known`."""
+    kind = plan[0]
+    if kind == "seq":
+        expr = gast.Subscript(value=astutil.clone(plan[2]), slice=astutil.const(k), ctx=gast.Load())
+        if plan[1] is not None and _object(plan[1][k]):
+            expr.known = plan[1][k]
+        return expr, None
+    if kind == "enumerate":
+        return None, [(astutil.const(k + plan[2]), None), _plan_item(plan[1], k)]
+    if kind == "zip":
+        return None, [_plan_item(p, k) for p in plan[1]]
+    return _plan_item(plan[1], _plan_length(plan[1]) - 1 - k)
+
+
+def _item_expr(item):
+    value, parts = item
+    return value if parts is None else gast.Tuple(elts=[_item_expr(p) for p in parts], ctx=gast.Load())

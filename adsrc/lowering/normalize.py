@@ -64,6 +64,7 @@ class Normalizer(Expressions, Calls, Loops):
         self.local_defs = set()  # names of nested defs and lambdas emitted so far
         self.static_locals = {}  # loop targets bound to objects known when transforming (loops.py)
         self.single = _assigned_once(uf.node)
+        self.tuple_lengths = {}  # names bound once to a tuple display: their length
 
     # -- entry -----------------------------------------------------------------------------------
     def function(self, fdef, name=None):
@@ -78,8 +79,11 @@ class Normalizer(Expressions, Calls, Loops):
                            self.bindings)
 
     def block(self, stmts):
-        saved_out, saved_stmt = self.out, self.stmt
+        saved_out, saved_stmt, known = self.out, self.stmt, self.static_locals
         self.out = []
+        # a block may run again or not at all: what it rebinds is not known inside it, nor after it
+        stored = astutil.names_stored(gast.Module(body=list(stmts), type_ignores=[]))
+        self.static_locals = {k: v for k, v in known.items() if k not in stored}
         try:
             for s in stmts:
                 self.stmt = s
@@ -87,6 +91,7 @@ class Normalizer(Expressions, Calls, Loops):
             return self.out
         finally:
             self.out, self.stmt = saved_out, saved_stmt
+            self.static_locals = {k: v for k, v in known.items() if k not in stored}
 
     def sub_block(self, fill):
         saved = self.out
@@ -280,6 +285,10 @@ class Normalizer(Expressions, Calls, Loops):
 
     def assign_to(self, t, value):
         if isinstance(t, gast.Name):
+            self.static_locals.pop(t.id, None)
+            if isinstance(value, gast.Tuple) and t.id in self.single and \
+                    not any(isinstance(x, gast.Starred) for x in value.elts):
+                self.tuple_lengths[t.id] = len(value.elts)      # f(*t) passes its items one by one
             if isinstance(value, gast.Lambda):
                 self.lambda_def(value, t.id)       # f = lambda x: ...  is  def f(x): return ...
                 return
