@@ -258,7 +258,7 @@ def owned(g, x):
         out = np.zeros(np.shape(x), dtype=dtype)
         if not is_zero(g):
             out[...] = _real_for(g, out.dtype)
-        return out if type(x) is _nd else out[()]
+        return out          # a NumPy scalar's adjoint too is a 0-d array: `dd[None] += g` writes into it
     if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
         return 0.0 if is_zero(g) else g
     if isinstance(x, (list, tuple)):

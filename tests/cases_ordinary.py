@@ -524,3 +524,9 @@ def call_with_a_tuple_unpacked_into_arguments(w, b):
     params = (w, b)
     grid = np.ones(_DIMS)
     return _affine_loss(*params, np.linspace(0.0, 1.0, 3)) + _affine_loss(*(w, b * 2.0), 1.0) * np.sum(grid)
+
+
+@case(np.array([[2.0, 1.0], [0.5, 3.0]]) + 0.1 * rand(2, 2))
+def numpy_scalar_result_indexed_like_an_array(a):
+    d = np.linalg.det(a)              # a NumPy scalar, which supports d[None] and d[()]
+    return np.sum(d[None] * 2.0) + d[()] ** 2
