@@ -623,7 +623,8 @@ def check_array_method(obj, method, name):
         return
     from .errors import TransformError
     what = f"the module `{obj.__name__}`" if isinstance(obj, types.ModuleType) else f"an object of type {type(obj).__name__}"
-    raise TransformError(f"adsrc differentiated `{name}{method[:-1]}...)` as the ndarray method {method}, but "
+    raise TransformError(f"adsrc differentiated `{name}{method[:-1]}...)` with its rule for arrays and Python "
+                         f"containers ({method}), but "
                          f"`{name}` is {what} when the code runs. Mark `{name}` static (static_argnames) so "
                          "adsrc can see what it is when transforming.")
 

@@ -530,3 +530,48 @@ def call_with_a_tuple_unpacked_into_arguments(w, b):
 def numpy_scalar_result_indexed_like_an_array(a):
     d = np.linalg.det(a)              # a NumPy scalar, which supports d[None] and d[()]
     return np.sum(d[None] * 2.0) + d[()] ** 2
+
+
+class _Parser:
+    """Slices a parameter vector by name (its `get` is not dict.get)."""
+
+    def __init__(self):
+        self.slots, self.size = {}, 0
+
+    def add(self, key, shape):
+        n = int(np.prod(shape))
+        self.slots[key] = (slice(self.size, self.size + n), shape)
+        self.size += n
+
+    def get(self, vect, key):
+        where, shape = self.slots[key]
+        return np.reshape(vect[where], shape)
+
+
+class _Softmax:
+    def __init__(self, n_in, n_out):
+        self.parser = _Parser()
+        self.parser.add("W", (n_in, n_out))
+        self.parser.add("b", (n_out,))
+
+    def forward(self, inputs, weights):
+        W = self.parser.get(weights, "W")
+        b = self.parser.get(weights, "b")
+        return self.squash(inputs @ W + b)
+
+    def squash(self, x):
+        return x - np.log(np.sum(np.exp(x), axis=1, keepdims=True))
+
+
+_NET = [_Softmax(3, 4), _Softmax(4, 2)]
+_NET_PARSER = _Parser()
+for _layer in _NET:
+    _NET_PARSER.add(_layer, (_layer.parser.size,))
+
+
+@case(0.3 * rand(_NET_PARSER.size), rand(5, 3))
+def layers_reading_their_weights_through_a_parser_object(w, x):
+    # a layer list walked in a loop, each layer a method of its own parser object (convnet-style)
+    for layer in _NET:
+        x = layer.forward(x, _NET_PARSER.get(w, layer))
+    return np.sum(x[:, 0])

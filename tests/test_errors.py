@@ -208,3 +208,20 @@ def test_non_function_is_refused():
     # np.sin has a rule, so adsrc.grad(np.sin) works (test_callables.py); np.busday_count has none
     with pytest.raises(TransformError, match="only differentiate Python functions"):
         adsrc.grad(np.busday_count)
+
+
+class _Slicer:
+    def get(self, vect, name):          # not dict.get
+        return vect[:2] * 2.0
+
+
+def _through_unknown_get(w, slicer):
+    return np.sum(slicer.get(w, "a") ** 2)
+
+
+def test_a_method_named_like_a_container_method_on_an_unknown_object_is_refused_when_it_runs():
+    # adsrc cannot see what `slicer` is: it must not take `.get` for dict.get and drop w's gradient
+    with pytest.raises(TransformError, match=r"`slicer.get\(...\)` with its rule .* type _Slicer"):
+        adsrc.grad(_through_unknown_get)(np.ones(3), _Slicer())
+    g = adsrc.grad(_through_unknown_get, static_argnames="slicer")(np.ones(3), _Slicer())
+    np.testing.assert_allclose(g, [8.0, 8.0, 0.0], rtol=1e-12)

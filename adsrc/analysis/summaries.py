@@ -98,6 +98,9 @@ def call_statics(stmt, resolve):
         if k.arg is not None and (k.arg in {p.name for p in params} or k.arg in names):
             bound[k.arg] = k.value
     for name, node in bound.items():
+        if stmt.receiver is not None and node is stmt.receiver and stmt.receiver_value is not None:
+            out[name] = stmt.receiver_value        # known when the call was lowered
+            continue
         try:
             value = resolve(node)
         except LookupError:

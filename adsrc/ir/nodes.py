@@ -111,10 +111,13 @@ class CallUser(Op):
     receiver: the object a method is called on (its first argument), if any.
     returns_params: parameters the callee changes in place; the call then returns
     `(value, *their new values)` (set by lowering/functionalize.py).
+    receiver_value: the receiver's object when it is known when transforming (a bound
+    method's `__self__`, a callable object), else None: the callee is specialized to it.
     """
     callee: Any
     receiver: Optional[gast.expr] = None
     returns_params: tuple = ()
+    receiver_value: Any = None
 
 
 @dataclass(eq=False, slots=True)

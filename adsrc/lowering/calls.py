@@ -205,7 +205,7 @@ class Calls(Primitives):
         if isinstance(obj, types.MethodType) and is_user_function(obj.__func__) and isinstance(e.func, gast.Attribute):
             # obj.method(x) on an object known when transforming: method(obj, x)
             return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=obj.__func__,
-                                receiver=astutil.clone(e.func.value))
+                                receiver=astutil.clone(e.func.value), receiver_value=obj.__self__)
         if isinstance(obj, functools.partial):
             return self.call_partial_object(e, obj, target)
         if isinstance(obj, type) and _record_type(obj):
@@ -213,7 +213,8 @@ class Calls(Primitives):
         call = getattr(type(obj), "__call__", None)
         if not isinstance(obj, type) and is_user_function(call):
             # a callable object: obj(x) is type(obj).__call__(obj, x)
-            return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=call, receiver=e.func)
+            return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=call, receiver=e.func,
+                                receiver_value=obj)
         if isinstance(getattr(obj, "__self__", None), (list, dict, set)) and \
                 getattr(obj, "__name__", None) in MUTATING_METHODS | REFUSED_METHODS:
             # `box.items.append(v)` with `box` known when transforming: changes an object adsrc does not own
