@@ -429,7 +429,7 @@ def generators_with_return_and_yield_from(x):
     def squares(v):
         for item in v:
             yield item ** 2
-    return sum(_twice(x)) + max(squares(x)) + sum(list(_pairs(x, 3))[1:])
+    return sum(_twice(x)) + max(squares(x)) + sum(list(_pairs(x, 3))[1:]) + next(_pairs(x, 2)) ** 2
 
 
 @case(rand(8))
@@ -575,3 +575,55 @@ def layers_reading_their_weights_through_a_parser_object(w, x):
     for layer in _NET:
         x = layer.forward(x, _NET_PARSER.get(w, layer))
     return np.sum(x[:, 0])
+
+
+def _leaves(value):
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [np.ravel(value)]
+
+
+def _structure(value):
+    if isinstance(value, dict):
+        keys = sorted(value)
+        return ("dict", keys, [_structure(value[k]) for k in keys])
+    if isinstance(value, (list, tuple)):
+        return ("seq", [_structure(v) for v in value])
+    return ("leaf", np.shape(value))
+
+
+def _unflatten(structure, vector):
+    return vector
+
+
+def _flatten_with_partial(value):
+    # autograd.misc.flatten's shape: (vector, partial(unflatten, structure)); callers often drop the partial
+    return np.concatenate(_leaves(value)), functools.partial(_unflatten, _structure(value))
+
+
+@case([(rand(2, 2), rand(2)), (rand(2, 1), rand(1))])
+def flatten_returning_a_partial_through_recursive_helpers(params):
+    flat, _ = _flatten_with_partial(params)
+    return np.dot(flat, np.sin(flat))
+
+
+@case([rand(2), rand(3)])
+def nested_loops_appending_to_one_list(parts):
+    out = []
+    for item in parts:
+        for leaf in [item, item * 2.0]:
+            out.append(np.sin(leaf))
+    return np.sum(np.concatenate(out) ** 2)
+
+
+@case(rand(6))
+def augmented_updates_of_views_slices_masks_and_index_lists(x):
+    a = np.tanh(x).reshape(2, 3)
+    row = a[1]
+    col = a[:, :1]
+    row[::2] += x[0]
+    col[col > 0.0] *= 2.0
+    a[[0, 1], [2, 2]] += np.cos(a[[0, 1], [2, 2]])
+    a *= x[1]
+    a[1, 1] -= a[0, 0] ** 2
+    return np.sum(row * np.arange(3.0)) + np.sum(col) + np.sum(a ** 2)

@@ -1,21 +1,23 @@
 """Updates in place, decided on the generated code of a whole function.
 
 An item assignment or append the alias analysis allows in place
-(analysis/buffers.py) happens in place unless some generated code reads the
-old version of its base afterwards: a read of the base's name reachable from
-the update before the name is bound again (in a loop, also around the back
-edge to the update). Reads that are not such are the loop's later iterations
-and the code after a loop, which see the new version under the same name:
+(analysis/buffers.py) happens in place unless generated code may see the
+object change under it. Outside loops, that is any other read of the base.
+In a loop, the names the object passes through (the base, the update's
+target, the names copied from them: its *chain*) may be read by the update
+itself and by the copies that carry it to the next iteration; after the
+loop, the loop's carried names hold the final object and may be read freely:
 
     for i in range(n):
-        out_2 = list_append_inplace(out_1, item)     # out_1's old value: read by nobody
-        out_1 = out_2                                 # bound again
-    stack = np.stack(out_1)                           # the new version
+        out_2 = list_append_inplace(out_1, item)     # the chain: out_1, out_2
+        out_1 = out_2                                 # carried to the next iteration
+    stack = np.stack(out_1)                           # after the loop: the final list
 
-Reads that only take a shape, reads inside constants, and indexing (whose
-results are copied when the update is in place: views would change with it)
-do not need the old version either. Otherwise the update copies, and the code
-says why.
+Any other read in or before the loop (a tape keeping the list of one
+iteration, a copy under another name) makes the update copy, and the code says
+why. Reads that only take a shape, reads inside constants, and indexing
+(whose results are copied when the update is in place: views would change
+with it) never do.
 """
 
 import gast
@@ -28,22 +30,28 @@ _BLOCKS = ("body", "orelse")
 
 
 def finish_updates(adj, code):
-    """Make adj.updates in place where no code reads the old value later (else they copy)."""
+    """Make adj.updates in place where nothing may see the object change (else they copy)."""
     loads, passive = _loads(adj, code)
+    copies = _copies(code)
     for node, s in adj.updates:
         base = s.expr.args[0].id
+        target = node.targets[0]
+        loop = _outermost_loop(code, node)
+        chain = _chain(copies, {base, target.id} if isinstance(target, gast.Name) else {base})
+        names = chain if loop is not None else {base}
         own = {id(x) for x in gast.walk(node.value)}
-        getitems = {id(n.value.value) for n in _getitem_values(code, base)}
-        later = _later_loads(code, node, base)
-        others = [n for n in loads.get(base, []) if id(n) not in own and id(n) not in getitems
-                  and id(n) not in passive and (later is None or id(n) in later)]
+        getitems = {id(n.value.value) for name in names for n in _getitem_values(code, name)}
+        free = _free_reads(code, loop, chain, copies) if loop is not None else set()
+        others = [n for name in names for n in loads.get(name, []) if id(n) not in own and id(n) not in getitems
+                  and id(n) not in passive and id(n) not in free]
         if others:
             _comment_before(code, node, f"`{base}` is copied, not changed in place: its old value is needed "
                                         "later (copy-on-write)")
             continue
         node.value.func = adj.h("index_update_inplace" if isinstance(s, ir.Update) else "list_append_inplace")
-        for sub in _getitem_values(code, base):
-            sub.value = adj.hcall("snapshot", sub.value)     # a view of the array would change with it
+        for name in names:
+            for sub in _getitem_values(code, name):
+                sub.value = adj.hcall("snapshot", sub.value)     # a view of the array would change with it
 
 
 def _loads(adj, code):
@@ -63,65 +71,52 @@ def _loads(adj, code):
     return loads, passive
 
 
-def _later_loads(code, node, base):
-    """ids of the loads of `base` that may see its value from before the statement `node`, or None
-    (all of them) where node is not in plain blocks, loops and branches."""
-    path = _path(code, node)
-    if path is None:
-        return None
-    found = set()
-    for block, i, owner in reversed(path):
-        killed = _scan(block[i + 1:], base, found)
-        if killed:
-            return found
-        if isinstance(owner, _LOOPS):
-            if isinstance(owner, gast.While):
-                found.update(_name_loads(owner.test, base))
-            _scan(block[:i], base, found)         # the next iteration, up to the update
-        elif owner is not None and not isinstance(owner, gast.If):
-            return None
-    return found
+def _copies(code):
+    """[(target, value Name node)] of every `a = b` between names in the code."""
+    out = []
+    for n in gast.walk(gast.Module(body=list(code), type_ignores=[])):
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and \
+                isinstance(n.value, gast.Name):
+            out.append((n.targets[0].id, n.value))
+    return out
 
 
-def _scan(stmts, base, found):
-    """Add the loads of base in stmts to found, up to a plain assignment that binds base; killed?"""
-    for st in stmts:
-        found.update(_name_loads(st, base))
-        if isinstance(st, gast.Assign) and any(base in _bound(t) for t in st.targets):
-            return True
-    return False
+def _chain(copies, names):
+    """The names an object passes through by plain copies, from the given names (both ways)."""
+    names = set(names)
+    grew = True
+    while grew:
+        grew = False
+        for target, value in copies:
+            if (target in names) != (value.id in names):
+                names |= {target, value.id}
+                grew = True
+    return names
 
 
-def _bound(target):
-    if isinstance(target, gast.Name):
-        return {target.id}
-    if isinstance(target, (gast.Tuple, gast.List)):
-        return set().union(*[_bound(e) for e in target.elts]) if target.elts else set()
-    return set()
+def _free_reads(code, loop, chain, copies):
+    """ids of chain reads that cannot see the object change: the copies within the chain, and reads
+    after the loop of the names the loop carries (bound by copies at its body's end)."""
+    free = {id(value) for target, value in copies if target in chain and value.id in chain}
+    carried = {st.targets[0].id for st in loop.body if isinstance(st, gast.Assign) and len(st.targets) == 1
+               and isinstance(st.targets[0], gast.Name) and isinstance(st.value, gast.Name)
+               and st.targets[0].id in chain and st.value.id in chain}
+    after = code[next(i for i, st in enumerate(code) if st is loop) + 1:]
+    for st in after:
+        for n in gast.walk(st):
+            if isinstance(n, gast.Name) and n.id in carried:
+                if not isinstance(n.ctx, gast.Load):
+                    return free          # bound again: later reads are of something else
+                free.add(id(n))
+    return free
 
 
-def _name_loads(node, base):
-    return {id(n) for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == base
-            and isinstance(n.ctx, gast.Load)}
-
-
-def _path(stmts, node, owner=None):
-    """[(block, index, owner statement)] from the outermost block to the one holding node, or None.
-
-    A loop's else block runs once, after the loop: its owner is given as a branch."""
-    for i, st in enumerate(stmts):
-        if st is node:
-            return [(stmts, i, owner)]
-        for field in _BLOCKS + ("finalbody",):
-            inner = getattr(st, field, None)
-            if isinstance(inner, list):
-                sub = _path(inner, node, _ONCE if isinstance(st, _LOOPS) and field == "orelse" else st)
-                if sub is not None:
-                    return [(stmts, i, owner)] + sub
+def _outermost_loop(code, node):
+    """The loop of the code's top-level block that holds node, or None."""
+    for st in code:
+        if isinstance(st, _LOOPS) and any(n is node for n in gast.walk(st)):
+            return st
     return None
-
-
-_ONCE = gast.If(test=None, body=[], orelse=[])
 
 
 def _getitem_values(code, base):

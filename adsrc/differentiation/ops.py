@@ -48,6 +48,8 @@ class OpAdjoints:
         pass
 
     def adj_Opaque(self, s, g, out):
+        if s.function:
+            return       # a function value: calls of it that adsrc cannot follow are refused where they are
         raise self.error(s, f"adsrc cannot differentiate through {s.describe}.", s.hint)
 
     def adj_CallLocal(self, s, g, out):

@@ -172,10 +172,14 @@ class Opaque(Op):
     """A call adsrc has no rule or source for: an error if it must be differentiated.
 
     fresh: a call to a class, which makes a new object.
+    function: the value is a function (a functools.partial): it has no cotangent of its own, and
+    a call of it that adsrc cannot follow is refused where it is made if it depends on
+    differentiated values.
     """
     describe: str = ""
     hint: Optional[str] = None
     fresh: bool = False
+    function: bool = False
 
 
 OPS = (Copy, Const, Apply, CallUser, CallCustom, CallLocal, GetItem, GetAttr, Pack, Update, Append, ScanSlice, Opaque)

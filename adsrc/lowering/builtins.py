@@ -7,6 +7,8 @@ building a list; `zip`, `enumerate`, `reversed`, `sorted` and `dict` used as
 values become helpers with derivative rules (rules/containers.py).
 """
 
+import inspect
+
 import gast
 
 from .. import astutil
@@ -207,6 +209,17 @@ class Primitives:
                 self.emit(ir.SetItem(tmp, astutil.const(k.arg), self.atom(k.value)), e)
             return self.emit_op(ir.Copy, target, astutil.name(tmp), e)
         self.helper_apply(target, "dict_of", [base], e)
+
+    def b_next(self, e, target):
+        """next(gen(x)) of a generator function (read as the list of what it yields): its first item."""
+        arg = e.args[0] if len(e.args) == 1 and not e.keywords else None
+        fn = self.static(arg.func) if isinstance(arg, gast.Call) else None
+        if getattr(getattr(fn, "__code__", None), "co_flags", 0) & inspect.CO_GENERATOR:
+            return self.value(gast.Subscript(value=arg, slice=astutil.const(0), ctx=gast.Load()),
+                              target or self.temp("_"))
+        return self.emit_op(ir.Opaque, target, self.plain_call(e, e.func), e, describe="`next(...)`",
+                            hint="adsrc follows `next(f(...))` of a generator function f; for other iterators, "
+                                 "index a list instead.")
 
     def b_getattr(self, e, target):
         if len(e.args) == 2 and isinstance(e.args[1], gast.Constant) and isinstance(e.args[1].value, str):

@@ -385,7 +385,7 @@ class Calls(Primitives):
                          args=[func] + args, keywords=keywords)
         self.emit_op(ir.Opaque, target, expr, e, describe="a functools.partial object used as a value",
                      hint="Call the partial object in this function, or pass the function and its arguments "
-                          "separately.")
+                          "separately.", function=True)
 
     def call_partial_object(self, e, obj, target):
         """A functools.partial object known when transforming: its bound values are constants."""
@@ -440,7 +440,7 @@ class Calls(Primitives):
 
 _BUILTIN_CALLS = {builtins.map: "b_map", builtins.filter: "b_filter", builtins.zip: "b_zip",
                   builtins.enumerate: "b_enumerate", builtins.reversed: "b_reversed", builtins.sorted: "b_sorted",
-                  builtins.dict: "b_dict", builtins.getattr: "b_getattr"}
+                  builtins.dict: "b_dict", builtins.getattr: "b_getattr", builtins.next: "b_next"}
 
 
 def _record_type(cls):

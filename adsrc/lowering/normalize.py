@@ -220,7 +220,22 @@ class Normalizer(Expressions, Calls, Loops):
             index = self.index(t.slice)
             item = self.temp(subscript_temp(base, index))
             self.emit(ir.GetItem(item, gast.Subscript(value=astutil.name(base), slice=index, ctx=gast.Load())), t)
-            self.emit(ir.InplaceOp(item, s.op, self.atom(s.value)), s)
+            if _array_index(t.slice):
+                # a slice of an array (or a list: a new list), or an array's element or row:
+                # `base[i] = base[i] op value` is the same
+                if not _array_index(t.slice, slices_only=True):
+                    # d[i, j] of a dict holding an array: it would change that array in place
+                    owner = t.value.id if isinstance(t.value, gast.Name) else "container"
+                    message = (f"`{owner}[...] {_OPS.get(type(s.op), '?')}= ...` at line {s.lineno} changes an "
+                               f"object `{owner}` holds in place; adsrc follows that with a single key only.")
+                    self.emit(ir.Effect(astutil.call(astutil.name(self.namer.helper("check_item_immutable")),
+                                                     [astutil.name(base), astutil.name(item),
+                                                      astutil.const(message)])), s)
+                new = self.temp(item)
+                self.value(gast.BinOp(left=astutil.name(item), op=s.op, right=s.value), new)
+                item = new
+            else:
+                self.emit(ir.InplaceOp(item, s.op, self.atom(s.value)), s)
             self.emit(ir.SetItem(base, astutil.clone(index), astutil.name(item)), t)
         else:
             raise self.error(t, "augmented assignment to an attribute is not supported.",
@@ -366,6 +381,26 @@ class Normalizer(Expressions, Calls, Loops):
 
 def _free_globals(uf):
     return {n for n in astutil.names_loaded(uf.node) if n in uf.globals or n in uf.builtins}
+
+
+def _array_index(index, slices_only=False):
+    """Is `x[index]` a view or element of an array, or a new list (a slice), never an object that other
+    names may hold? An index with a slice, None or `...` (or, unless slices_only, any tuple: lists take
+    none, and a dict with tuple keys is checked when the code runs)."""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    if any(isinstance(p, gast.Slice) or isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis)
+           for p in parts):
+        return True
+    if slices_only:
+        return False
+    # a list of indices or a mask (`x[[0, 2]]`, `x[x > 0]`) indexes arrays only: the item is a copy
+    return isinstance(index, gast.Tuple) or any(isinstance(p, (gast.List, gast.ListComp, gast.Compare))
+                                                for p in parts)
+
+
+_OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//", gast.Mod: "%",
+        gast.Pow: "**", gast.MatMult: "@", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^",
+        gast.LShift: "<<", gast.RShift: ">>"}
 
 
 def _assigned_once(fdef):
