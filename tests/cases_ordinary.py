@@ -627,3 +627,21 @@ def augmented_updates_of_views_slices_masks_and_index_lists(x):
     a *= x[1]
     a[1, 1] -= a[0, 0] ** 2
     return np.sum(row * np.arange(3.0)) + np.sum(col) + np.sum(a ** 2)
+
+
+@case(rand(3), 0.5)
+def nested_tuple_unpacking_then_a_copy_changed_in_place(xs, s):
+    (first, grid), last = ((s, np.arange(4.0)), s)
+    grid = grid.astype(float)
+    alias = grid
+    alias[0] += xs.sum()
+    return first * last + np.sum(alias * grid)
+
+
+@case(rand(3), rand(4, 3), argnums=(0, 1))
+def loop_whose_inner_loop_computes_only_unused_values(xs, W):
+    for x, row in zip(xs, W):
+        W = W + row * x
+        for k in range(3):
+            unused = np.minimum(np.max(W, axis=1).sum(), sum(row)) * k
+    return np.sum(W ** 2)

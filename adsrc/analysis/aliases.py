@@ -318,9 +318,7 @@ class Analysis:
                     (site,) = refs
                     state.tuples[site.obj] = elements
             elif elements is not None and len(elements) == len(s.target):
-                for t, part in zip(s.target, elements):
-                    for n in target_names(t):
-                        state.bind(n, part if isinstance(t, str) else _parts(state, part))
+                _bind_elements(state, s.target, elements)
             else:
                 parts = _parts(state, refs)
                 for n in names:
@@ -442,6 +440,24 @@ class Analysis:
             for r in self.atom_refs(node, state):
                 out.add(Ref(r.obj, None))
         return out
+
+
+def _bind_elements(state, target, elements):
+    """Bind a tuple target element by element; a nested target takes the elements of a tuple display
+    when its part certainly is one, else any part of it."""
+    for t, part in zip(target, elements):
+        if isinstance(t, str):
+            state.bind(t, part)
+            continue
+        inner = None
+        if len(part) == 1:
+            (r,) = part
+            inner = state.tuples.get(r.obj) if r.path == () else None
+        if inner is not None and len(inner) == len(t):
+            _bind_elements(state, t, inner)
+        else:
+            for n in target_names(t):
+                state.bind(n, _parts(state, part))
 
 
 def _parts(state, refs):

@@ -143,6 +143,7 @@ class ControlAdjoints:
         read = reads_anywhere(body) | set().union(*(expr_reads(r) for r in s.results))
         free_active = sorted({n for n in read if self.act.active(n)} - inner_defined)
         pre_bwd = []
+        before = {n: self.adj[n].copy() if n in self.adj else None for n in free_active}
         for n in free_active:
             # adjoints accumulated across iterations live in variables from before the loop
             st = self.adj.get(n)
@@ -216,6 +217,13 @@ class ControlAdjoints:
         residuals = sorted(_loaded(bwd_body) & level)
         fwd, bwd = self.emit_loop(s, fwd_body, bwd_body, residuals, pre_bwd, out_states, active_carry, dcarry,
                                   owned_carry)
+        if not bwd:
+            # no backward loop: nothing set up the accumulators in pre_bwd
+            for n, st in before.items():
+                if st is None:
+                    self.adj.pop(n, None)
+                else:
+                    self.adj[n] = st
         post = []
         for k in active_carry:
             self.adj[carry[k]] = AdjState(astutil.name(dcarry[k]), lazy=True)
