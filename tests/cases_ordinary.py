@@ -645,3 +645,12 @@ def loop_whose_inner_loop_computes_only_unused_values(xs, W):
         for k in range(3):
             unused = np.minimum(np.max(W, axis=1).sum(), sum(row)) * k
     return np.sum(W ** 2)
+
+
+@case(0.8 * rand(4, 3))
+def element_of_a_row_view_updated_in_a_loop(W):
+    W = 0.7 * W
+    for k in range(2):
+        row = W[1]
+        row[2] *= row[2]          # a number, not a part of the row: no link to follow
+    return np.sum(W ** 2)

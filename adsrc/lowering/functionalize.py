@@ -167,21 +167,16 @@ class Functionalizer:
                              loc=loc)
             return [check], [ir.If(astutil.name(test), [ir.Copy(m, astutil.name(n), loc=loc)], [], loc=loc)]
         if kind == al.DERIVED:
-            old_part, take_old = self.take(path, n, loc)
             new_part, take_new = self.take(path, n, loc)
-            test = self.namer.fresh("linked")
-            check = ir.Const(test, astutil.call(self.helper("same_part"), [astutil.name(m), old_part]), loc=loc)
-            return take_old + [check], [ir.If(astutil.name(test), take_new + [ir.Copy(m, new_part, loc=loc)], [],
-                                              loc=loc)]
+            test, check = self.linked(m, n, path, loc)
+            return [check], [ir.If(astutil.name(test), take_new + [ir.Copy(m, new_part, loc=loc)], [], loc=loc)]
         if kind == al.BASE:
             parts, takes = [astutil.name(m)], []
             for step in path[:-1]:
                 part, take = self.take((step,), parts[-1].id, loc)
                 parts.append(part)
                 takes += take
-            last, take_last = self.take(path[-1:], parts[-1].id, loc)
-            test = self.namer.fresh("linked")
-            check = ir.Const(test, astutil.call(self.helper("same_part"), [astutil.name(n), last]), loc=loc)
+            test, check = self.linked(n, m, path, loc)
             writes, value = [], astutil.name(n)
             for step, part in reversed(list(zip(path, parts))):
                 target = part.id if part.id == m else self.namer.fresh(part.id)
@@ -191,7 +186,7 @@ class Functionalizer:
             again, retake = self.take(path, m, loc)
             writes += retake + [ir.Copy(n, again, loc=loc)]
             pre, post = self.sharers(state, m, live, loc, done, structural=True)
-            return takes + take_last + [check] + pre, [ir.If(astutil.name(test), writes, [], loc=loc)] + post
+            return [check] + pre, [ir.If(astutil.name(test), takes + writes, [], loc=loc)] + post
         if kind == al.HOLDS:
             expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
                                                              astutil.name(n)])
@@ -206,6 +201,18 @@ class Functionalizer:
         expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
                                                          astutil.name(n)])
         return [check], [self.helper_op(m, expr, "replace_obj", loc)]
+
+    def linked(self, part, base, path, loc):
+        """(name, statement) testing when the code runs whether `part` is `base`'s part along path.
+
+        The path is taken inside the test: a path the alias analysis only suspects may not
+        exist in the objects (an element of an array is not an array), and is then not a link."""
+        steps = [gast.Lambda(args=astutil.arguments(["view_of"]),
+                             body=_retarget(step.stmt, "view_of", "unused", loc).expr) for step in path]
+        test = self.namer.fresh("linked")
+        call = astutil.call(self.helper("part_along"), [astutil.name(part), astutil.name(base),
+                                                        astutil.tuple_(steps)])
+        return test, ir.Const(test, call, loc=loc)
 
     def take(self, path, base, loc):
         """Statements taking the parts along path from name base again; returns (last part atom, stmts)."""

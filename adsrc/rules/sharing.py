@@ -41,6 +41,18 @@ def same_part(a, b):
     return False
 
 
+@helper
+def part_along(part, base, steps):
+    """Is `part` the part of `base` that the steps take (each `lambda view_of: view_of[...]`)?
+    A path that does not exist in the objects (indexing a number) is no link."""
+    for step in steps:
+        try:
+            base = step(base)
+        except (IndexError, TypeError, KeyError, ValueError, AttributeError):
+            return False
+    return same_part(part, base)
+
+
 def _shares(a, old):
     """Does a share memory with old other than by being it (or holding it), which replace_obj follows?"""
     if a is old:
