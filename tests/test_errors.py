@@ -225,3 +225,16 @@ def test_a_method_named_like_a_container_method_on_an_unknown_object_is_refused_
         adsrc.grad(_through_unknown_get)(np.ones(3), _Slicer())
     g = adsrc.grad(_through_unknown_get, static_argnames="slicer")(np.ones(3), _Slicer())
     np.testing.assert_allclose(g, [8.0, 8.0, 0.0], rtol=1e-12)
+
+
+def _bessel_in_its_order(x):
+    import scipy.special as sp
+    return np.sum(sp.jv(x, 2.0))
+
+
+def test_a_rule_without_a_derivative_for_an_argument_names_the_users_line():
+    with pytest.raises(TransformError) as info:
+        adsrc.grad(_bessel_in_its_order)(1.5)
+    message = str(info.value)
+    assert "with respect to its order" in message
+    assert f"line {line_of(_bessel_in_its_order, 'return np.sum(sp.jv(x, 2.0))')}" in message and "^" in message

@@ -75,7 +75,11 @@ class OpAdjoints:
         for pname, node in bound.items():
             if pname not in rule.vjps or not self.active_name(node):
                 continue
-            contrib = self.instantiate(rule.template(pname, static), rule, bound, g, ans)
+            try:
+                contrib = self.instantiate(rule.template(pname, static), rule, bound, g, ans)
+            except TypeError as e:      # the rule has no derivative for this argument or variant
+                raise self.error(s, str(e), "Check the call against adsrc's rule table (`python -m adsrc rules`), "
+                                            "or give the function a rule with adsrc.defvjp.") from None
             if rule.kind == "elementwise":
                 lazy = True
                 if not self.shaped_like(node, operands) and not (
