@@ -156,7 +156,7 @@ def test_rules_listing_groups_scipy_by_module():
 
 
 def test_refusals_are_clear():
-    with pytest.raises(TypeError, match="with respect to its order"):
+    with pytest.raises(adsrc.TransformError, match="with respect to its order(.|\n)*bessel_in_its_order"):
         adsrc.grad(bessel_in_its_order)(1.5, np.array([0.5, 2.0]))
     with pytest.raises(adsrc.TransformError, match="allow_singular"):
         adsrc.grad(singular_mvn, argnums=1)(np.array([0.3, 0.1]), np.eye(2))

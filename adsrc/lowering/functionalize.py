@@ -67,12 +67,12 @@ class Functionalizer:
 
     def block(self, stmts, state):
         out = []
-        for i, s in enumerate(stmts):
-            new, state = self.stmt(s, state, _written_back(stmts, i))
+        for s in stmts:
+            new, state = self.stmt(s, state)
             out.extend(new)
         return out, state
 
-    def stmt(self, s, state, exclude=()):
+    def stmt(self, s, state):
         if isinstance(s, ir.If):
             s.body, a = self.block(s.body, state.copy())
             s.orelse, b = self.block(s.orelse, state.copy())
@@ -90,20 +90,20 @@ class Functionalizer:
         if isinstance(s, ir.Def):
             inner = Functionalizer(s.fn, self.namer, self.oracle)
             s.fn.body, _ = inner.block(s.fn.body, inner.analysis.initial())
-        new = self.rewrite(s, state, exclude)
+        new = self.rewrite(s, state)
         after = state.copy()
         self.analysis.transfer(s, after)
         return new, after
 
     # -- changes in place -------------------------------------------------------------------------------
-    def rewrite(self, s, state, exclude=()):
+    def rewrite(self, s, state):
         if isinstance(s, ir.SetItem):
             self.refuse_foreign(s, state, s.base, f"assigning to `{s.base}[...]`")
             expr = astutil.call(self.helper("index_update"), [astutil.name(s.base), astutil.index_value(s.index),
                                                               s.value])
             return self.changed(s, state, s.base, lambda t: ir.Update(t, expr, loc=s.loc))
         if isinstance(s, ir.InplaceOp):
-            return self.inplace_op(s, state, exclude)
+            return self.inplace_op(s, state)
         if isinstance(s, ir.MutatingCall):
             return self.mutating_call(s, state)
         if isinstance(s, ir.CallUser):
@@ -112,13 +112,13 @@ class Functionalizer:
                 return self.call_changing_arguments(s, state, summary)
         return [s]
 
-    def changed(self, s, state, name, make, exclude=()):
+    def changed(self, s, state, name, make):
         """Statements giving `name` its new value (made by `make(name)`) and updating its sharers.
 
         What the sharers need from the old value (tests, old parts) is computed first,
         then the value is updated, then the sharers follow.
         """
-        pre, post = self.sharers(state, name, self.live.after(s), s.loc, {name} | set(exclude))
+        pre, post = self.sharers(state, name, self.live.after(s), s.loc, {name})
         new = make(name)
         if (pre or post) and isinstance(new, (ir.Update, ir.Append)):
             new.shared = True
@@ -260,7 +260,7 @@ class Functionalizer:
                                 f"Copy it into a local variable first (`{name} = {name}.copy()`), or build a new "
                                 "value.")
 
-    def inplace_op(self, s, state, exclude=()):
+    def inplace_op(self, s, state):
         t = s.target
         expr = gast.BinOp(left=astutil.name(t), op=s.op, right=s.value)
         from .. import rules as rules_mod
@@ -277,7 +277,7 @@ class Functionalizer:
             check = ir.Effect(astutil.call(self.helper("check_immutable"), [astutil.name(t), astutil.const(message)]),
                               loc=s.loc)
             return [check, make(t)]
-        pre, post = self.sharers(state, t, self.live.after(s), s.loc, {t} | set(exclude))
+        pre, post = self.sharers(state, t, self.live.after(s), s.loc, {t})
         if not post and not pre:
             return [make(t)]
         # arrays and lists change in place, numbers and tuples are rebound: decided when the code runs
@@ -333,23 +333,6 @@ class Functionalizer:
         call = ir.CallUser((result,) + tuple(a for _, a in names), s.expr, s.callee, s.receiver,
                            tuple(p for p, _ in names), s.receiver_value, loc=s.loc)
         return pre + [call] + post
-
-
-def _written_back(stmts, i):
-    """{base} for Python's `base[k] op= v` (`item = base[k] ... item op= v; base[k] = item`) at the `op=`."""
-    s = stmts[i]
-    if not isinstance(s, ir.InplaceOp) or i + 1 >= len(stmts):
-        return ()
-    after = stmts[i + 1]
-    if not (isinstance(after, ir.SetItem) and isinstance(after.value, gast.Name) and after.value.id == s.target):
-        return ()
-    for before in reversed(stmts[:i]):
-        if isinstance(before, ir.Op) and s.target in target_names(before.target):
-            if isinstance(before, ir.GetItem) and isinstance(before.expr.value, gast.Name) and \
-                    before.expr.value.id == after.base:
-                return (after.base,)
-            return ()
-    return ()
 
 
 _OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//", gast.Mod: "%",
