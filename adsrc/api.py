@@ -11,7 +11,7 @@ import types
 
 import numpy as np
 
-from . import callables, frontend, keys, transform
+from . import callables, frontend, keys, transform, varargs
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import KNOWN, name_of
 from .custom import custom_vjp
@@ -334,6 +334,11 @@ def check_function(fun):
     target = frontend.unwrap(fun)      # refuses derivatives computed by adsrc
     if isinstance(target, custom_vjp):
         frontend.load(fun)             # refuses a custom_vjp without a rule
+    elif isinstance(target, types.FunctionType) and target.__code__.co_flags & inspect.CO_GENERATOR:
+        raise transform_error(None, f"`{target.__qualname__}` is a generator function: calling it makes a "
+                                    "generator, not a number to differentiate.",
+                              "Differentiate a function that consumes it (for example `sum(gen(x))`); adsrc "
+                              "follows generators called inside a differentiated function.")
     elif not isinstance(target, types.FunctionType):
         raise transform_error(None, f"adsrc can only differentiate Python functions, bound methods, callable "
                                     f"objects and functools.partial of them, not {describe(fun)}.",
@@ -343,6 +348,8 @@ def check_function(fun):
 
 def _make(fun, with_value, **options):
     parts = callables.split(fun)
+    if parts.function is fun and varargs.takes_varargs(fun):
+        return varargs.VarargsGradient(lambda f: _make(f, with_value, **options), fun, options)
     if parts.function is not fun:
         return FixedGradient(fun, parts, with_value=with_value, **options)
     return Gradient(fun, with_value=with_value, **options)

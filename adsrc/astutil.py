@@ -6,6 +6,48 @@ import functools
 import gast
 
 
+_ATOMIC = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis))
+
+
+def clone(x, memo=None):
+    """A deep copy of gast trees, IR statements, lists, tuples and dicts of them (shared parts stay shared).
+
+    Much faster than copy.deepcopy on syntax trees; rules, functions and other
+    objects the trees refer to are shared, not copied.
+    """
+    return _clone(x, {} if memo is None else memo)
+
+
+def _clone(x, memo):
+    t = type(x)
+    if t in _ATOMIC:
+        return x
+    i = id(x)
+    if i in memo:
+        return memo[i]
+    if isinstance(x, gast.AST):
+        new = t.__new__(t)
+        memo[i] = new
+        new.__dict__.update({k: _clone(v, memo) for k, v in x.__dict__.items()})
+        return new
+    if t is list:
+        new = []
+        memo[i] = new
+        new.extend(_clone(v, memo) for v in x)
+        return new
+    if t is tuple:
+        return tuple(_clone(v, memo) for v in x)
+    if t is dict:
+        new = {}
+        memo[i] = new
+        new.update((k, _clone(v, memo)) for k, v in x.items())
+        return new
+    copier = getattr(x, "__clone__", None)
+    if copier is not None:
+        return copier(memo)
+    return x
+
+
 def name(id_, ctx=None):
     return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
 
@@ -94,7 +136,7 @@ def _parse_expr_cached(text):
 
 def parse_expr(text):
     """A fresh gast expression node parsed from text."""
-    return copy.deepcopy(_parse_expr_cached(text))
+    return clone(_parse_expr_cached(text))
 
 
 def names_loaded(node):
@@ -179,10 +221,10 @@ def substitute(node, mapping):
     class _Sub(gast.NodeTransformer):
         def visit_Name(self, n):
             if isinstance(n.ctx, gast.Load) and n.id in mapping:
-                return copy.deepcopy(mapping[n.id])
+                return clone(mapping[n.id])
             return n
 
-    return _Sub().visit(copy.deepcopy(node))
+    return _Sub().visit(clone(node))
 
 
 def located(node, like):

@@ -53,3 +53,32 @@ def transform_error(loc, problem, hint=None):
     if hint:
         parts.append(hint)
     return TransformError("\n".join(parts))
+
+
+class CalleeError(TransformError):
+    """A TransformError inside a function the user's code calls, told from the user's call.
+
+    inner: the problem where it happened (maybe library code); path: the calls
+    leading there from the user's call.
+    """
+
+    def __init__(self, message, inner, path):
+        super().__init__(message)
+        self.inner = inner
+        self.path = path
+
+
+def in_call(error, loc, callee_name):
+    """A TransformError raised while transforming a function the user's code calls, told from that call."""
+    short = callee_name.rsplit(".", 1)[-1]
+    if isinstance(error, CalleeError):
+        inner, path = error.inner, [short] + error.path
+    else:
+        inner, path = str(error), [short]
+    through = f" (through {' -> '.join(f'`{p}`' for p in path)})" if len(path) > 1 else ""
+    hint = (f"Inside it{through}: {inner}\n"
+            f"If `{short}` is library code, give it a derivative rule instead of letting adsrc read its source: "
+            f"`adsrc.defvjp({short}, ...)`, or call it inside a function decorated with `@adsrc.custom_vjp`.")
+    message = "\n".join(p for p in (f"adsrc cannot differentiate the call to `{callee_name}`.",
+                                      format_location(loc) if loc is not None else None, hint) if p)
+    return CalleeError(message, inner, path)

@@ -28,6 +28,16 @@ class Namer:
         self.used = set(reserved)
         self.helpers = {}    # allocated name -> helper base name (see runtime.HELPERS)
         self._helper_names = {}
+        self._next = {}      # stem -> the next suffix worth trying (names are never freed)
+
+    def __clone__(self, memo):
+        new = Namer()
+        new.used, new.helpers = set(self.used), dict(self.helpers)
+        new._helper_names, new._next = dict(self._helper_names), dict(self._next)
+        memo[id(self)] = new
+        return new
+
+    __deepcopy__ = __clone__
 
     def share(self, base):
         """The user's code already uses `base` for the helper of that name (like `np`)."""
@@ -52,9 +62,10 @@ class Namer:
             self.used.add(base)
             return base
         stem = re.sub(r"_\d+$", "", base) or base
-        i = 1
+        i = self._next.get(stem, 1)
         while not self._free(f"{stem}_{i}"):
             i += 1
+        self._next[stem] = i + 1
         name = f"{stem}_{i}"
         self.used.add(name)
         return name

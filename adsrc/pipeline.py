@@ -16,15 +16,15 @@ Each pass is a function from IR to IR (or to facts); `ir/verify.py` checks
 the IR after every pass when `VERIFY` is set (the tests set it).
 """
 
-import copy
 import os
 import threading
 import types
 import weakref
 
-from . import astutil, emit, primitives, runtime
-from .analysis.summaries import CallOracle, Summaries
+from . import astutil, emission as emit, primitives, runtime
+from .analysis.summaries import CallOracle, Summaries, statics_key
 from .frontend import load, source_function, static_value
+from .frontend.varargs import SHAPE, specialize_signature
 from .ir import verify as verify_mod
 from .ir.printer import Printer
 from .lowering.cleanup import eliminate_dead_code
@@ -48,25 +48,15 @@ def _check(fn, stage):
         verify_mod.verify(fn, stage)
 
 
-def _value_key(v):
-    try:
-        hash(v)
-    except TypeError:
-        return ("id", id(v))
-    return ("value", type(v), v)
-
-
-def statics_key(statics):
-    """A cache key for static values: by value (and type) when hashable, else by identity."""
-    return tuple(sorted(((k, _value_key(v)) for k, v in (statics or {}).items()), key=lambda kv: kv[0]))
-
-
 class Front:
     """A function as structured IR without jumps or nested-function calls, for given static values."""
 
     def __init__(self, fun, statics):
         self.statics = dict(statics or {})
+        shape = self.statics.pop(SHAPE, None)
         uf = load(fun)
+        if shape is not None:
+            uf = specialize_signature(uf, shape)      # *args/**kwargs as the call passes them
         self.uf = uf.with_known(self.statics) if self.statics else uf
         source = source_function(fun)       # its code may be replaced in place (IPython's autoreload)
         self.uf.guards.record("static", source, self.uf.name, [(True, "__code__")], source.__code__)
@@ -85,7 +75,7 @@ class Front:
         self.fn, self.namer = fn, namer
 
     def fresh(self):
-        return copy.deepcopy(self.fn), copy.deepcopy(self.namer)
+        return astutil.clone(self.fn), astutil.clone(self.namer)
 
 
 def front(fun, statics=None):
@@ -104,7 +94,7 @@ def front(fun, statics=None):
 
 
 def _front_ir(fun, statics):
-    return front(fun, statics).fresh()[0]
+    return front(fun, statics).fn          # summaries only read it
 
 
 def resolver(uf):
@@ -138,7 +128,7 @@ class Lowered:
 
     def fresh(self):
         """A private copy of the IR and the namer, for one transformation."""
-        return copy.deepcopy(self.fn), copy.deepcopy(self.namer)
+        return astutil.clone(self.fn), astutil.clone(self.namer)
 
     def line_text(self, lineno):
         return self.uf.line(lineno)

@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from . import callables, frontend, keys, transform
+from . import callables, frontend, keys, transform, varargs
 from .api import _annotate, _cached_function, _compiled, check_function
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import name_of
@@ -78,6 +78,8 @@ def vjp(fun, *primals, has_aux=False):
     """
     parts = callables.split(fun)
     function = parts.function
+    if function is fun and varargs.takes_varargs(fun):
+        return vjp(varargs.bound(fun, len(primals)), *primals, has_aux=has_aux)
     check_function(function)
     fname = name_of(fun)
     params = [p.name for p in frontend.signature(function).parameters.values()

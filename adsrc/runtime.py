@@ -52,9 +52,22 @@ def unbroadcast(g, x, out):
     """
     xs = x.shape if type(x) is _nd else np.shape(x)
     os_ = out.shape if type(out) is _nd else np.shape(out)
+    if (type(g) is _nd and g.dtype.kind == "c" or type(g) is complex) and not _complex_value(x):
+        g = g.real          # x real, out complex: x's cotangent is the real part (see rules/__init__.py)
     if xs == os_:
         return g
     return _sum_to(g, xs, os_)
+
+
+def _complex_value(x):
+    if type(x) is _nd:
+        return x.dtype.kind == "c"
+    if isinstance(x, (float, int)):
+        return False
+    try:
+        return np.iscomplexobj(x)       # complex scalars, lists of complex numbers
+    except ValueError:                  # a ragged list: do not project
+        return True
 
 
 def _sum_to(g, xs, os_):
@@ -143,15 +156,20 @@ def grad_output(g, x, borrowed=False):
             return g
         dtype = x.dtype if x.dtype.kind in "fc" else np.float64
         out = np.empty(x.shape, dtype=dtype)
-        out[...] = g
+        out[...] = _real_for(g, dtype)
         return out
     if isinstance(x, float) and not isinstance(x, np.floating):
         return float(np.real(g)) if np.ndim(g) == 0 else _scalar_error(g)
     if isinstance(x, np.generic):
         if np.ndim(g) != 0:
             return _scalar_error(g)
-        return x.dtype.type(g)
+        return x.dtype.type(_real_for(g, x.dtype))
     return grad_tree(g, x)
+
+
+def _real_for(g, dtype):
+    """g for a value of this dtype: a real value's cotangent drops its imaginary part (rules/__init__.py)."""
+    return np.real(g) if dtype.kind != "c" and np.iscomplexobj(g) else g
 
 
 def _scalar_error(g):
@@ -239,8 +257,8 @@ def owned(g, x):
         dtype = x.dtype if x.dtype.kind in "fc" else np.float64
         out = np.zeros(np.shape(x), dtype=dtype)
         if not is_zero(g):
-            out[...] = g
-        return out if type(x) is _nd else out[()]
+            out[...] = _real_for(g, out.dtype)
+        return out          # a NumPy scalar's adjoint too is a 0-d array: `dd[None] += g` writes into it
     if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
         return 0.0 if is_zero(g) else g
     if isinstance(x, (list, tuple)):
@@ -261,10 +279,15 @@ def _is_basic_index(idx):
 def add_at(dx, x, idx, g):
     """dx[idx] += g with repeated indices accumulating; dx from `owned` (updated in place)."""
     if type(dx) is _nd:
-        if _is_basic_index(idx):
-            dx[idx] += g
-        else:
-            np.add.at(dx, idx, g)
+        try:
+            if _is_basic_index(idx):
+                dx[idx] += g
+            else:
+                np.add.at(dx, idx, g)
+        except TypeError:
+            if not np.iscomplexobj(g) or dx.dtype.kind == "c":
+                raise
+            return add_at(dx, x, idx, np.real(g))     # a real value's cotangent (rules/__init__.py)
         return dx
     if isinstance(dx, list):
         if isinstance(idx, slice):
@@ -377,11 +400,11 @@ def zero_at(g, x, idx):
 def index_update_vjp_value(g, x, idx, v):
     """Cotangent of v in index_update(x, idx, v) given the output cotangent g."""
     if type(x) is _nd or isinstance(x, np.generic):
-        if not _is_basic_index(idx):
-            _check_unique(idx, np.shape(x))
         part = full(g, x)[idx]
         if type(part) is _nd and part.base is not None:
             part = part.copy()       # g may be zeroed in place next (zero_at): do not hand out a view
+        if not _is_basic_index(idx):
+            part = part * _last_writes(idx, np.shape(x))    # repeated indices: the last write wins
         return unbroadcast(part, v, part)
     if isinstance(idx, slice) and isinstance(x, list) and not is_zero(g):
         return [item_cot(g, p) for p in _slice_positions(x, idx, v)]
@@ -419,12 +442,16 @@ def index_update_vjp_base(g, x, idx):
     return out
 
 
-def _check_unique(idx, shp):
+def _last_writes(idx, shp):
+    """1 where an element of x[idx] = v is the last write to its position (NumPy keeps that one), else 0."""
     flat = np.arange(int(np.prod(shp))).reshape(shp)[idx]
-    if np.unique(flat).size != np.size(flat):
-        raise ValueError("adsrc: assigning through an index array with repeated entries (x[idx] = v) has no "
-                         "well-defined gradient, because which write wins is unspecified. Use unique indices "
-                         "or accumulate with np.add.at on a new array instead.")
+    order = np.ravel(flat)
+    if np.unique(order).size == order.size:
+        return 1.0
+    mask = np.zeros(order.size)
+    _, last = np.unique(order[::-1], return_index=True)
+    mask[order.size - 1 - last] = 1.0
+    return mask.reshape(np.shape(flat))
 
 
 @helper
@@ -596,7 +623,8 @@ def check_array_method(obj, method, name):
         return
     from .errors import TransformError
     what = f"the module `{obj.__name__}`" if isinstance(obj, types.ModuleType) else f"an object of type {type(obj).__name__}"
-    raise TransformError(f"adsrc differentiated `{name}{method[:-1]}...)` as the ndarray method {method}, but "
+    raise TransformError(f"adsrc differentiated `{name}{method[:-1]}...)` with its rule for arrays and Python "
+                         f"containers ({method}), but "
                          f"`{name}` is {what} when the code runs. Mark `{name}` static (static_argnames) so "
                          "adsrc can see what it is when transforming.")
 

@@ -39,9 +39,26 @@ def generator(x):
     yield x
 
 
-def imports_inside(x):
-    import math
-    return math.sin(x)
+def _endless(x):
+    while True:
+        yield x
+        x = x * 2.0
+
+
+def uses_endless_generator(x):
+    total = 0.0
+    for k, v in zip(range(3), _endless(x)):
+        total = total + v
+    return total
+
+
+def _sent(x):
+    y = yield x
+    yield y
+
+
+def uses_sent_generator(x):
+    return sum(_sent(x))
 
 
 vectorized = np.vectorize(lambda t: t * 2.0)
@@ -56,12 +73,6 @@ doubled = np.frompyfunc(lambda t: t * 2.0, 1, 1)    # a ufunc object: C code, no
 
 def calls_no_rule_c_function(x):
     return np.sum(doubled(x).astype(float))
-
-
-def repeated_fancy_assignment(x):
-    y = np.zeros(3)
-    y[np.array([0, 0])] = x[:2]
-    return np.sum(y)
 
 
 def recursive_nested(x):
@@ -124,6 +135,23 @@ def decorated(x):
 
 def calls_decorated(x):
     return decorated(x) + 1.0
+
+
+def pops_a_keyword(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        scale = kwargs.pop("scale", 1.0)
+        return scale * f(*args, **kwargs)
+    return wrapper
+
+
+@pops_a_keyword
+def decorated_popping(x, power=2.0):
+    return x ** power
+
+
+def calls_decorated_popping(x):
+    return decorated_popping(x, scale=3.0, power=3.0)
 
 
 def array_namespace_argument(x, xp):

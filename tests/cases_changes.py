@@ -203,3 +203,55 @@ def nested_calls_a_nested_function_that_changes_its_argument(x):
         return zero_first(b)
     z = through(y)
     return np.sum(y) + np.sum(z)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def repeated_fancy_assignment(x):
+    y = np.zeros(3)
+    y[np.array([0, 0])] = x[:2]          # NumPy keeps the last write: y[0] = x[1]
+    return np.sum(y * x)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def repeated_fancy_augmented_assignment(x):
+    y = x.copy()
+    y[[0, 0, 1]] += x[2]                 # each position is written once with its old value plus x[2]
+    return np.sum(y ** 2)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def view_written_in_a_loop(x):
+    buf = np.zeros(4)
+    view = buf[1:]
+    for i in range(3):
+        view[i] = x[i] * (i + 2)
+    return np.sum(buf ** 2)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def rows_of_a_list_changed_while_iterating(x):
+    rows = [x * i for i in range(3)]
+    for r in rows:
+        r[0] = r[0] * 2.0
+    return np.sum(np.stack(rows) ** 2)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def old_row_of_a_rebound_array(x):
+    a = np.ones((2, 3)) * x
+    row = a[1]
+    a = a * 2.0
+    row[0] = 9.0                         # changes the first a, not the new one
+    return np.sum(a) + np.sum(row)
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def closure_changing_an_outer_array(x):
+    y = x * 1.0
+
+    def bump():
+        y[0] += 1.0
+    bump()
+    bump()
+    return np.sum(y ** 2)
+

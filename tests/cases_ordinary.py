@@ -228,6 +228,40 @@ def method_calling_a_method_through_a_function(x):
     return np.sum(_through(x) ** 2)
 
 
+class _Dense:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, x):
+        return np.tanh(x @ self.w)
+
+
+class _Scale:
+    def __init__(self, s):
+        self.s = s
+
+    def forward(self, x):
+        return x * self.s
+
+
+_LAYERS = [_Dense(np.linspace(-0.5, 0.5, 9).reshape(3, 3)), _Scale(3.0), _Dense(np.ones((3, 2)) * 0.2)]
+
+
+@case(rand(3))
+def methods_of_objects_in_a_module_list(x):
+    for layer in _LAYERS:
+        x = layer.forward(x)
+    return np.sum(x ** 2)
+
+
+@case(rand(3), rand(3))
+def methods_of_objects_in_a_list_enumerated_zipped_reversed(x, y):
+    total = 0.0
+    for k, (net, v) in enumerate(zip(reversed(_LAYERS[:2]), [x, y]), 1):
+        total = total + k * np.sum(net.forward(v) * y)
+    return total
+
+
 def _predict(params, x, nonlinearity=np.tanh):
     return nonlinearity(params * x)
 
@@ -284,3 +318,330 @@ def enumerate_of_zip(x, y):
     for i, (a, b) in enumerate(zip(x, y)):
         t = t + i * a * b
     return t
+
+
+class _Point:
+    pass
+
+
+_Pair = __import__("collections").namedtuple("_Pair", "w b")
+
+
+@case(rand(3))
+def namedtuple_made_in_the_function(x):
+    p = _Pair(x * 2.0, x[1])
+    return np.sum(p.w * p.b) + np.sum(p[0])
+
+
+@__import__("dataclasses").dataclass
+class _Layer:
+    W: np.ndarray
+    scale: float = 1.0
+
+
+@case(rand(3))
+def dataclass_made_in_the_function(x):
+    layer = _Layer(np.outer(x, x), x[0])
+    return np.sum(np.tanh(layer.W) * layer.scale)
+
+
+@case(rand(3))
+def closure_returned_by_a_nested_function(x):
+    def make(c):
+        return lambda t: t * c
+    f = make(x[0])
+    return np.sum(f(x) ** 2)
+
+
+@case(rand(3))
+def function_chosen_by_assignment(x):
+    def square(t):
+        return t * t
+    g = square
+    return np.sum(g(x) + g(x[0]))
+
+
+def _stack_then_dot(w, *parts, scale=1.0, **extra):
+    out = np.dot(np.hstack(parts + (np.ones((parts[0].shape[0], 1)),)), w) * scale
+    for k in extra:
+        out = out + extra[k]
+    return out
+
+
+@case(rand(3, 2), rand(1, 1), rand(1, 1), argnums=(0, 1, 2))
+def helper_taking_star_args(w, a, b):
+    return np.sum(_stack_then_dot(w, a, b) ** 2)
+
+
+@case(rand(3, 2), rand(1, 1), rand(1, 1), 0.3, argnums=(0, 1, 2, 3))
+def helper_taking_star_args_and_keywords(w, a, b, c):
+    return np.sum(_stack_then_dot(w, a, b, scale=c, shift=c * a[0, 0]) ** 2)
+
+
+@case(rand(2))
+def partial_called_where_it_is_made(x):
+    return np.sum(list(map(functools.partial(_scale, w=2.0), [x, x * x]))[1])
+
+
+@case(0.4)
+def imports_inside_the_function(x):
+    import math
+    from numpy import tanh as th
+    import numpy.linalg as la
+    return math.sin(x) * th(x) + la.norm([x, 2.0 * x])
+
+
+
+_SHAPES = [(2, 1), (1, 1)]
+
+
+def _unpack_layers(weights):
+    # a generator helper slicing a parameter vector into layers
+    for m, n in _SHAPES:
+        yield weights[: m * n].reshape((m, n)), weights[m * n: m * n + n]
+        weights = weights[(m + 1) * n:]
+
+
+@case(rand(5), rand(3, 2))
+def generator_helper_consumed_by_a_loop(weights, x):
+    for W, b in _unpack_layers(weights):
+        x = np.tanh(x @ W + b) if W.shape[1] > 1 else x @ W + b
+    return np.sum(x)
+
+
+def _pairs(x, n):
+    k = 0
+    while True:
+        if k >= n:
+            return
+        yield x[k] * x[k + 1]
+        k += 1
+    yield 0.0        # never reached
+
+
+def _twice(x):
+    yield from _pairs(x, 2)
+    yield from (np.sin(v) for v in x)
+
+
+@case(rand(4))
+def generators_with_return_and_yield_from(x):
+    def squares(v):
+        for item in v:
+            yield item ** 2
+    return sum(_twice(x)) + max(squares(x)) + sum(list(_pairs(x, 3))[1:]) + next(_pairs(x, 2)) ** 2
+
+
+@case(rand(8))
+def growing_a_list_in_a_loop_of_unknown_length(x):
+    out = []
+    for i in range(x.shape[0] // 2):
+        out.append(x[2 * i] * x[2 * i + 1])
+        out.append(np.sin(out[-1]))
+    acc = []
+    k = 0
+    while k < len(out):
+        acc.append(out[k] * (k + 1.0))
+        k += 2
+    return np.sum(np.stack(out)) + sum(acc)
+
+
+def _shapes_of(tree):                 # recursive, and only shapes: nothing to differentiate
+    if isinstance(tree, list):
+        return [_shapes_of(t) for t in tree]
+    return np.shape(tree)
+
+
+def _flatten(tree):
+    shapes = _shapes_of(tree)
+
+    def unflatten(vector):
+        return [vector[:shapes[0][0]], vector[shapes[0][0]:]]
+    return np.concatenate(tree), unflatten
+
+
+@case([rand(2), rand(3)])
+def flatten_returning_a_closure_over_a_recursive_helper(params):
+    flat, unflatten = _flatten(params)
+    flat2, _ = _flatten([p * 2.0 for p in params])
+    return np.dot(flat, flat2) + np.sum(np.sin(flat))
+
+
+def _swap_down(x, y, n):             # mutually recursive: which input the result follows depends on n
+    if n == 0:
+        return x
+    return _swap_again(y, x * 1.5, n - 1)
+
+
+def _swap_again(a, b, n):
+    return _swap_down(np.sin(a), b, n)
+
+
+@case(0.3, 0.7, argnums=(0, 1))
+def mutually_recursive_helpers(x, y):
+    return _swap_down(x, y, 1) * _swap_down(x, y, 2) + _swap_down(y, x, 3)
+
+
+def _logged(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        out = f(*args, **kwargs)
+        if kwargs.get("verbose", False):
+            print("called", len(args))
+        return out
+    return wrapper
+
+
+@_logged
+def _affine(x, w, b=0.0, verbose=False):
+    return x * w + b
+
+
+@case(rand(3), 0.7, argnums=(0, 1))
+def decorated_helper_forwarding_star_args_and_keywords(x, w):
+    return np.sum(_affine(x, w) ** 2) + np.sum(_affine(x, w, b=w * 2.0)) + np.sum(_affine(x, 1.5, verbose=False))
+
+
+def _apply_all(fn, *arrays, **options):
+    return [fn(a, **options) for a in arrays]
+
+
+@case(rand(2), rand(3))
+def star_args_helper_with_a_function_argument(x, y):
+    parts = _apply_all(np.cumsum, x, y * 2.0, axis=0)
+    return np.sum(parts[0] ** 2) + np.sum(parts[1] * y)
+
+
+def _affine_loss(w, b, x):
+    return np.sum((x * w + b) ** 2)
+
+
+_DIMS = (2, 3)
+
+
+@case(rand(3), 0.4, argnums=(0, 1))
+def call_with_a_tuple_unpacked_into_arguments(w, b):
+    params = (w, b)
+    grid = np.ones(_DIMS)
+    return _affine_loss(*params, np.linspace(0.0, 1.0, 3)) + _affine_loss(*(w, b * 2.0), 1.0) * np.sum(grid)
+
+
+@case(np.array([[2.0, 1.0], [0.5, 3.0]]) + 0.1 * rand(2, 2))
+def numpy_scalar_result_indexed_like_an_array(a):
+    d = np.linalg.det(a)              # a NumPy scalar, which supports d[None] and d[()]
+    return np.sum(d[None] * 2.0) + d[()] ** 2
+
+
+class _Parser:
+    """Slices a parameter vector by name (its `get` is not dict.get)."""
+
+    def __init__(self):
+        self.slots, self.size = {}, 0
+
+    def add(self, key, shape):
+        n = int(np.prod(shape))
+        self.slots[key] = (slice(self.size, self.size + n), shape)
+        self.size += n
+
+    def get(self, vect, key):
+        where, shape = self.slots[key]
+        return np.reshape(vect[where], shape)
+
+
+class _Softmax:
+    def __init__(self, n_in, n_out):
+        self.parser = _Parser()
+        self.parser.add("W", (n_in, n_out))
+        self.parser.add("b", (n_out,))
+
+    def forward(self, inputs, weights):
+        W = self.parser.get(weights, "W")
+        b = self.parser.get(weights, "b")
+        return self.squash(inputs @ W + b)
+
+    def squash(self, x):
+        return x - np.log(np.sum(np.exp(x), axis=1, keepdims=True))
+
+
+_NET = [_Softmax(3, 4), _Softmax(4, 2)]
+_NET_PARSER = _Parser()
+for _layer in _NET:
+    _NET_PARSER.add(_layer, (_layer.parser.size,))
+
+
+@case(0.3 * rand(_NET_PARSER.size), rand(5, 3))
+def layers_reading_their_weights_through_a_parser_object(w, x):
+    # a layer list walked in a loop, each layer a method of its own parser object (convnet-style)
+    for layer in _NET:
+        x = layer.forward(x, _NET_PARSER.get(w, layer))
+    return np.sum(x[:, 0])
+
+
+def _leaves(value):
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [np.ravel(value)]
+
+
+def _structure(value):
+    if isinstance(value, dict):
+        keys = sorted(value)
+        return ("dict", keys, [_structure(value[k]) for k in keys])
+    if isinstance(value, (list, tuple)):
+        return ("seq", [_structure(v) for v in value])
+    return ("leaf", np.shape(value))
+
+
+def _unflatten(structure, vector):
+    return vector
+
+
+def _flatten_with_partial(value):
+    # autograd.misc.flatten's shape: (vector, partial(unflatten, structure)); callers often drop the partial
+    return np.concatenate(_leaves(value)), functools.partial(_unflatten, _structure(value))
+
+
+@case([(rand(2, 2), rand(2)), (rand(2, 1), rand(1))])
+def flatten_returning_a_partial_through_recursive_helpers(params):
+    flat, _ = _flatten_with_partial(params)
+    return np.dot(flat, np.sin(flat))
+
+
+@case([rand(2), rand(3)])
+def nested_loops_appending_to_one_list(parts):
+    out = []
+    for item in parts:
+        for leaf in [item, item * 2.0]:
+            out.append(np.sin(leaf))
+    return np.sum(np.concatenate(out) ** 2)
+
+
+@case(rand(6))
+def augmented_updates_of_views_slices_masks_and_index_lists(x):
+    a = np.tanh(x).reshape(2, 3)
+    row = a[1]
+    col = a[:, :1]
+    row[::2] += x[0]
+    col[col > 0.0] *= 2.0
+    a[[0, 1], [2, 2]] += np.cos(a[[0, 1], [2, 2]])
+    a *= x[1]
+    a[1, 1] -= a[0, 0] ** 2
+    return np.sum(row * np.arange(3.0)) + np.sum(col) + np.sum(a ** 2)
+
+
+@case(rand(3), 0.5)
+def nested_tuple_unpacking_then_a_copy_changed_in_place(xs, s):
+    (first, grid), last = ((s, np.arange(4.0)), s)
+    grid = grid.astype(float)
+    alias = grid
+    alias[0] += xs.sum()
+    return first * last + np.sum(alias * grid)
+
+
+@case(rand(3), rand(4, 3), argnums=(0, 1))
+def loop_whose_inner_loop_computes_only_unused_values(xs, W):
+    for x, row in zip(xs, W):
+        W = W + row * x
+        for k in range(3):
+            unused = np.minimum(np.max(W, axis=1).sum(), sum(row)) * k
+    return np.sum(W ** 2)

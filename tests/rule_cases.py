@@ -1204,3 +1204,6 @@ def index_and_mask_constants(x):
 @case(("np.maximum", "np.sign", "np.absolute", "np.fabs"), away(3, 4))
 def abs_via_sign(x):
     return np.abs(x) - np.sign(x) * x + np.maximum(x, 0.0) + np.fabs(x) * 0.5
+
+
+import rule_cases_more  # noqa: E402,F401  (more cases: issue 13's NumPy functions, operator, dict, sorted)

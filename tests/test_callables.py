@@ -161,3 +161,61 @@ class Scaler:
 
 def test_a_static_call_method_is_not_given_the_object():
     np.testing.assert_allclose(adsrc.grad(Scaler())(rand(2)), [3.0, 3.0])
+
+
+def _central(f, x, eps=1e-6):
+    return (f(x + eps) - f(x - eps)) / (2 * eps)
+
+
+@pytest.mark.parametrize("fun, x", [(np.sqrt, 2.0), (np.tanh, 0.3), (np.arctan, -1.5), (np.log1p, 0.7)])
+def test_functions_with_rules_are_differentiated_themselves(fun, x):
+    # grad(np.sqrt) as in autograd and jax.grad(jnp.sqrt)
+    g = adsrc.grad(fun)(x)
+    assert np.isfinite(g)
+    np.testing.assert_allclose(g, _central(fun, x), rtol=1e-6, atol=1e-9)
+
+
+def test_functions_with_rules_take_argnums_arrays_and_vjp():
+    np.testing.assert_allclose(adsrc.grad(np.multiply, argnums=1)(2.0, 3.0), 2.0, rtol=1e-12)
+    a = np.array([[2.0, 1.0], [0.5, 3.0]])
+    # d det(a) / da = det(a) inv(a).T
+    np.testing.assert_allclose(adsrc.grad(np.linalg.det)(a), np.linalg.det(a) * np.linalg.inv(a).T, rtol=1e-10)
+    out, pullback = adsrc.vjp(np.sin, np.array([0.1, 0.2]))
+    np.testing.assert_allclose(pullback(np.ones(2))[0], np.cos([0.1, 0.2]), rtol=1e-12)
+    with pytest.raises(TypeError, match="`sin` to return a real scalar"):
+        adsrc.grad(np.sin)(np.zeros(3))
+
+
+def _product_of(*args):
+    return np.sin(args[0]) * args[1]
+
+
+def _scaled(x, *rest, scale=1.0, **shifts):
+    out = x * scale
+    for r in rest:
+        out = out * r
+    for k in shifts:
+        out = out + shifts[k] ** 2
+    return np.sum(out)
+
+
+def test_functions_taking_star_args_count_argnums_over_the_call():
+    # as jax.grad: argnums are positions in the call, each number of arguments its own specialization
+    np.testing.assert_allclose(adsrc.grad(_product_of)(0.5, 2.0), 2.0 * np.cos(0.5), rtol=1e-12)
+    np.testing.assert_allclose(adsrc.grad(_product_of, argnums=1)(0.5, 2.0, 7.0), np.sin(0.5), rtol=1e-12)
+    x, shift = rand(2), rand(2)
+    gx, g1 = adsrc.grad(_scaled, argnums=(0, 1))(x, 3.0, 4.0, scale=2.0, shift=shift)
+    np.testing.assert_allclose(gx, [24.0, 24.0], rtol=1e-12)
+    np.testing.assert_allclose(g1, np.sum(x * 2.0 * 4.0), rtol=1e-12)
+    np.testing.assert_allclose(adsrc.grad(_scaled)(x), [1.0, 1.0], rtol=1e-12)
+    check_grads(lambda a, b: _scaled(a, b, scale=0.5, s=a), (x, rand(2)))
+
+
+def test_vjp_of_a_function_taking_star_args_returns_one_cotangent_per_primal():
+    out, pullback = adsrc.vjp(_product_of, 0.5, np.array([1.0, 2.0]))
+    np.testing.assert_allclose(out, np.sin(0.5) * np.array([1.0, 2.0]), rtol=1e-12)
+    d0, d1 = pullback(np.ones(2))
+    np.testing.assert_allclose(d0, 3.0 * np.cos(0.5), rtol=1e-12)
+    np.testing.assert_allclose(d1, [np.sin(0.5)] * 2, rtol=1e-12)
+    with pytest.raises(TypeError, match="`_product_of` to return a real scalar"):
+        adsrc.grad(_product_of)(0.5, np.ones(2))

@@ -4,9 +4,10 @@ import pytest
 
 from casekit import check_case
 from cases_changes import CASES as CHANGES
+from cases_methods import CASES as METHODS
 from cases_ordinary import CASES as ORDINARY
 
-ALL = list(CHANGES) + list(ORDINARY)
+ALL = list(CHANGES) + list(ORDINARY) + list(METHODS)
 
 
 @pytest.mark.parametrize("case", ALL, ids=[c.id for c in ALL])

@@ -26,7 +26,6 @@ CASES = [
     (bad.uses_with, "with open", "`with`"),
     (bad.assigns_global, "global COUNTER", "`global`"),
     (bad.defines_class, "class Box", "class definitions"),
-    (bad.imports_inside, "import math", "`import`"),
     (bad.recursive_nested, "return fact(n - 1) * x", "calls itself"),
     (bad.appends_unpacked, "lst.append(*[x[0]])", "`.append()` changes its object in place"),
     (bad.appends_to_a_global_objects_list, "HOLDER.items.append(x[0] * 2.0)", "`.append()` changes its object"),
@@ -55,8 +54,17 @@ def test_attribute_assignment():
 
 
 def test_generator_is_refused():
-    with pytest.raises(TransformError, match="generator"):
+    with pytest.raises(TransformError, match="generator function"):
         adsrc.grad(bad.generator)(1.0)
+
+
+def test_generators_that_never_end_or_are_sent_values_are_refused_where_they_are():
+    with pytest.raises(TransformError) as info:
+        adsrc.grad(bad.uses_endless_generator)(1.0)
+    assert "never ends" in str(info.value) and "bad_functions.py" in str(info.value)
+    assert "while True" in str(info.value)
+    with pytest.raises(TransformError, match="`yield` used as a value"):
+        adsrc.grad(bad.uses_sent_generator)(1.0)
 
 
 def test_function_without_rule_or_source_names_it_and_how_to_add_a_rule():
@@ -109,12 +117,17 @@ def test_calling_a_gradient_inside_a_differentiated_function_is_refused():
     assert bad.calls_a_gradient(2.0) == pytest.approx(24.0)     # called normally it still runs
 
 
-def test_decorator_wrappers_taking_star_args_are_refused_with_advice():
-    with pytest.raises(ValueError, match=r"decorator's wrapper \(`wrapper`.*__wrapped__"):
-        adsrc.grad(bad.decorated)(1.5)
-    with pytest.raises(TransformError, match=r"decorator's wrapper") as info:
-        adsrc.grad(bad.calls_decorated)(1.5)
-    assert f"line {line_of(bad.calls_decorated, 'return decorated(x)')}" in str(info.value)
+def test_decorator_wrappers_forwarding_star_args_are_differentiated():
+    # d/dx 2 x^2 = 4 x, called directly, through another function, and keyword by keyword
+    assert adsrc.grad(bad.decorated)(1.5) == pytest.approx(6.0, rel=1e-12)
+    assert adsrc.grad(bad.calls_decorated)(1.5) == pytest.approx(6.0, rel=1e-12)
+
+
+def test_a_wrapper_changing_its_kwargs_is_refused_with_advice():
+    with pytest.raises(TransformError, match=r"decorator's wrapper \(`wrapper`.*__wrapped__") as info:
+        adsrc.grad(bad.calls_decorated_popping)(1.5)
+    assert "kwargs.pop" in str(info.value) and "cannot match the arguments" in str(info.value)
+    assert f"line {line_of(bad.calls_decorated_popping, 'return decorated_popping')}" in str(info.value)
 
 
 def test_changes_to_objects_adsrc_does_not_own_are_refused():
@@ -172,11 +185,6 @@ def test_nested_functions_changing_arguments_nobody_reads_again_are_differentiat
     np.testing.assert_allclose(adsrc.grad(f)(x), [0.0, 8 * x[1] + 6.0, 8 * x[2] + 6.0], rtol=1e-12)
 
 
-def test_repeated_indices_in_assignment_raise():
-    with pytest.raises(ValueError, match="repeated entries"):
-        adsrc.grad(bad.repeated_fancy_assignment)(np.array([1.0, 2.0, 3.0]))
-
-
 def test_runtime_error_shows_generated_and_user_line():
     with pytest.raises(ValueError) as info:
         adsrc.grad(bad.runtime_error)(np.array([1.0, 2.0, 3.0]))
@@ -197,5 +205,23 @@ def test_function_without_source_says_so():
 
 
 def test_non_function_is_refused():
+    # np.sin has a rule, so adsrc.grad(np.sin) works (test_callables.py); np.busday_count has none
     with pytest.raises(TransformError, match="only differentiate Python functions"):
-        adsrc.grad(np.sin)
+        adsrc.grad(np.busday_count)
+
+
+class _Slicer:
+    def get(self, vect, name):          # not dict.get
+        return vect[:2] * 2.0
+
+
+def _through_unknown_get(w, slicer):
+    return np.sum(slicer.get(w, "a") ** 2)
+
+
+def test_a_method_named_like_a_container_method_on_an_unknown_object_is_refused_when_it_runs():
+    # adsrc cannot see what `slicer` is: it must not take `.get` for dict.get and drop w's gradient
+    with pytest.raises(TransformError, match=r"`slicer.get\(...\)` with its rule .* type _Slicer"):
+        adsrc.grad(_through_unknown_get)(np.ones(3), _Slicer())
+    g = adsrc.grad(_through_unknown_get, static_argnames="slicer")(np.ones(3), _Slicer())
+    np.testing.assert_allclose(g, [8.0, 8.0, 0.0], rtol=1e-12)

@@ -42,8 +42,8 @@ def test_arrays_in_messages_are_described_by_shape_and_dtype():
     assert "an array of shape (1000, 100) and dtype int32" in message
     message = _message(lambda: adsrc.grad(np.ones((1000, 100))))
     assert "an array of shape (1000, 100) and dtype float64" in message
-    message = _message(lambda: adsrc.grad(np.exp))
-    assert "`exp` (a ufunc)" in message and "adsrc.defvjp" in message
+    message = _message(lambda: adsrc.grad(np.nextafter))     # np.exp has a rule: grad(np.exp) works
+    assert "`nextafter` (a ufunc)" in message and "adsrc.defvjp" in message
     assert not re.search(r"1\., 1\.|\[\[", message)
 
 

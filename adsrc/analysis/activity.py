@@ -25,7 +25,9 @@ def diff_operands(s):
     if isinstance(s, ir.Apply):
         out = []
         for p, node in s.bound.items():
-            if p in s.rule.vjps:
+            # a method's receiver may not be what the rule is for (`parser.get(w, name)` is not
+            # dict.get): every operand may matter, and the generated code checks the receiver's type
+            if p in s.rule.vjps or s.method_of is not None:
                 out.extend(node if isinstance(node, list) else [node])
         return out
     if isinstance(s, (ir.GetItem, ir.GetAttr)):

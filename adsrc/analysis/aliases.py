@@ -34,11 +34,11 @@ VIEW_RULES = frozenset({
     "reshape", "transpose", "T", "mT", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis", "diagonal",
     "broadcast_to", "asarray", "asanyarray", "atleast_1d", "atleast_2d", "atleast_3d", "real", "imag",
     "flip", "fliplr", "flipud", "rot90", "view", "rollaxis", "matrix_transpose", "permute_dims",
-    "stop_gradient", "sequence", "iterating", "squeeze", "conj", "conjugate", "astype", "asfortranarray",
+    "stop_gradient", "squeeze", "conj", "conjugate", "astype", "asfortranarray",
     "ascontiguousarray", "einsum", "diag", "diff", "as_strided", "require",
 })
 # rules whose result may be one of their operands itself (not only the first)
-SAME_RULES = frozenset({"max", "min"})
+SAME_RULES = frozenset({"max", "min", "iterating"})
 # rules whose result is a new container holding parts of their operands
 CONTAINER_RULES = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "broadcast_arrays",
                              "dict.values()", "dict.items()", "list", "tuple", "zip(*...)", "enumerate",
@@ -50,13 +50,17 @@ def rule_key(rule):
 
 
 class Step:
-    """One step of a path: the statement that took it, equal to any statement taking the same part."""
+    """One step of a path: the statement that took it, equal to any statement taking the same part.
 
-    __slots__ = ("stmt", "key")
+    reads: the names the step reads besides its object (rebinding one makes the step unknown).
+    """
+
+    __slots__ = ("stmt", "key", "reads")
 
     def __init__(self, stmt):
         self.stmt = stmt
         self.key = (type(stmt).__name__, _key(stmt.expr, step_base(stmt)))
+        self.reads = frozenset(step_reads(stmt))
 
     def __eq__(self, other):
         return isinstance(other, Step) and self.key == other.key
@@ -94,16 +98,17 @@ class Ref:
 class AliasState:
     """Points-to facts at one program point."""
 
-    __slots__ = ("pts", "contents", "tuples", "same")
+    __slots__ = ("pts", "contents", "tuples", "same", "pathed")
 
-    def __init__(self, pts=None, contents=None, tuples=None, same=None):
+    def __init__(self, pts=None, contents=None, tuples=None, same=None, pathed=None):
         self.pts = dict(pts or {})
         self.contents = dict(contents or {})
         self.tuples = dict(tuples or {})     # tuple display site -> refs of each element
         self.same = dict(same or {})         # name -> names certainly bound to the same object
+        self.pathed = set(pathed or ())      # (table, key) entries with a reference through steps
 
     def copy(self):
-        return AliasState(self.pts, self.contents, self.tuples, self.same)
+        return AliasState(self.pts, self.contents, self.tuples, self.same, self.pathed)
 
     def __eq__(self, other):
         return self.pts == other.pts and self.contents == other.contents and self.tuples == other.tuples \
@@ -117,6 +122,7 @@ class AliasState:
         out.tuples = {k: v for k, v in self.tuples.items() if other.tuples.get(k) == v}
         out.same = {k: v & other.same.get(k, frozenset()) for k, v in self.same.items()}
         out.same = {k: v for k, v in out.same.items() if v}
+        out.pathed = self.pathed | other.pathed
         return out
 
     def copied(self, target, source):
@@ -173,6 +179,8 @@ class AliasState:
     def bind(self, name, refs):
         self.invalidate(name)
         self.pts[name] = frozenset(refs)
+        if any(r.path for r in refs):
+            self.pathed.add(("pts", name))
         for other in self.same.pop(name, ()):
             rest = self.same.get(other, frozenset()) - {name}
             if rest:
@@ -181,16 +189,22 @@ class AliasState:
                 self.same.pop(other, None)
 
     def store(self, container_refs, value_refs):
+        value_refs = frozenset(value_refs)
+        pathed = any(r.path for r in value_refs)
         for c in {r.obj for r in container_refs}:
-            self.contents[c] = self.contents.get(c, frozenset()) | frozenset(value_refs)
+            self.contents[c] = self.contents.get(c, frozenset()) | value_refs
+            if pathed:
+                self.pathed.add(("contents", c))
 
     def invalidate(self, name):
         """Steps that read `name` (other than as their object) can no longer be taken again."""
-        for table in (self.pts, self.contents):
-            for k, refs in table.items():
-                if any(r.path and any(name in step_reads(s.stmt) for s in r.path) for r in refs):
-                    table[k] = frozenset(Ref(r.obj, None) if r.path and any(name in step_reads(s.stmt) for s in r.path)
-                                         else r for r in refs)
+        tables = {"pts": self.pts, "contents": self.contents}
+        for which, k in list(self.pathed):
+            table = tables[which]
+            refs = table.get(k, ())
+            stale = [r for r in refs if r.path and any(name in s.reads for s in r.path)]
+            if stale:
+                table[k] = frozenset(Ref(r.obj, None) if r in stale else r for r in refs)
 
 
 def step_base(stmt):
@@ -201,10 +215,11 @@ def step_base(stmt):
     if isinstance(stmt, ir.Apply):
         if stmt.method_of is not None:
             return stmt.method_of
-        for p in stmt.rule.params:           # the first differentiable operand (einsum's first array)
+        for p in stmt.rule.params:           # the first differentiable operand that is a name (einsum's array)
             node = stmt.bound.get(p.name)
-            if p.name in stmt.rule.vjps and node is not None:
-                return node[0] if isinstance(node, list) and node else node
+            for n in (node if isinstance(node, list) else [node]):
+                if p.name in stmt.rule.vjps and isinstance(n, gast.Name):
+                    return n
         return stmt.bound.get(stmt.rule.params[0].name)
     return None
 
@@ -303,9 +318,7 @@ class Analysis:
                     (site,) = refs
                     state.tuples[site.obj] = elements
             elif elements is not None and len(elements) == len(s.target):
-                for t, part in zip(s.target, elements):
-                    for n in target_names(t):
-                        state.bind(n, part if isinstance(t, str) else _parts(state, part))
+                _bind_elements(state, s.target, elements)
             else:
                 parts = _parts(state, refs)
                 for n in names:
@@ -379,6 +392,12 @@ class Analysis:
             key = rule_key(s.rule)
             if key in VIEW_RULES:
                 return {r.extend(s) for r in self.atom_refs(step_base(s), state)}
+            if s.rule.view or key == "getitem":     # d.get(k), operator.getitem(a, k): a part or an item of it
+                out = set()
+                for r in self.atom_refs(step_base(s), state):
+                    out.add(r.extend(s))
+                    out |= state.direct(r.obj)
+                return out
             if key in SAME_RULES:
                 return site | set().union(*(self.atom_refs(n, state) for n in _operand_nodes(s)))
             if key in CONTAINER_RULES:
@@ -421,6 +440,24 @@ class Analysis:
             for r in self.atom_refs(node, state):
                 out.add(Ref(r.obj, None))
         return out
+
+
+def _bind_elements(state, target, elements):
+    """Bind a tuple target element by element; a nested target takes the elements of a tuple display
+    when its part certainly is one, else any part of it."""
+    for t, part in zip(target, elements):
+        if isinstance(t, str):
+            state.bind(t, part)
+            continue
+        inner = None
+        if len(part) == 1:
+            (r,) = part
+            inner = state.tuples.get(r.obj) if r.path == () else None
+        if inner is not None and len(inner) == len(t):
+            _bind_elements(state, t, inner)
+        else:
+            for n in target_names(t):
+                state.bind(n, _parts(state, part))
 
 
 def _parts(state, refs):
@@ -490,8 +527,13 @@ def relations(state, m, n):
             else:
                 out.append((UNKNOWN, None))        # two parts of one object (a common base may be gone)
         for rm in m_refs:
-            if rm.obj != rn.obj and rn.obj in {h for h in _holds(state, rm.obj)}:
+            if rm.obj == rn.obj:
+                continue
+            held = [h for h in state.held(rm.obj) if h.obj == rn.obj]
+            if any(_same_part(h, rn) for h in held):
                 out.append((HOLDS, None))
+            elif held:
+                out.append((UNKNOWN, None))     # m holds another part of n's object (a view of it...)
     unique = []
     for r in out:
         if r not in unique:
@@ -499,8 +541,9 @@ def relations(state, m, n):
     return unique
 
 
-def _holds(state, obj):
-    return {r.obj for r in state.held(obj)}
+def _same_part(held, ref):
+    """Is a reference a container holds the part `ref` refers to (or possibly so)?"""
+    return held.obj == ref.obj and (held.path == ref.path or held.path is None or ref.path is None)
 
 
 def may_share(state, m, n):
@@ -522,110 +565,3 @@ def params_reached(state, n):
             if h[0] == "param":
                 out.add(h[1])
     return out
-
-
-# -- buffers of lowered (SSA) IR: what the differentiator may update in place -----------------------------
-
-def exclusive_updates(fn):
-    """ids of Update/Append statements of lowered IR that may change their base in place.
-
-    The base must be a buffer only this function holds (made by a NumPy
-    operation, a constructor or a list display, possibly through earlier updates
-    and loop carries), and nothing else may read it except indexing (arrays only,
-    whose views the differentiator copies) and expressions that are never
-    differentiated (shapes, tests): then no value of the old version is needed
-    afterwards, only its shape. The differentiator also checks that its own
-    backward code does not read the old version.
-    """
-    from ..ir.walk import walk, defines, own_reads
-    stmts = list(walk(fn.body))
-    readers = {}
-
-    def reader(name, ok):
-        readers.setdefault(name, []).append(ok)
-    for s in stmts:
-        if isinstance(s, ir.Op):
-            for n in expr_reads(s.expr):
-                if isinstance(s, (ir.Update, ir.Append)):
-                    base, rest = s.expr.args[0], s.expr.args[1:]
-                    ok = isinstance(base, gast.Name) and base.id == n and \
-                        all(n not in expr_reads(a) for a in rest)
-                    reader(n, s if ok else None)
-                else:
-                    reader(n, s if isinstance(s, (ir.GetItem, ir.Const)) else None)
-        else:
-            for n in own_reads(s):
-                reader(n, "flow" if isinstance(s, (ir.Scan, ir.WhileLoop)) else None)
-            if isinstance(s, ir.Cond):
-                for br in (s.true, s.false):
-                    for r in br.results:
-                        for n in expr_reads(r):
-                            reader(n, None)
-            if isinstance(s, (ir.Scan, ir.WhileLoop)):
-                for r in s.results:
-                    for n in expr_reads(r):
-                        reader(n, "flow")
-    for n in expr_reads(fn.result):
-        reader(n, None)
-    fresh = {n for s in stmts for n in list(defines(s)) + (list(s.carry) if isinstance(s, (ir.Scan, ir.WhileLoop))
-                                                         else [])}
-    changed = True
-    while changed:
-        changed = False
-        for s in stmts:
-            if isinstance(s, ir.Op):
-                names = target_names(s.target)
-                if names[0] in fresh and not (isinstance(s.target, str) and _makes_fresh(s, fresh)):
-                    fresh.difference_update(names)
-                    changed = True
-            elif isinstance(s, (ir.Scan, ir.WhileLoop)):
-                for c, init, r, o in zip(s.carry, s.init, s.results, s.outs):
-                    ok = all(isinstance(a, gast.Name) and a.id in fresh for a in (init, r))
-                    if not ok and (c in fresh or o in fresh):
-                        fresh.difference_update({c, o})
-                        changed = True
-            elif isinstance(s, (ir.Cond, ir.Def)):
-                for o in defines(s):
-                    if o in fresh:
-                        fresh.discard(o)
-                        changed = True
-    allowed = {ir.Update: (ir.GetItem, ir.Const), ir.Append: (ir.Const,)}
-    out = set()
-    for s in stmts:
-        if isinstance(s, (ir.Update, ir.Append)) and not s.shared:
-            base = s.expr.args[0]
-            if isinstance(base, gast.Name) and base.id in fresh and \
-                    all(r is s or (r not in (None, "flow") and isinstance(r, allowed[type(s)]))
-                        for r in readers.get(base.id, [])):
-                out.add(id(s))
-    return out
-
-
-def _makes_fresh(s, fresh):
-    """Does this operation produce a buffer only the function holds (given the fresh names)?"""
-    if isinstance(s, ir.Apply):
-        return not s.rule.container and rule_key(s.rule) not in VIEW_RULES
-    if isinstance(s, ir.Const):
-        return s.fresh and isinstance(s.expr, gast.Call)
-    if isinstance(s, ir.Pack):
-        return isinstance(s.expr, gast.List)
-    if isinstance(s, (ir.Update, ir.Append, ir.Copy)):
-        src = s.expr if isinstance(s, ir.Copy) else s.expr.args[0]
-        return isinstance(src, gast.Name) and src.id in fresh
-    return False
-
-
-def fresh_values(fn):
-    """Names bound to new arrays by rule operations of lowered IR that the function does not return.
-
-    (An adjoint equal to such a value is not an array the caller holds.)
-    """
-    from ..ir.walk import walk
-    out = set()
-    returned = set(expr_reads(fn.result)) if fn.result is not None else set()
-    for s in walk(fn.body):
-        if isinstance(s, ir.Apply) and isinstance(s.target, str):
-            out.add(s.target)
-        if isinstance(s, ir.Pack) and isinstance(s.target, str) and s.target in returned:
-            returned |= expr_reads(s.expr)
-    return out - returned

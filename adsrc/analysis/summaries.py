@@ -18,9 +18,23 @@ from dataclasses import dataclass
 
 import gast
 
+from ..frontend.varargs import SHAPE, call_shape, parameters
 from ..ir import nodes as ir
-from ..ir.walk import walk
+from ..errors import TransformError, in_call
 from . import aliases as al
+
+
+def _value_key(v):
+    try:
+        hash(v)
+    except TypeError:
+        return ("id", id(v))
+    return ("value", type(v), v)
+
+
+def statics_key(statics):
+    """A cache key for static values: by value (and type) when hashable, else by identity."""
+    return tuple(sorted(((k, _value_key(v)) for k, v in (statics or {}).items()), key=lambda kv: kv[0]))
 
 
 @dataclass(frozen=True)
@@ -42,9 +56,14 @@ class Summary:
 
 
 def _is_function(value):
+    """A function passed as an argument, known when transforming (a NumPy function too: np.cumsum is
+    an array-function dispatcher object, not a Python function)."""
+    from .. import rules
     from ..custom import custom_vjp
-    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, custom_vjp)) or \
-        type(value).__name__ == "ufunc" or isinstance(value, types.MethodType)
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, custom_vjp, types.MethodType)) or \
+            type(value).__name__ == "ufunc":
+        return True
+    return callable(value) and not isinstance(value, type) and rules.lookup(value) is not None
 
 
 def call_statics(stmt, resolve):
@@ -59,20 +78,29 @@ def call_statics(stmt, resolve):
         sig = inspect.signature(callee, follow_wrapped=False)
     except (TypeError, ValueError):
         return {}
-    params = [p for p in sig.parameters.values()]
-    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    params = [p for p in sig.parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     call = stmt.expr
     args = ([stmt.receiver] if stmt.receiver is not None else []) + list(call.args)
+    out = {}
+    shape = None
+    if not any(isinstance(a, gast.Starred) for a in args) and all(k.arg for k in call.keywords):
+        shape = call_shape(callee, len(args), [k.arg for k in call.keywords])
+    if shape is not None:
+        out[SHAPE] = shape          # *args/**kwargs: one specialization per shape of call
+    names = (parameters(callee, shape) if shape is not None else None) or \
+        [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     bound = {}
     for name, a in zip(names, args):
         if isinstance(a, gast.Starred):
             break
         bound[name] = a
     for k in call.keywords:
-        if k.arg is not None:
+        if k.arg is not None and (k.arg in {p.name for p in params} or k.arg in names):
             bound[k.arg] = k.value
-    out = {}
     for name, node in bound.items():
+        if stmt.receiver is not None and node is stmt.receiver and stmt.receiver_value is not None:
+            out[name] = stmt.receiver_value        # known when the call was lowered
+            continue
         try:
             value = resolve(node)
         except LookupError:
@@ -98,7 +126,6 @@ class Summaries:
         self.busy = {}
 
     def key(self, fun, statics):
-        from ..pipeline import statics_key
         return fun, getattr(fun, "__code__", None), statics_key(statics)
 
     def of_call(self, stmt, uf):
@@ -113,9 +140,12 @@ class Summaries:
             self.busy[key][1] = True        # recursion: answer with what is known so far
             return self.busy[key][0]
         try:
-            params = tuple(inspect.signature(fun, follow_wrapped=False).parameters)
+            params = tuple(p.name for p in inspect.signature(fun, follow_wrapped=False).parameters.values()
+                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
         except (TypeError, ValueError):
             return None
+        if statics and SHAPE in statics:
+            params = tuple(parameters(fun, statics[SHAPE]) or params)
         self.busy[key] = [Summary(params), False]
         try:
             for _ in range(10):
@@ -165,6 +195,12 @@ def _changed_names(s, oracle):
     return []
 
 
+def callee_name(fun):
+    module = getattr(fun, "__module__", None) or ""
+    return f"{module}.{fun.__qualname__}" if module not in ("", "__main__") and \
+        not module.startswith("__") else getattr(fun, "__qualname__", repr(fun))
+
+
 class CallOracle(al.Oracle):
     """What one function's analysis knows about the user functions it calls."""
 
@@ -175,7 +211,7 @@ class CallOracle(al.Oracle):
     def summary(self, stmt):
         if not isinstance(stmt, ir.CallUser):
             return None
-        return self.summaries.of_call(stmt, self.uf)
-
-
-_ = walk
+        try:
+            return self.summaries.of_call(stmt, self.uf)
+        except TransformError as e:
+            raise in_call(e, self.uf.loc(stmt.loc), callee_name(stmt.callee)) from None

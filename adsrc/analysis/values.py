@@ -20,7 +20,6 @@ from typing import Optional
 import gast
 
 from ..ir import nodes as ir
-from ..ir.walk import target_names
 
 SCALAR, ARRAY, CONTAINER, OTHER, BOTTOM = "scalar", "array", "container", "other", "bottom"
 
@@ -262,13 +261,11 @@ class Values:
         if rule.kind != "elementwise":
             return AbsVal(ARRAY)
         vals = [self.of(n) for n in operands]
-        diff = [self.of(n) for p, n in s.bound.items() if p in rule.vjps and not isinstance(n, list)]
         if vals and all(v.kind == SCALAR for v in vals):
             return scalar("f")
         ranks = [v.rank for v in vals if v.numeric]
         rank = max(ranks) if ranks and None not in ranks and all(v.numeric for v in vals) else None
         return AbsVal(ARRAY, rank, "f", shape=self.same_shape(s, operands))
-        _ = diff
 
     def same_shape(self, s, operands):
         """A name the output of an elementwise operation certainly has the shape of, or None."""
@@ -305,6 +302,3 @@ def _name(node, values):
 
 def _is_range(xs):
     return isinstance(xs, gast.Call) and isinstance(xs.func, gast.Name) and xs.func.id == "range"
-
-
-_ = target_names

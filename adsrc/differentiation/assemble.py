@@ -6,11 +6,11 @@
   one user function to another and for `adsrc.vjp`.
 """
 
-import copy
 
 import gast
 
-from .. import astutil, copyprop, dce
+from .. import astutil
+from ..emission import copyprop, dce
 from ..ir import nodes as ir
 from .state import AdjState, comment
 
@@ -22,8 +22,8 @@ def result_parts(fn, n):
         for s in fn.body:
             if isinstance(s, ir.Pack) and s.target == res.id and isinstance(s.expr, gast.Tuple) \
                     and len(s.expr.elts) == n:
-                return [copy.deepcopy(e) for e in s.expr.elts]
-    return [gast.Subscript(value=copy.deepcopy(res), slice=astutil.const(i), ctx=gast.Load()) for i in range(n)]
+                return [astutil.clone(e) for e in s.expr.elts]
+    return [gast.Subscript(value=astutil.clone(res), slice=astutil.const(i), ctx=gast.Load()) for i in range(n)]
 
 
 def _grads(adj, final):
@@ -48,7 +48,7 @@ def assemble_grad(adj, fn, name, options):
     fwd, bwd, _ = adj.block(fn.body, repeated=False)
     tail = []
     if not adj.values.scalar(value):
-        tail.append(astutil.expr_stmt(adj.hcall("check_scalar", copy.deepcopy(value), astutil.const(fn.uf.qualname))))
+        tail.append(astutil.expr_stmt(adj.hcall("check_scalar", astutil.clone(value), astutil.const(fn.uf.qualname))))
     grads = []
     for p in adj.wrt:
         st = adj.adj.get(p)
@@ -57,14 +57,14 @@ def assemble_grad(adj, fn, name, options):
         grads.append(adj.hcall("grad_output", g, astutil.name(p), *extra))
     grads_expr = grads[0] if options.get("single", True) else astutil.tuple_(grads)
     if has_aux:
-        out = astutil.tuple_([astutil.tuple_([copy.deepcopy(value), aux]), grads_expr]) if options.get("with_value") \
+        out = astutil.tuple_([astutil.tuple_([astutil.clone(value), aux]), grads_expr]) if options.get("with_value") \
             else astutil.tuple_([grads_expr, aux])
     else:
-        out = astutil.tuple_([copy.deepcopy(value), grads_expr]) if options.get("with_value") else grads_expr
+        out = astutil.tuple_([astutil.clone(value), grads_expr]) if options.get("with_value") else grads_expr
     body = fwd + tail + ([comment("backward pass")] if bwd else []) + bwd + [gast.Return(value=out)]
     body, _ = dce.eliminate(copyprop.propagate(body))
     adj.finish_updates(body)
-    return astutil.function_def(name, copy.deepcopy(fn.args), body, fn.lineno)
+    return astutil.function_def(name, astutil.clone(fn.args), body, fn.lineno)
 
 
 def assemble_vjp(adj, fn, name, options):
@@ -79,7 +79,7 @@ def assemble_vjp(adj, fn, name, options):
     grads = _grads(adj, options.get("final"))
     pb_name = adj.namer.fresh(fn.uf.name + "_pullback")
     pullback = astutil.function_def(pb_name, [dout], bwd + [gast.Return(value=astutil.tuple_(grads))])
-    ret = gast.Return(value=astutil.tuple_([copy.deepcopy(res), astutil.name(pb_name)]))
+    ret = gast.Return(value=astutil.tuple_([astutil.clone(res), astutil.name(pb_name)]))
     body, _ = dce.eliminate(copyprop.propagate(fwd + [pullback, ret]))
     adj.finish_updates(body)
-    return astutil.function_def(name, copy.deepcopy(fn.args), body, fn.lineno)
+    return astutil.function_def(name, astutil.clone(fn.args), body, fn.lineno)

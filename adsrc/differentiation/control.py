@@ -11,7 +11,6 @@
   that the backward code reads.
 """
 
-import copy
 
 import gast
 
@@ -57,7 +56,7 @@ class ControlAdjoints:
         if not isinstance(pred, gast.Name):
             var = self.namer.fresh("cond")
             self.frame.add(var)
-            fwd_pre.append(astutil.assign(var, copy.deepcopy(pred)))
+            fwd_pre.append(astutil.assign(var, astutil.clone(pred)))
             pred = astutil.name(var)
         before = dict(self.adj)
         out_g = {o: self.adj.get(o) for o in s.outs}
@@ -71,7 +70,7 @@ class ControlAdjoints:
                 if st is not None and self.active_name(r):
                     self.accumulate(r.id, st.expr, seed, lazy=st.lazy)
             fwd_b, bwd_b, frame = self.block(br.body, repeated)
-            fwd_b = fwd_b + [astutil.assign(o, copy.deepcopy(r)) for o, r in zip(s.outs, br.results)
+            fwd_b = fwd_b + [astutil.assign(o, astutil.clone(r)) for o, r in zip(s.outs, br.results)
                              if not (isinstance(r, gast.Name) and r.id == o)]
             local = _stored(fwd_b)
             for n in list(self.adj):
@@ -86,7 +85,7 @@ class ControlAdjoints:
         if repeated:
             fwd_t, bwd_t, fwd_f, bwd_f = self.pack_branch_values(fwd_t, bwd_t, local_t, fwd_f, bwd_f, local_f)
         fwd = fwd_pre + [gast.If(test=pred, body=fwd_t or [gast.Pass()], orelse=fwd_f)]
-        bwd = [gast.If(test=copy.deepcopy(pred), body=bwd_t or [gast.Pass()], orelse=bwd_f)] if bwd_t or bwd_f else []
+        bwd = [gast.If(test=astutil.clone(pred), body=bwd_t or [gast.Pass()], orelse=bwd_f)] if bwd_t or bwd_f else []
         return tag(fwd, s.loc.line), tag(bwd, s.loc.line)
 
     def merge(self, before, states):
@@ -109,7 +108,7 @@ class ControlAdjoints:
                     lazy, owned = True, False
                     continue
                 if not (isinstance(p.expr, gast.Name) and p.expr.id == var):
-                    tails[k].append(astutil.assign(var, copy.deepcopy(p.expr)))
+                    tails[k].append(astutil.assign(var, astutil.clone(p.expr)))
                 lazy = lazy or p.lazy
                 owned = owned and p.owned
                 borrowed = borrowed or p.borrowed
@@ -144,6 +143,7 @@ class ControlAdjoints:
         read = reads_anywhere(body) | set().union(*(expr_reads(r) for r in s.results))
         free_active = sorted({n for n in read if self.act.active(n)} - inner_defined)
         pre_bwd = []
+        before = {n: self.adj[n].copy() if n in self.adj else None for n in free_active}
         for n in free_active:
             # adjoints accumulated across iterations live in variables from before the loop
             st = self.adj.get(n)
@@ -217,6 +217,13 @@ class ControlAdjoints:
         residuals = sorted(_loaded(bwd_body) & level)
         fwd, bwd = self.emit_loop(s, fwd_body, bwd_body, residuals, pre_bwd, out_states, active_carry, dcarry,
                                   owned_carry)
+        if not bwd:
+            # no backward loop: nothing set up the accumulators in pre_bwd
+            for n, st in before.items():
+                if st is None:
+                    self.adj.pop(n, None)
+                else:
+                    self.adj[n] = st
         post = []
         for k in active_carry:
             self.adj[carry[k]] = AdjState(astutil.name(dcarry[k]), lazy=True)
@@ -229,16 +236,16 @@ class ControlAdjoints:
 
     def emit_loop(self, s, fwd_body, bwd_body, residuals, pre_bwd, out_states, active_carry, dcarry, owned_carry):
         carry = s.carry
-        fwd = [astutil.assign(c, copy.deepcopy(init)) for c, init in zip(carry, s.init)
+        fwd = [astutil.assign(c, astutil.clone(init)) for c, init in zip(carry, s.init)
                if not (isinstance(init, gast.Name) and init.id == c)]
         needs_backward = bool(bwd_body)
         update = [(c, r) for c, r in zip(carry, s.results) if not (isinstance(r, gast.Name) and r.id == c)]
         carry_update = []
         if len(update) == 1:
-            carry_update = [astutil.assign(update[0][0], copy.deepcopy(update[0][1]))]
+            carry_update = [astutil.assign(update[0][0], astutil.clone(update[0][1]))]
         elif update:
             carry_update = [astutil.assign(tuple(c for c, _ in update),
-                                           astutil.tuple_([copy.deepcopy(r) for _, r in update]))]
+                                           astutil.tuple_([astutil.clone(r) for _, r in update]))]
         tape = self.namer.fresh("tape") if needs_backward else None
         save = []
         if needs_backward:
@@ -254,10 +261,10 @@ class ControlAdjoints:
         after = [astutil.assign(o, astutil.name(c)) for o, c in zip(s.outs, carry) if o != c]
         if isinstance(s, ir.Scan):
             target = astutil.store(s.item) if s.item is not None else astutil.store("_")
-            fwd.append(gast.For(target=target, iter=copy.deepcopy(s.xs), body=body or [gast.Pass()], orelse=[],
+            fwd.append(gast.For(target=target, iter=astutil.clone(s.xs), body=body or [gast.Pass()], orelse=[],
                                 type_comment=None))
         else:
-            test = copy.deepcopy(s.test)
+            test = astutil.clone(s.test)
             if s.test_body:
                 tf, _, _ = self.block(s.test_body, repeated=True)
                 body = tf + [gast.If(test=gast.UnaryOp(op=gast.Not(), operand=test), body=[gast.Break()],
@@ -299,8 +306,8 @@ def _unguard(s):
     last = body[-1]
     if isinstance(last, ir.Cond) and isinstance(last.pred, gast.UnaryOp) and isinstance(last.pred.op, gast.Not) \
             and isinstance(last.pred.operand, gast.Name) and last.pred.operand.id == stop and not last.false.body:
-        assigns = [ir.Copy(o, copy.deepcopy(r), loc=last.loc) if isinstance(r, gast.Name) else
-                   ir.Const(o, copy.deepcopy(r), loc=last.loc) for o, r in zip(last.outs, last.true.results)
+        assigns = [ir.Copy(o, astutil.clone(r), loc=last.loc) if isinstance(r, gast.Name) else
+                   ir.Const(o, astutil.clone(r), loc=last.loc) for o, r in zip(last.outs, last.true.results)
                    if not (isinstance(r, gast.Name) and r.id == o)]
         return body[:-1] + last.true.body + assigns
     return body

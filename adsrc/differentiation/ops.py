@@ -8,14 +8,11 @@ values say shapes may differ.
 """
 
 import builtins
-import copy
 
 import gast
 
 from .. import astutil
-from ..analysis.activity import call_args
 from ..ir import nodes as ir
-from ..ir.walk import target_names
 from .state import AdjState, is_const
 
 _BUILTINS = frozenset(dir(builtins))
@@ -51,6 +48,8 @@ class OpAdjoints:
         pass
 
     def adj_Opaque(self, s, g, out):
+        if s.function:
+            return       # a function value: calls of it that adsrc cannot follow are refused where they are
         raise self.error(s, f"adsrc cannot differentiate through {s.describe}.", s.hint)
 
     def adj_CallLocal(self, s, g, out):
@@ -70,7 +69,7 @@ class OpAdjoints:
                 if self.active_name(node):
                     other = bound["y" if pname == "x" else "x"]
                     helper = "sum_operand_cot" if rule.name == "`+`" else "product_operand_cot"
-                    self.accumulate(node.id, self.hcall(helper, g, astutil.name(node.id), copy.deepcopy(other),
+                    self.accumulate(node.id, self.hcall(helper, g, astutil.name(node.id), astutil.clone(other),
                                                         ans, astutil.const(k == 0)), out)
             return
         for pname, node in bound.items():
@@ -81,8 +80,9 @@ class OpAdjoints:
                 lazy = True
                 if not self.shaped_like(node, operands) and not (
                         isinstance(s.target, str) and self.values.rep(node.id) == self.values.rep(s.target)):
-                    contrib = self.hcall("unbroadcast", contrib, astutil.name(self.values.rep(node.id)),
-                                         self.shape_of(s.target))
+                    # the operand itself (not a name of the same shape): a real operand of a complex
+                    # result takes the real part of its cotangent
+                    contrib = self.hcall("unbroadcast", contrib, astutil.name(node.id), self.shape_of(s.target))
             else:
                 lazy = rule.lazy
             if not self.values[node.id].numeric and not rule.container and rule.name != "iterating":
@@ -126,7 +126,7 @@ class OpAdjoints:
             if node is None:
                 mapping[p.name] = astutil.const(None if p.default is NOT_STATIC else p.default)
             elif isinstance(node, list):
-                mapping[p.name] = astutil.tuple_([copy.deepcopy(n) for n in node])
+                mapping[p.name] = astutil.tuple_([astutil.clone(n) for n in node])
             else:
                 mapping[p.name] = node
         mapping.update({n: self.h(n) for n in template.names if n not in mapping and n not in _BUILTINS})
@@ -171,7 +171,7 @@ class OpAdjoints:
             return
         n = base.id
         var = self.owned_adjoint(n, out)
-        idx = copy.deepcopy(s.expr.slice)
+        idx = astutil.clone(s.expr.slice)
         if self.values[n].kind == "array" and self.basic_index(idx):
             out.append(gast.AugAssign(target=gast.Subscript(value=var, slice=idx, ctx=gast.Store()), op=gast.Add(),
                                       value=g))
@@ -193,7 +193,7 @@ class OpAdjoints:
             return
         var = self.owned_adjoint(base.id, out, "owned_tree")
         out.append(astutil.assign(var.id, self.hcall("scan_slice_cot", var, astutil.name(base.id),
-                                                     copy.deepcopy(index), g)))
+                                                     astutil.clone(index), g)))
 
     def adj_GetAttr(self, s, g, out):
         base = s.expr.value
@@ -231,18 +231,18 @@ class OpAdjoints:
         base, idx, val = s.expr.args
         g = self.exact_g(s, g, out) if isinstance(s.target, str) and not isinstance(g, gast.Name) else g
         if self.active_name(val):
-            call = self.hcall("index_update_vjp_value", g, base, astutil.index_value(copy.deepcopy(idx)), val)
+            call = self.hcall("index_update_vjp_value", g, base, astutil.index_value(astutil.clone(idx)), val)
             self.shape_reads.add(id(call.args[1]))
             self.accumulate(val.id, call, out)
         if self.active_name(base):
             if self.g_owned and base.id not in self.adj and isinstance(g, gast.Name):
                 # g is a buffer only we hold and dies here: zero the overwritten part in place
-                call = self.hcall("zero_at", g, base, astutil.index_value(copy.deepcopy(idx)))
+                call = self.hcall("zero_at", g, base, astutil.index_value(astutil.clone(idx)))
                 self.shape_reads.add(id(call.args[1]))
                 out.append(astutil.assign(self.dname(base.id), call))
                 self.adj[base.id] = AdjState(astutil.name(self.dname(base.id)), lazy=False, owned=True)
                 return
-            contrib = self.hcall("index_update_vjp_base", g, base, astutil.index_value(copy.deepcopy(idx)))
+            contrib = self.hcall("index_update_vjp_base", g, base, astutil.index_value(astutil.clone(idx)))
             self.shape_reads.add(id(contrib.args[1]))
             if base.id not in self.adj:
                 out.append(astutil.assign(self.dname(base.id), contrib))
@@ -271,6 +271,8 @@ class OpAdjoints:
     # -- calls ----------------------------------------------------------------------------------------
     def adj_CallUser(self, s, g, out):
         call = self.calls[id(s)]
+        if any(isinstance(a, (list, dict)) for a in call.wrt_args):
+            return self.adj_call_with_varargs(call, g, out)
         ids = [a.id for a in call.wrt_args]
         targets, direct = [], []
         for a in ids:
@@ -290,6 +292,18 @@ class OpAdjoints:
             else:
                 self.accumulate(a, astutil.name(t), out, borrowed=True)
 
+    def adj_call_with_varargs(self, call, g, out):
+        """A callee taking *args or **kwargs: their cotangents are a tuple or dict, one item per argument."""
+        targets = [self.namer.fresh("d" + (a.id if isinstance(a, gast.Name) else "args")) for a in call.wrt_args]
+        out.append(astutil.assign(tuple(targets), astutil.call(astutil.name(call.pullback), [g])))
+        for arg, t in zip(call.wrt_args, targets):
+            items = arg.items() if isinstance(arg, dict) else enumerate(arg) if isinstance(arg, list) else [(None, arg)]
+            for key, atom in items:
+                if self.active_name(atom):
+                    part = astutil.name(t) if key is None else self.hcall("item_cot", astutil.name(t),
+                                                                          astutil.const(key))
+                    self.accumulate(atom.id, part, out, borrowed=True)
+
     def adj_CallCustom(self, s, g, out):
         fn = s.callee
         args = s.expr.args
@@ -303,6 +317,3 @@ class OpAdjoints:
         for a, t in zip(args, targets):
             if self.active_name(a):
                 self.accumulate(a.id, astutil.name(t), out)
-
-
-_ = (call_args, target_names)

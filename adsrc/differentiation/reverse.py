@@ -15,11 +15,12 @@ copies (copy-on-write) and the code says why.
 import gast
 
 from .. import astutil
-from ..analysis.aliases import exclusive_updates, fresh_values
+from ..analysis.buffers import exclusive_updates, fresh_values
 from ..ir import nodes as ir
 from ..ir.printer import Printer, op_expr
 from ..ir.walk import defines, expr_reads, target_names
 from .control import ControlAdjoints
+from .inplace import finish_updates
 from .ops import OpAdjoints
 from .state import Adjoints, comment, tag
 
@@ -82,8 +83,8 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
             self.refuse_lost_effect(s)
             return tag([astutil.expr_stmt(op_expr(s, self.namer))], s.loc.line), []
         if isinstance(s, ir.Raw):
-            import copy
-            return tag([copy.deepcopy(s.node)], s.loc.line), []
+
+            return tag([astutil.clone(s.node)], s.loc.line), []
         if isinstance(s, ir.Cond):
             return self.cond(s, repeated)
         if isinstance(s, (ir.Scan, ir.WhileLoop)):
@@ -161,45 +162,5 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
                                                        astutil.const(s.rule.name), astutil.const(s.method_of.id))))
         return out
 
-    # -- updates in place --------------------------------------------------------------------------------
     def finish_updates(self, code):
-        """Make updates in place where no code keeps or later reads the old value (else they copy)."""
-        loads = {}
-        passive = set()
-
-        def visit(node, inside):
-            inside = inside or id(node) in self.passive_reads
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and id(node) not in self.shape_reads:
-                loads.setdefault(node.id, []).append(node)
-                if inside:
-                    passive.add(id(node))
-            for child in gast.iter_child_nodes(node):
-                visit(child, inside)
-        for stmt in code:
-            visit(stmt, False)
-        for node, s in self.updates:
-            base = s.expr.args[0].id
-            own = {id(x) for x in gast.walk(node.value)}
-            getitems = self.getitem_nodes(code, base)
-            others = [n for n in loads.get(base, []) if id(n) not in own and id(n) not in getitems
-                      and id(n) not in passive]
-            if others:
-                continue
-            node.value.func = self.h("index_update_inplace" if isinstance(s, ir.Update) else "list_append_inplace")
-            for sub in self.getitem_values(code, base):
-                # a view of the array would change with it
-                sub.value = self.hcall("snapshot", sub.value)
-
-    def getitem_values(self, code, base):
-        out = []
-        for n in gast.walk(gast.Module(body=list(code), type_ignores=[])):
-            if isinstance(n, gast.Assign) and isinstance(n.value, gast.Subscript) and \
-                    isinstance(n.value.value, gast.Name) and n.value.value.id == base:
-                out.append(n)
-        return out
-
-    def getitem_nodes(self, code, base):
-        return {id(n.value.value) for n in self.getitem_values(code, base)}
-
-
-_ = comment
+        finish_updates(self, code)

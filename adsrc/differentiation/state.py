@@ -7,7 +7,6 @@ it may be updated in place), and whether it may be an array the caller also
 holds (`borrowed`, so it is copied before being handed out as a gradient).
 """
 
-import copy
 
 import gast
 
@@ -63,7 +62,7 @@ class Adjoints:
 
     def hcall(self, base, *args):
         # copies: one expression (like g) often feeds several calls, and later passes edit nodes in place
-        return astutil.call(self.h(base), [copy.deepcopy(a) for a in args])
+        return astutil.call(self.h(base), [astutil.clone(a) for a in args])
 
     def is_numeric(self, n):
         return self.values[n].numeric
@@ -76,7 +75,7 @@ class Adjoints:
         st = self.adj[n]
         var = self.dname(n)
         if not (isinstance(st.expr, gast.Name) and st.expr.id == var):
-            out.append(astutil.assign(var, copy.deepcopy(st.expr)))
+            out.append(astutil.assign(var, astutil.clone(st.expr)))
             st.expr = astutil.name(var)
         return st
 
@@ -93,7 +92,7 @@ class Adjoints:
             if is_const(contrib) or isinstance(contrib, gast.Tuple):
                 self.adj[n] = AdjState(contrib, lazy, owned, borrowed)
             else:
-                out.append(astutil.assign(var, copy.deepcopy(contrib)))
+                out.append(astutil.assign(var, astutil.clone(contrib)))
                 self.adj[n] = AdjState(astutil.name(var), lazy, owned, borrowed)
             return
         if isinstance(st.expr, gast.Tuple) and isinstance(contrib, gast.Tuple) and \
@@ -101,7 +100,7 @@ class Adjoints:
             st.expr = astutil.tuple_([self.add_expr(a, b, False) for a, b in zip(st.expr.elts, contrib.elts)])
             return
         st = self.materialize(n, out)
-        contrib = copy.deepcopy(contrib)
+        contrib = astutil.clone(contrib)
         if numeric and st.owned:
             out.append(gast.AugAssign(target=astutil.store(var), op=gast.Add(), value=contrib))
             return

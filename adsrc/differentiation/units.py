@@ -9,7 +9,6 @@ unit being built. What a callee's result depends on and what it is come from
 its lowered IR (no compiling while analysing).
 """
 
-import copy
 import inspect
 import threading
 import types
@@ -17,20 +16,21 @@ import weakref
 
 import gast
 
-from .. import astutil, emit, runtime
+from .. import astutil, emission as emit, runtime
 from ..analysis import values as values_mod
 from ..analysis.activity import Activity, dependences
-from ..analysis.summaries import call_statics
+from ..analysis.summaries import call_statics, callee_name, statics_key
+from ..errors import TransformError, in_call
 from ..frontend import varargs_hint
+from ..frontend.varargs import call_shape, parameters
 from ..guards import Guards
-from ..ir import nodes as ir
-from ..ir.printer import op_expr
 from .assemble import assemble_grad, assemble_vjp
 from .reverse import Adjoint
 
 _VJP_UNITS = weakref.WeakKeyDictionary()   # function -> {key: Unit}
 _RESULTS = {}                               # (function, statics, returns, arg values) -> AbsVal
 _DEPS = {}                                  # (function, statics, returns) -> [set of parameters]
+_DEPS_BUSY, _DEPS_STACK = {}, []            # recursive callees being computed (see result_dependences)
 LOCK = threading.RLock()
 
 
@@ -89,7 +89,7 @@ class Context:
         fwd = self.bind(fn.__name__ + "_fwd", fn.fwd)
         bwd = self.bind(fn.__name__ + "_bwd", fn.bwd)
         residuals = self.namer.fresh(_stem(s.target) + "_res")
-        expr = astutil.call(fwd, [copy.deepcopy(a) for a in s.expr.args])
+        expr = astutil.call(fwd, [astutil.clone(a) for a in s.expr.args])
         return CustomInfo(expr, bwd, residuals)
 
     def call(self, adj, s):
@@ -97,24 +97,28 @@ class Context:
         callee = s.callee
         params, bound = bind_arguments(callee, s)
         if params is None:
-            if adj.act.any_varied(_call_atoms(s)):
-                raise adj.error(s, f"adsrc cannot differentiate the call to `{_name(callee)}`, which takes *args "
-                                   "or **kwargs.", varargs_hint(callee))
-            raise adj.error(s, f"adsrc cannot match the arguments of the call to `{_name(callee)}`.",
-                            "Pass the arguments explicitly, one per parameter.")
+            hint = "Pass the arguments explicitly, one per parameter (no `*` or `**` unpacking of a sequence " \
+                   "whose length adsrc does not know)."
+            if call_shape(callee, 0, ()) is not None:
+                hint = varargs_hint(callee)            # a function taking *args/**kwargs
+            elif getattr(adj.uf.fun, "__wrapped__", None) is not None:
+                hint = varargs_hint(adj.uf.fun)        # a decorator's wrapper forwarding *args, **kwargs
+            raise adj.error(s, f"adsrc cannot match the arguments of the call to `{_name(callee)}`.", hint)
         statics = call_statics(s, self.pipeline.resolver(adj.uf))
-        wrt = [p for p in params if isinstance(bound.get(p), gast.Name) and bound[p].id in adj.act.varied
-               and p not in statics]
+        wrt = [p for p in params if p in bound and p not in statics and adj.act.any_varied([bound[p]])]
         vals = tuple(adj.values.of(bound[p]).without_shape() for p in wrt)
-        unit = vjp_unit(self.pipeline, callee, tuple(wrt), vals, statics, s.returns_params)
+        try:
+            unit = vjp_unit(self.pipeline, callee, tuple(wrt), vals, statics, s.returns_params)
+        except TransformError as e:
+            raise in_call(e, adj.uf.loc(s.loc), callee_name(callee)) from None
         if unit is not self.unit:
             self.unit.callees.append(unit)
         ref = self.namer.fresh(unit.name)
         self.refs[ref] = unit
         call = s.expr
-        args = ([copy.deepcopy(s.receiver)] if s.receiver is not None else []) + \
-            [copy.deepcopy(a) for a in call.args]
-        expr = astutil.call(astutil.name(ref), args, {k.arg: copy.deepcopy(k.value) for k in call.keywords})
+        args = ([astutil.clone(s.receiver)] if s.receiver is not None else []) + \
+            [astutil.clone(a) for a in call.args]
+        expr = astutil.call(astutil.name(ref), args, {k.arg: astutil.clone(k.value) for k in call.keywords})
         pullback = self.namer.fresh(_stem(s.target) + "_pullback")
         return CallInfo(expr, pullback, [bound[p] for p in wrt])
 
@@ -144,22 +148,34 @@ def _call_atoms(s):
 
 
 def bind_arguments(callee, s):
-    """(parameter names, {parameter: argument atom}) of a call, or (None, None) if they cannot be matched."""
+    """(parameter names, {parameter: argument atom}) of a call, or (None, None) if they cannot be matched.
+
+    A callee taking *args/**kwargs has the parameters of the call's shape
+    (frontend/varargs.py): each extra argument is a parameter of its own.
+    """
     try:
         sig = inspect.signature(callee, follow_wrapped=False)
     except (TypeError, ValueError):
         return None, None
-    ps = list(sig.parameters.values())
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in ps):
+    args = ([s.receiver] if s.receiver is not None else []) + list(s.expr.args)
+    if any(isinstance(a, gast.Starred) for a in args) or any(k.arg is None for k in s.expr.keywords):
         return None, None
+    ps = list(sig.parameters.values())
     names = [p.name for p in ps]
     pos = [p.name for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    args = ([s.receiver] if s.receiver is not None else []) + list(s.expr.args)
-    if len(args) > len(pos) or any(isinstance(a, gast.Starred) for a in args):
+    keyword_ok = {p.name for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    shape = call_shape(callee, len(args), [k.arg for k in s.expr.keywords])
+    if shape is not None:
+        names = parameters(callee, shape)
+        if names is None:
+            return None, None
+        pos = names[:len(pos) + shape[0]]
+        keyword_ok |= set(shape[1])
+    if len(args) > len(pos):
         return None, None
     bound = dict(zip(pos, args))
     for k in s.expr.keywords:
-        if k.arg is None or k.arg not in names:
+        if k.arg not in keyword_ok or k.arg in bound:
             return None, None
         bound[k.arg] = k.value
     return names, bound
@@ -168,7 +184,6 @@ def bind_arguments(callee, s):
 # -- analyses of callees, from their lowered IR ----------------------------------------------------------
 
 def _statics_key(statics):
-    from ..pipeline import statics_key
     return statics_key(statics)
 
 
@@ -187,7 +202,8 @@ def call_oracles(pipeline, uf):
         params, bound = bind_arguments(callee, s)
         if params is None:
             return None
-        vals = {p: values_of_atom(bound[p], arg_values, s) for p in params if p in bound}
+        vals = {p: values_of_atom(bound[p], arg_values, s) for p in params
+                if p in bound}
         return result_value(pipeline, callee, statics, returns, vals)
 
     def deps(s):
@@ -228,18 +244,46 @@ def result_value(pipeline, callee, statics, returns, vals):
 
 
 def result_dependences(pipeline, callee, statics, returns):
+    """For each part of a callee's result, the parameters it depends on differentiably (None: all).
+
+    A recursive callee starts from "depends on nothing" and is recomputed until its answer is
+    what its recursive calls were told; answers computed from an unfinished guess are not kept."""
     key = (callee, _statics_key(statics), returns)
+    if key in _DEPS_BUSY:
+        depth = _DEPS_STACK.index(key)
+        for k in _DEPS_STACK[depth + 1:]:
+            _DEPS_BUSY[k].leans_on = min(_DEPS_BUSY[k].leans_on, depth)
+        _DEPS_BUSY[key].recursed = True
+        return _DEPS_BUSY[key].guess
     if key in _DEPS:
         return _DEPS[key]
-    _DEPS[key] = None                    # recursion: every parameter (see Activity)
+    pending = _Pending([set() for _ in range(1 + len(returns))], len(_DEPS_STACK))
+    _DEPS_BUSY[key] = pending
+    _DEPS_STACK.append(key)
     try:
         lw = pipeline.lowered(callee, statics, returns)
-        _, deps = call_oracles(pipeline, lw.uf)
-        out = dependences(lw.fn, bool(returns), deps)
+        while True:
+            _, deps = call_oracles(pipeline, lw.uf)
+            out = dependences(lw.fn, bool(returns), deps)
+            if not pending.recursed or out == pending.guess:
+                break
+            pending.guess, pending.recursed = out, False
     except Exception:
         out = None
-    _DEPS[key] = out
+    finally:
+        _DEPS_STACK.pop()
+        del _DEPS_BUSY[key]
+    if pending.leans_on >= len(_DEPS_STACK):
+        _DEPS[key] = out
     return out
+
+
+class _Pending:
+    """A recursive callee's dependences being computed: the current guess, whether a recursive
+    call used it, and the outermost unfinished callee whose guess this one's answer used."""
+
+    def __init__(self, guess, depth):
+        self.guess, self.recursed, self.leans_on = guess, False, depth
 
 
 # -- building units ------------------------------------------------------------------------------------------
@@ -312,6 +356,3 @@ def clear_caches():
         _VJP_UNITS.clear()
         _RESULTS.clear()
         _DEPS.clear()
-
-
-_ = (ir, op_expr)

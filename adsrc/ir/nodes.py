@@ -51,6 +51,24 @@ class Loc:
 class Stmt:
     loc: Loc = Loc(None)
 
+    def __clone__(self, memo):
+        """A deep copy for astutil.clone (rules, callees and locations are shared)."""
+        from ..astutil import _clone
+        t = type(self)
+        new = t.__new__(t)
+        memo[id(self)] = new
+        for f in _fields_of(t):
+            object.__setattr__(new, f, _clone(getattr(self, f), memo))
+        return new
+
+
+def _fields_of(t, cache={}):
+    names = cache.get(t)
+    if names is None:
+        from dataclasses import fields
+        names = cache[t] = tuple(f.name for f in fields(t))
+    return names
+
 
 # -- operations: `target = <one operation>` -------------------------------------------------------
 
@@ -93,10 +111,13 @@ class CallUser(Op):
     receiver: the object a method is called on (its first argument), if any.
     returns_params: parameters the callee changes in place; the call then returns
     `(value, *their new values)` (set by lowering/functionalize.py).
+    receiver_value: the receiver's object when it is known when transforming (a bound
+    method's `__self__`, a callable object), else None: the callee is specialized to it.
     """
     callee: Any
     receiver: Optional[gast.expr] = None
     returns_params: tuple = ()
+    receiver_value: Any = None
 
 
 @dataclass(eq=False, slots=True)
@@ -151,10 +172,14 @@ class Opaque(Op):
     """A call adsrc has no rule or source for: an error if it must be differentiated.
 
     fresh: a call to a class, which makes a new object.
+    function: the value is a function (a functools.partial): it has no cotangent of its own, and
+    a call of it that adsrc cannot follow is refused where it is made if it depends on
+    differentiated values.
     """
     describe: str = ""
     hint: Optional[str] = None
     fresh: bool = False
+    function: bool = False
 
 
 OPS = (Copy, Const, Apply, CallUser, CallCustom, CallLocal, GetItem, GetAttr, Pack, Update, Append, ScanSlice, Opaque)
@@ -212,6 +237,8 @@ class RangeIter:
     """range(*args): what every `for` loop iterates after normalization."""
     args: list
 
+    __clone__ = Stmt.__clone__
+
 
 @dataclass(eq=False, slots=True)
 class If(Stmt):
@@ -267,6 +294,8 @@ class Def(Stmt):
 class Branch:
     body: list
     results: list           # atoms, one per output of the Cond
+
+    __clone__ = Stmt.__clone__
 
 
 @dataclass(eq=False, slots=True)
@@ -335,9 +364,12 @@ class Function:
             names.append(a.kwarg.id)
         return names
 
-    def __deepcopy__(self, memo):
-        import copy
-        new = Function(self.name, copy.deepcopy(self.args, memo), copy.deepcopy(self.body, memo),
-                       copy.deepcopy(self.result, memo), self.uf, self.lineno, dict(self.bindings))
+    def __clone__(self, memo):
+        from ..astutil import _clone
+        new = Function(self.name, _clone(self.args, memo), _clone(self.body, memo), _clone(self.result, memo),
+                       self.uf, self.lineno, dict(self.bindings))
         memo[id(self)] = new
         return new
+
+    def __deepcopy__(self, memo):
+        return self.__clone__(memo)

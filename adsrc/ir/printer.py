@@ -6,7 +6,6 @@ nested functions for their bodies, which computes what the user's function
 computes.
 """
 
-import copy
 
 import gast
 
@@ -25,7 +24,7 @@ def _tag(nodes, stmt):
 
 def iteration_expr(it):
     """The Python iterable an iteration (a RangeIter) stands for."""
-    return astutil.call("range", [copy.deepcopy(a) for a in it.args])
+    return astutil.call("range", [astutil.clone(a) for a in it.args])
 
 
 class Printer:
@@ -38,8 +37,8 @@ class Printer:
     def function(self, fn, name=None):
         body = self.block(fn.body)
         if fn.result is not None:
-            body.append(gast.Return(value=copy.deepcopy(fn.result)))
-        return astutil.function_def(name or fn.name, copy.deepcopy(fn.args), body or [gast.Pass()], fn.lineno)
+            body.append(gast.Return(value=astutil.clone(fn.result)))
+        return astutil.function_def(name or fn.name, astutil.clone(fn.args), body or [gast.Pass()], fn.lineno)
 
     def block(self, stmts):
         out = []
@@ -51,22 +50,22 @@ class Printer:
         if isinstance(s, ir.Op):
             return [astutil.assign(s.target, op_expr(s, self.namer))]
         if isinstance(s, ir.Effect):
-            return [astutil.expr_stmt(copy.deepcopy(s.expr))]
+            return [astutil.expr_stmt(astutil.clone(s.expr))]
         if isinstance(s, ir.Raw):
-            return [copy.deepcopy(s.node)]
+            return [astutil.clone(s.node)]
         if isinstance(s, ir.SetItem):
-            target = gast.Subscript(value=astutil.name(s.base), slice=copy.deepcopy(s.index), ctx=gast.Store())
-            return [gast.Assign(targets=[target], value=copy.deepcopy(s.value), type_comment=None)]
+            target = gast.Subscript(value=astutil.name(s.base), slice=astutil.clone(s.index), ctx=gast.Store())
+            return [gast.Assign(targets=[target], value=astutil.clone(s.value), type_comment=None)]
         if isinstance(s, ir.InplaceOp):
-            return [gast.AugAssign(target=astutil.store(s.target), op=s.op, value=copy.deepcopy(s.value))]
+            return [gast.AugAssign(target=astutil.store(s.target), op=s.op, value=astutil.clone(s.value))]
         if isinstance(s, ir.MutatingCall):
             if s.method == "__delitem__":
                 return [gast.Delete(targets=[gast.Subscript(value=astutil.name(s.receiver),
-                                                            slice=copy.deepcopy(s.args[0]), ctx=gast.Del())])]
-            call = astutil.call(astutil.attr(s.receiver, s.method), [copy.deepcopy(a) for a in s.args])
+                                                            slice=astutil.clone(s.args[0]), ctx=gast.Del())])]
+            call = astutil.call(astutil.attr(s.receiver, s.method), [astutil.clone(a) for a in s.args])
             return [astutil.assign(s.target, call) if s.target else astutil.expr_stmt(call)]
         if isinstance(s, ir.If):
-            return [gast.If(test=copy.deepcopy(s.test), body=self.block(s.body) or [gast.Pass()],
+            return [gast.If(test=astutil.clone(s.test), body=self.block(s.body) or [gast.Pass()],
                             orelse=self.block(s.orelse))]
         if isinstance(s, ir.For):
             return [gast.For(target=astutil.target(s.target), iter=iteration_expr(s.iter),
@@ -75,18 +74,18 @@ class Printer:
         if isinstance(s, ir.While):
             body = self.block(s.test_body)
             if body:
-                body.append(gast.If(test=gast.UnaryOp(op=gast.Not(), operand=copy.deepcopy(s.test)),
+                body.append(gast.If(test=gast.UnaryOp(op=gast.Not(), operand=astutil.clone(s.test)),
                                     body=[gast.Break()], orelse=[]))
                 return [gast.While(test=astutil.const(True), body=body + self.block(s.body),
                                    orelse=self.block(s.orelse))]
-            return [gast.While(test=copy.deepcopy(s.test), body=self.block(s.body) or [gast.Pass()],
+            return [gast.While(test=astutil.clone(s.test), body=self.block(s.body) or [gast.Pass()],
                                orelse=self.block(s.orelse))]
         if isinstance(s, ir.Break):
             return [gast.Break()]
         if isinstance(s, ir.Continue):
             return [gast.Continue()]
         if isinstance(s, ir.Return):
-            return [gast.Return(value=copy.deepcopy(s.value))]
+            return [gast.Return(value=astutil.clone(s.value))]
         if isinstance(s, ir.Def):
             return [self.function(s.fn, s.name)]
         if isinstance(s, ir.Cond):
@@ -98,7 +97,7 @@ class Printer:
         raise TypeError(s)
 
     def _pack(self, atoms):
-        atoms = [copy.deepcopy(a) for a in atoms]
+        atoms = [astutil.clone(a) for a in atoms]
         return atoms[0] if len(atoms) == 1 else astutil.tuple_(atoms)
 
     def _targets(self, names):
@@ -111,7 +110,7 @@ class Printer:
             body = self.block(br.body) + [gast.Return(value=self._pack(br.results) if br.results
                                                       else astutil.const(None))]
             defs.append(astutil.function_def(name, [], body))
-        call = astutil.call(self.names["cond"], [copy.deepcopy(s.pred), astutil.name(tname), astutil.name(fname)])
+        call = astutil.call(self.names["cond"], [astutil.clone(s.pred), astutil.name(tname), astutil.name(fname)])
         return defs + [astutil.assign(self._targets(s.outs), call) if s.outs else astutil.expr_stmt(call)]
 
     def _unpack_carry(self, s, param):
@@ -129,7 +128,7 @@ class Printer:
         fdef = astutil.function_def(body_name, [carry_param, item], body)
         call = astutil.call(self.names["scan"], [astutil.name(body_name),
                                                  self._pack(s.init) if s.init else astutil.const(None),
-                                                 copy.deepcopy(s.xs)])
+                                                 astutil.clone(s.xs)])
         outs = self._targets(s.outs) if s.outs else "_"
         return [fdef, astutil.assign((outs, "_"), call)]
 
@@ -137,7 +136,7 @@ class Printer:
         cond_name, body_name = self.namer.fresh("loop_cond"), self.namer.fresh("loop_body")
         carry_param = "carry" if len(s.carry) != 1 else s.carry[0]
         cbody = self._unpack_carry(s, carry_param) + self.block(s.test_body) + \
-            [gast.Return(value=copy.deepcopy(s.test))]
+            [gast.Return(value=astutil.clone(s.test))]
         bbody = self._unpack_carry(s, carry_param) + self.block(s.body) + \
             [gast.Return(value=self._pack(s.results) if s.results else astutil.const(None))]
         defs = [astutil.function_def(cond_name, [carry_param], cbody),
@@ -149,7 +148,7 @@ class Printer:
 
 def op_expr(s, namer):
     """The forward expression of an operation, as generated code evaluates it."""
-    expr = copy.deepcopy(s.expr)
+    expr = astutil.clone(s.expr)
     if isinstance(s, ir.CallUser) and s.returns_params:
         # the callee changes arguments in place: call it on copies and return their new values too
         params = astutil.tuple_([astutil.const(p) for p in s.returns_params])
@@ -160,7 +159,7 @@ def op_expr(s, namer):
 
 def dump(fn):
     """Python text for any stage of a function's IR (for reading and tests)."""
-    from ..emit import unparse
+    from ..emission import unparse
     from ..names import Namer
     namer = Namer(set())
     return unparse(Printer({"cond": "cond", "scan": "scan", "while_loop": "while_loop"}, namer).function(fn))

@@ -10,7 +10,7 @@ bound once) and that every name is bound before it is read on every path.
 import gast
 
 from . import nodes as ir
-from .walk import defines, expr_reads, target_names
+from .walk import defines, expr_reads
 
 STRUCTURED = "structured"
 FUNCTIONAL = "functional"
@@ -198,6 +198,3 @@ def _check_ssa(fn):
     end = check(fn.body, set(fn.params))
     if fn.result is not None:
         reads_ok(ir.Return(fn.result, loc=ir.Loc(fn.lineno)), expr_reads(fn.result), end)
-
-
-_ = target_names

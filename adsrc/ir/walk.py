@@ -281,8 +281,10 @@ def rename_reads(stmt, mapping):
     elif isinstance(stmt, ir.WhileLoop):
         for e in stmt.init:
             rename_expr(e, mapping)
-    if isinstance(stmt, ir.Op) and isinstance(stmt, ir.Apply) and stmt.method_of is not None:
+    if isinstance(stmt, ir.Apply) and stmt.method_of is not None:
         rename_expr(stmt.method_of, mapping)
+    if isinstance(stmt, ir.CallUser) and stmt.receiver is not None:
+        rename_expr(stmt.receiver, mapping)
 
 
 def rename_all(body, mapping):

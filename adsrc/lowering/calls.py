@@ -24,6 +24,7 @@ from .. import astutil, primitives, runtime
 from .. import rules as rules_mod
 from ..frontend import higher_order_error, is_gradient
 from ..ir import nodes as ir
+from .builtins import Primitives
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
 _READS_NAMES = (eval, exec, locals, vars, globals, compile)
@@ -76,8 +77,8 @@ def _no_rule_hint(obj):
             "call it on values that are not differentiated.")
 
 
-class Calls:
-    """Mixin of the Normalizer: calls."""
+class Calls(Primitives):
+    """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
     def call(self, e, target):
@@ -89,10 +90,17 @@ class Calls:
         shadowed = isinstance(f, gast.Name) and len(self.scopes) > 1 and f.id in self.scopes[-1]
         if isinstance(f, gast.Name) and f.id in self.functions and not shadowed:
             return self.local_function(e, self.functions[f.id], target)
-        if isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs):
+        if isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs or self.is_local(f.id)):
+            # a nested function, or a local name that may hold one (inline.py decides; else it is Opaque)
             return self.emit_op(ir.CallLocal, target, self.plain_call(e, astutil.name(f.id)), e)
         if isinstance(f, gast.Lambda):
             return self.emit_op(ir.CallLocal, target, self.plain_call(e, self.atom(f)), e)
+        if isinstance(f, gast.Call) and self.static(f.func) is functools.partial and f.args and \
+                not any(isinstance(a, gast.Starred) for a in f.args) and all(k.arg for k in f.keywords):
+            # functools.partial(g, a, k=b)(x) is g(a, x, k=b)
+            call = gast.Call(func=f.args[0], args=list(f.args[1:]) + list(e.args),
+                             keywords=list(f.keywords) + list(e.keywords))
+            return self.call(call, target)
         if isinstance(f, gast.Attribute):
             return self.method_call(e, target)
         what = dotted(f)
@@ -124,17 +132,30 @@ class Calls:
     def plain_call(self, e, func):
         args = []
         for a in e.args:
-            if isinstance(a, gast.Starred):
+            n = self.known_length(a.value) if isinstance(a, gast.Starred) else None
+            if n is not None:       # f(*pair): the items, so the call's arguments match parameters
+                seq = self.atom(a.value)
+                args.extend(self.atom(gast.Subscript(value=astutil.clone(seq), slice=astutil.const(i),
+                                                     ctx=gast.Load())) for i in range(n))
+            elif isinstance(a, gast.Starred):
                 args.append(gast.Starred(value=self.atom(a.value), ctx=gast.Load()))
             else:
                 args.append(self.atom(a))
         keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in e.keywords]
         return gast.Call(func=func, args=args, keywords=keywords)
 
-    def static(self, node):
-        if isinstance(node, gast.Name) and node.id in self.bindings:
-            return self.bindings[node.id]
-        return super().static(node)
+    def known_length(self, node):
+        """The length of a tuple or list known when transforming (a local tuple display bound once,
+        or a global, closure or static sequence), else None."""
+        if isinstance(node, gast.Name) and node.id in self.tuple_lengths:
+            return self.tuple_lengths[node.id]
+        if isinstance(node, (gast.Tuple, gast.List)) and not any(isinstance(x, gast.Starred) for x in node.elts):
+            return len(node.elts)
+        if isinstance(node, (gast.Name, gast.Attribute)):
+            from ..frontend import static_sequence
+            seq = static_sequence(node, self.uf, self.is_local)
+            return None if seq is None else len(seq)
+        return None
 
     def bind(self, base, obj):
         """A name generated code can use for obj (a value known when transforming)."""
@@ -184,13 +205,16 @@ class Calls:
         if isinstance(obj, types.MethodType) and is_user_function(obj.__func__) and isinstance(e.func, gast.Attribute):
             # obj.method(x) on an object known when transforming: method(obj, x)
             return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=obj.__func__,
-                                receiver=e.func.value)
+                                receiver=astutil.clone(e.func.value), receiver_value=obj.__self__)
         if isinstance(obj, functools.partial):
             return self.call_partial_object(e, obj, target)
+        if isinstance(obj, type) and _record_type(obj):
+            return self.construct(e, obj, target)
         call = getattr(type(obj), "__call__", None)
         if not isinstance(obj, type) and is_user_function(call):
             # a callable object: obj(x) is type(obj).__call__(obj, x)
-            return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=call, receiver=e.func)
+            return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=call, receiver=e.func,
+                                receiver_value=obj)
         if isinstance(getattr(obj, "__self__", None), (list, dict, set)) and \
                 getattr(obj, "__name__", None) in MUTATING_METHODS | REFUSED_METHODS:
             # `box.items.append(v)` with `box` known when transforming: changes an object adsrc does not own
@@ -203,6 +227,18 @@ class Calls:
         return self.emit_op(ir.Opaque, target, self.plain_call(e, e.func), e,
                             describe=f"`{callable_name(obj, e.func)}`", hint=_no_rule_hint(obj),
                             fresh=isinstance(obj, type))
+
+    def construct(self, e, cls, target):
+        """A namedtuple or dataclass made from its fields: a container whose fields are its arguments."""
+        from ..rules.containers import record_rule
+        rule = record_rule(cls)
+        args, keywords = self.bound_args(e, rule)
+        expr = gast.Call(func=e.func, args=args, keywords=keywords)
+        try:
+            bound = rule.bind(args, keywords)
+        except TypeError as err:
+            raise self.error(e, f"{err}.", None) from None
+        self.emit_op(ir.Apply, target, expr, e, rule=rule, bound=bound)
 
     def rule_call(self, e, func, rule, target, receiver=None):
         out = next((k for k in e.keywords if k.arg == "out"), None)
@@ -349,7 +385,7 @@ class Calls:
                          args=[func] + args, keywords=keywords)
         self.emit_op(ir.Opaque, target, expr, e, describe="a functools.partial object used as a value",
                      hint="Call the partial object in this function, or pass the function and its arguments "
-                          "separately.")
+                          "separately.", function=True)
 
     def call_partial_object(self, e, obj, target):
         """A functools.partial object known when transforming: its bound values are constants."""
@@ -402,210 +438,14 @@ class Calls:
         if target is not None:
             self.emit(ir.Const(target, astutil.const(None)), e)
 
-    # -- control-flow primitives ----------------------------------------------------------------------
-    def _prim_args(self, e, order, name):
-        bound = dict(zip(order, e.args))
-        for k in e.keywords:
-            if k.arg not in order or k.arg in bound:
-                raise self.error(e, f"adsrc.{name} got an unexpected argument `{k.arg}`.", None)
-            bound[k.arg] = k.value
-        return bound
-
-    def _call_fn(self, fn_node, args, target):
-        call = gast.Call(func=fn_node, args=args, keywords=[])
-        call.lineno, call.col_offset = getattr(fn_node, "lineno", None), getattr(fn_node, "col_offset", 0)
-        self.call(call, target)
-
-    def _fn(self, node):
-        return self.atom(node) if isinstance(node, gast.Lambda) else node
-
-    def prim_cond(self, e, target):
-        if len(e.args) < 3:
-            raise self.error(e, "adsrc.cond needs pred, true_fun and false_fun.", None)
-        pred = self.raw(e.args[0])
-        true_fn, false_fn = self._fn(e.args[1]), self._fn(e.args[2])
-        operands = [self.atom(a) for a in e.args[3:]]
-        target = target or self.temp("cond")
-        body = self.sub_block(lambda: self._call_fn(true_fn, operands, target))
-        orelse = self.sub_block(lambda: self._call_fn(false_fn, operands, target))
-        self.emit(ir.If(pred, body, orelse), e)
-
-    def prim_while_loop(self, e, target):
-        b = self._prim_args(e, ["cond_fun", "body_fun", "init_val"], "while_loop")
-        if len(b) < 3:
-            raise self.error(e, "adsrc.while_loop needs cond_fun, body_fun and init_val.", None)
-        cond_fn, body_fn = self._fn(b["cond_fun"]), self._fn(b["body_fun"])
-        carry = self.temp("carry")
-        self.value(b["init_val"], carry)
-        test = self.temp("test")
-        test_body = self.sub_block(lambda: self._call_fn(cond_fn, [astutil.name(carry)], test))
-        body = self.sub_block(lambda: self._call_fn(body_fn, [astutil.name(carry)], carry))
-        self.emit(ir.While(test_body, astutil.name(test), body), e)
-        if target is not None:
-            self.emit(ir.Copy(target, astutil.name(carry)), e)
-
-    def prim_fori_loop(self, e, target):
-        b = self._prim_args(e, ["lower", "upper", "body_fun", "init_val"], "fori_loop")
-        if len(b) < 4:
-            raise self.error(e, "adsrc.fori_loop needs lower, upper, body_fun and init_val.", None)
-        body_fn = self._fn(b["body_fun"])
-        val = self.temp("val")
-        self.value(b["init_val"], val)
-        i = self.temp("i")
-        body = self.sub_block(lambda: self._call_fn(body_fn, [astutil.name(i), astutil.name(val)], val))
-        self.emit(ir.For(i, ir.RangeIter([self.raw(b["lower"]), self.raw(b["upper"])]), body), e)
-        if target is not None:
-            self.emit(ir.Copy(target, astutil.name(val)), e)
-
-    def prim_scan(self, e, target):
-        b = self._prim_args(e, ["f", "init", "xs", "length", "reverse"], "scan")
-        if "f" not in b or "init" not in b:
-            raise self.error(e, "adsrc.scan needs f and init.", None)
-        reverse = b.get("reverse")
-        if reverse is not None and not astutil.is_constant_literal(reverse):
-            raise self.error(e, "adsrc.scan needs `reverse` to be a constant True or False.", None)
-        rev = bool(reverse is not None and astutil.literal_value(reverse))
-        fn = self._fn(b["f"])
-        carry = self.temp("carry")
-        self.value(b["init"], carry)
-        xs = b.get("xs")
-        xs = None if xs is None or (isinstance(xs, gast.Constant) and xs.value is None) else self.atom(xs)
-        n = self.temp("n")
-        length = self.raw(b["length"]) if "length" in b else astutil.const(None)
-        self.emit(ir.Const(n, astutil.call(astutil.name(self.namer.helper("scan_length")),
-                                           [xs if xs is not None else astutil.const(None), length])), e)
-        ys = self.temp("ys")
-        self.emit(ir.Pack(ys, gast.List(elts=[], ctx=gast.Load())), e)
-        i, x, out, y = self.temp("i"), self.temp("x"), self.temp("out"), self.temp("y")
-
-        def body():
-            if xs is not None:
-                self.emit(ir.ScanSlice(x, astutil.call(astutil.name(self.namer.helper("scan_slice")),
-                                                       [xs, astutil.name(i)])), e)
-            else:
-                self.emit(ir.Const(x, astutil.const(None)), e)
-            self._call_fn(fn, [astutil.name(carry), astutil.name(x)], out)
-            self.emit(ir.Copy((carry, y), astutil.name(out)), e)
-            self.emit(ir.MutatingCall(None, ys, "append", [astutil.name(y)]), e)
-
-        steps = [astutil.name(n)] if not rev else \
-            [gast.BinOp(left=astutil.name(n), op=gast.Sub(), right=astutil.const(1)), astutil.const(-1),
-             astutil.const(-1)]
-        self.emit(ir.For(i, ir.RangeIter(steps), self.sub_block(body)), e)
-        if rev:
-            rys = self.temp("ys")
-            self.emit(ir.GetItem(rys, gast.Subscript(value=astutil.name(ys), ctx=gast.Load(),
-                                                     slice=gast.Slice(lower=None, upper=None,
-                                                                      step=astutil.const(-1)))), e)
-            ys = rys
-        stacked = self.temp("ys")
-        self.helper_apply(stacked, "stack_ys", [astutil.name(ys)], e)
-        self.emit_op(ir.Pack, target, astutil.tuple_([astutil.name(carry), astutil.name(stacked)]), e)
-
-    # -- builtins that pass values through -----------------------------------------------------------------
-    def b_map(self, e, target):
-        if len(e.args) < 2 or e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
-            raise self.error(e, "adsrc follows `map(f, xs, ...)` only with its arguments written out.", None)
-        fn = self._fn(e.args[0])
-        self.loop_over(e, e.args[1:], target, lambda items: self._call_value(fn, items))
-
-    def b_filter(self, e, target):
-        if len(e.args) != 2 or e.keywords:
-            raise self.error(e, "adsrc follows `filter(f, xs)` only with two arguments.", None)
-        fn = None if isinstance(e.args[0], gast.Constant) and e.args[0].value is None else self._fn(e.args[0])
-
-        def keep(items):
-            item = items[0]
-            return item, (item if fn is None else self._call_value(fn, items))
-        self.loop_over(e, e.args[1:], target, keep, conditional=True)
-
-    def _call_value(self, fn, args):
-        t = self.temp("mapped")
-        self._call_fn(fn, args, t)
-        return astutil.name(t)
-
-    def loop_over(self, e, seqs, target, make, conditional=False):
-        """target = [make(items) for items in zip(*seqs)] (with a test when conditional)."""
-        result = self.temp("comp")
-        self.emit(ir.Pack(result, gast.List(elts=[], ctx=gast.Load())), e)
-        it = self.zip_iteration([self.iteration(s) for s in seqs])
-        names = [self.temp("item") for _ in seqs]
-        tgt = names[0] if len(names) == 1 else tuple(names)
-
-        def body():
-            value = make([astutil.name(n) for n in names])
-            if conditional:
-                item, test = value
-                self.emit(ir.If(test, self.sub_block(
-                    lambda: self.emit(ir.MutatingCall(None, result, "append", [item]), e)), []), e)
-            else:
-                self.emit(ir.MutatingCall(None, result, "append", [value]), e)
-        self.emit_for(tgt, it, body, [], e)
-        self.emit_op(ir.Copy, target, astutil.name(result), e)
-
-    def b_zip(self, e, target):
-        if e.keywords:
-            raise self.error(e, "adsrc does not follow `zip(..., strict=...)`.", "Leave out `strict`.")
-        if len(e.args) == 1 and isinstance(e.args[0], gast.Starred):
-            return self.helper_apply(target, "zip_star", [self.atom(e.args[0].value)], e)
-        if any(isinstance(a, gast.Starred) for a in e.args):
-            raise self.error(e, "adsrc follows `zip(*seqs)` only with one starred argument.", None)
-        rows = self.atom(astutil.tuple_([gast.Call(func=astutil.name("list"), args=[a], keywords=[])
-                                         for a in e.args]))
-        self.helper_apply(target, "zip_star", [rows], e)
-
-    def b_enumerate(self, e, target):
-        start = e.args[1] if len(e.args) > 1 else next((k.value for k in e.keywords if k.arg == "start"),
-                                                      astutil.const(0))
-        seq = self.atom(gast.Call(func=astutil.name("list"), args=[e.args[0]], keywords=[]))
-        self.helper_apply(target, "enumerate_list", [seq, self.raw(start)], e)
-
-    def b_reversed(self, e, target):
-        seq = self.sequence(e.args[0])
-        self.helper_apply(target, "reversed_list", [seq], e)
-
-    def b_sorted(self, e, target):
-        kws = {k.arg: k.value for k in e.keywords}
-        if len(e.args) != 1 or set(kws) - {"key", "reverse"}:
-            raise self.error(e, "adsrc follows `sorted(xs, key=..., reverse=...)` only.", None)
-        seq = self.atom(gast.Call(func=astutil.name("list"), args=[e.args[0]], keywords=[]))
-        reverse = self.raw(kws.get("reverse", astutil.const(False)))
-        if "key" in kws and not (isinstance(kws["key"], gast.Constant) and kws["key"].value is None):
-            keys = self.temp("keys")
-            key_fn = self._fn(kws["key"])
-            self.loop_over(e, [seq], keys, lambda items: self._call_value(key_fn, items))
-            keys = astutil.name(keys)
-        else:
-            keys = seq
-        self.helper_apply(target, "sorted_by", [seq, keys, reverse], e)
-
-    def b_dict(self, e, target):
-        if any(k.arg is None for k in e.keywords) or len(e.args) > 1:
-            raise self.error(e, "adsrc follows `dict(...)` with one mapping or pairs argument, or keywords.", None)
-        if not e.args:
-            keys = [astutil.const(k.arg) for k in e.keywords]
-            return self.emit_op(ir.Pack, target, gast.Dict(keys=keys, values=[self.atom(k.value) for k in
-                                                                                e.keywords]), e)
-        base = self.atom(e.args[0])
-        if e.keywords:
-            tmp = self.temp("dct")
-            self.helper_apply(tmp, "dict_of", [base], e)
-            for k in e.keywords:
-                self.emit(ir.SetItem(tmp, astutil.const(k.arg), self.atom(k.value)), e)
-            return self.emit_op(ir.Copy, target, astutil.name(tmp), e)
-        self.helper_apply(target, "dict_of", [base], e)
-
-    def b_getattr(self, e, target):
-        if len(e.args) == 2 and isinstance(e.args[1], gast.Constant) and isinstance(e.args[1].value, str):
-            return self.value(gast.Attribute(value=e.args[0], attr=e.args[1].value, ctx=gast.Load()),
-                              target or self.temp("_"))
-        return self.emit_op(ir.Opaque, target, self.plain_call(e, e.func), e, describe="`getattr`",
-                            hint="Read the attribute with a constant name: `obj.name`.")
-
-
 _BUILTIN_CALLS = {builtins.map: "b_map", builtins.filter: "b_filter", builtins.zip: "b_zip",
                   builtins.enumerate: "b_enumerate", builtins.reversed: "b_reversed", builtins.sorted: "b_sorted",
-                  builtins.dict: "b_dict", builtins.getattr: "b_getattr"}
+                  builtins.dict: "b_dict", builtins.getattr: "b_getattr", builtins.next: "b_next"}
+
+
+def _record_type(cls):
+    import dataclasses
+    return (issubclass(cls, tuple) and hasattr(cls, "_fields")) or dataclasses.is_dataclass(cls)
 
 
 def _hashable(x):

@@ -8,10 +8,10 @@ adsrc cannot see into, and constants computed by calls other than a few
 known pure ones (which might draw random numbers), are kept.
 """
 
-import builtins
-import copy
 
 import gast
+
+from .. import astutil
 
 from ..ir import nodes as ir
 from ..ir.walk import expr_reads, own_reads, target_names
@@ -85,12 +85,12 @@ def _loop(s, live):
     if isinstance(s, ir.Scan) and s.stop is not None:
         needed.add(s.stop)
     while True:
-        trial = copy.deepcopy(s.body)
+        trial = astutil.clone(s.body)
         test_reads = set()
         body_live = set().union(*(expr_reads(s.results[k]) for k in needed)) if needed else set()
         if isinstance(s, ir.WhileLoop):
             # every iteration runs the test: what it reads is needed
-            test_body = copy.deepcopy(s.test_body)
+            test_body = astutil.clone(s.test_body)
             test_reads = block(test_body, expr_reads(s.test) | block(trial, body_live))
             inner = test_reads
         else:
@@ -122,6 +122,3 @@ def _loop(s, live):
 def eliminate_dead_code(fn):
     block(fn.body, expr_reads(fn.result) if fn.result is not None else set())
     return fn
-
-
-_ = builtins

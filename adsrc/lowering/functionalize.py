@@ -127,11 +127,18 @@ class Functionalizer:
     def plan(self, state, name, live):
         return [m for m in sorted(state.pts) if m != name and m in live and al.relations(state, m, name)]
 
-    def sharers(self, state, n, live, loc, done):
-        """(before, after) statements bringing the live names that share n's object up to date."""
+    def sharers(self, state, n, live, loc, done, structural=False):
+        """(before, after) statements bringing the live names that share n's object up to date.
+
+        structural: n is a base another change was written back into; follow only the
+        names that are n, parts of it or hold it (containers holding other parts follow the change directly).
+        """
         pre, post = [], []
         names = [m for m in self.plan(state, n, live) if m not in done]
         rels = {m: al.relations(state, m, n) for m in names}
+        if structural:
+            rels = {m: [r for r in rs if r[0] != al.UNKNOWN] for m, rs in rels.items()}
+            names = [m for m in names if rels[m]]
         old = []       # the old value of n, for those who need it after the update
 
         def old_value():
@@ -180,17 +187,25 @@ class Functionalizer:
                 target = part.id if part.id == m else self.namer.fresh(part.id)
                 writes.append(self.put(step, part, value, target, loc))
                 value = astutil.name(target)
-            pre, post = self.sharers(state, m, live, loc, done)
+            # n is taken again from the new m: a view of it again, as in Python (later changes follow it)
+            again, retake = self.take(path, m, loc)
+            writes += retake + [ir.Copy(n, again, loc=loc)]
+            pre, post = self.sharers(state, m, live, loc, done, structural=True)
             return takes + take_last + [check] + pre, [ir.If(astutil.name(test), writes, [], loc=loc)] + post
         if kind == al.HOLDS:
             expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
                                                              astutil.name(n)])
             return [], [self.helper_op(m, expr, "replace_obj", loc)]
+        # shared in a way adsrc does not know: m may be the object or hold it (followed when the code runs),
+        # or share its memory as a view adsrc cannot take again (refused when the code runs)
         message = (f"adsrc cannot follow how `{m}` shares memory with `{n}`, which is changed in place at "
                    f"{self.uf.filename}, line {loc.line}: `{self.uf.line(loc.line)}`. Copy one of them first "
                    f"(`{n} = {n}.copy()`).")
-        return [ir.Effect(astutil.call(self.helper("check_unshared"), [astutil.name(m), astutil.name(n),
-                                                                       astutil.const(message)]), loc=loc)], []
+        check = ir.Effect(astutil.call(self.helper("check_unshared"), [astutil.name(m), astutil.name(n),
+                                                                       astutil.const(message)]), loc=loc)
+        expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
+                                                         astutil.name(n)])
+        return [check], [self.helper_op(m, expr, "replace_obj", loc)]
 
     def take(self, path, base, loc):
         """Statements taking the parts along path from name base again; returns (last part atom, stmts)."""
@@ -208,6 +223,11 @@ class Functionalizer:
         if isinstance(step, ir.GetItem):
             expr = astutil.call(self.helper("index_update"), [part, astutil.index_value(_copy(step.expr.slice)),
                                                               value])
+            return ir.Update(target, expr, loc=loc)
+        if isinstance(step, ir.Apply) and (step.rule.view or al.rule_key(step.rule) == "getitem"):
+            # d.get(k), operator.getitem(a, k): the item at key k
+            key = step.bound[step.rule.params[1].name]
+            expr = astutil.call(self.helper("index_update"), [part, _copy(key), value])
             return ir.Update(target, expr, loc=loc)
         if isinstance(step, ir.GetAttr):
             expr = astutil.call(self.helper("replace_field"), [part, astutil.const(step.expr.attr), value])
@@ -304,20 +324,24 @@ class Functionalizer:
             pre += p1
             post += p2
         call = ir.CallUser((result,) + tuple(a for _, a in names), s.expr, s.callee, s.receiver,
-                           tuple(p for p, _ in names), loc=s.loc)
+                           tuple(p for p, _ in names), s.receiver_value, loc=s.loc)
         return pre + [call] + post
 
 
 def _written_back(stmts, i):
-    """{base} for `item = base[k]; item op= v; base[k] = item` (Python's `base[k] op= v`) at the middle one."""
+    """{base} for Python's `base[k] op= v` (`item = base[k] ... item op= v; base[k] = item`) at the `op=`."""
     s = stmts[i]
-    if not isinstance(s, ir.InplaceOp) or i == 0 or i + 1 >= len(stmts):
+    if not isinstance(s, ir.InplaceOp) or i + 1 >= len(stmts):
         return ()
-    before, after = stmts[i - 1], stmts[i + 1]
-    if isinstance(before, ir.GetItem) and before.target == s.target and isinstance(after, ir.SetItem) and \
-            isinstance(after.value, gast.Name) and after.value.id == s.target and \
-            isinstance(before.expr.value, gast.Name) and before.expr.value.id == after.base:
-        return (after.base,)
+    after = stmts[i + 1]
+    if not (isinstance(after, ir.SetItem) and isinstance(after.value, gast.Name) and after.value.id == s.target):
+        return ()
+    for before in reversed(stmts[:i]):
+        if isinstance(before, ir.Op) and s.target in target_names(before.target):
+            if isinstance(before, ir.GetItem) and isinstance(before.expr.value, gast.Name) and \
+                    before.expr.value.id == after.base:
+                return (after.base,)
+            return ()
     return ()
 
 
@@ -330,8 +354,7 @@ def _reverse_flag(s):
 
 
 def _copy(node):
-    import copy
-    return copy.deepcopy(node)
+    return astutil.clone(node)
 
 
 def _stem(step):
@@ -344,8 +367,7 @@ def _stem(step):
 
 def _retarget(step, base, target, loc):
     """The statement `step` again, taking its part of `base` into `target`."""
-    import copy
-    new = copy.deepcopy(step)
+    new = astutil.clone(step)
     old = al.step_base(new)
     if isinstance(old, gast.Name):
         old.id = base

@@ -11,13 +11,12 @@ A `Def` that nothing calls or reads afterwards is removed; one used as a value
 (passed to another function) stays.
 """
 
-import copy
 
 import gast
 
 from .. import astutil
 from ..ir import nodes as ir
-from ..ir.walk import assigned, free_names, reads_anywhere, rename_all, rename_expr, target_names
+from ..ir.walk import reads_anywhere, rename_all, rename_expr, target_names
 
 
 class _BranchDefs:
@@ -46,6 +45,9 @@ class Inliner:
                 out.append(s)
             elif isinstance(s, ir.CallLocal):
                 out.extend(self.inline(s, visible))
+            elif isinstance(s, ir.Copy) and isinstance(s.target, str) and s.expr.id in visible:
+                visible[s.target] = visible[s.expr.id]      # f = g: calls of f are calls of g
+                out.append(s)
             elif isinstance(s, ir.If):
                 v1, v2 = dict(visible), dict(visible)
                 s.body, s.orelse = self.block(s.body, v1), self.block(s.orelse, v2)
@@ -75,7 +77,10 @@ class Inliner:
                                 "Mark the argument the branch depends on static (static_argnums/"
                                 "static_argnames), or define one function that branches inside.")
         if d is None:
-            raise self.uf.error(s.loc, f"`{name}` is called before it is defined.", None)
+            # a local name that does not hold a function defined here: adsrc cannot see what it calls
+            return [ir.Opaque(s.target, s.expr, describe=f"`{name}`", loc=s.loc,
+                              hint="adsrc differentiates calls to functions it can resolve when transforming: "
+                                   "module functions, closures and functions defined in this function.")]
         if name in self.stack:
             raise self.uf.error(s.loc, f"the nested function `{name}` calls itself; adsrc does not differentiate "
                                        "recursive nested functions.",
@@ -83,7 +88,7 @@ class Inliner:
         if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             raise self.uf.error(s.loc, "calls with *args or **kwargs to nested functions are not supported.",
                                 "Pass the arguments one by one.")
-        fn = copy.deepcopy(d.fn)
+        fn = astutil.clone(d.fn)
         bound = self.bind(fn, name, call, s)
         local = set(fn.params) | _bound_names(fn.body)
         renames = {n: self.namer.fresh(n) for n in sorted(local)}
@@ -93,11 +98,14 @@ class Inliner:
         for p, value in bound:
             out.append(_assign(renames[p], value, s.loc))
         self.stack.append(name)
+        inner = dict(visible)
         try:
-            out.extend(self.block(fn.body, dict(visible)))
+            out.extend(self.block(fn.body, inner))
         finally:
             self.stack.pop()
         out.append(_assign(s.target, result, s.loc))
+        if isinstance(result, gast.Name) and result.id in inner and isinstance(s.target, str):
+            visible[s.target] = inner[result.id]          # a function returned by the nested function
         return out
 
     def bind(self, fn, name, call, s):
@@ -123,9 +131,9 @@ class Inliner:
         out = []
         for p in names:
             if p in values:
-                out.append((p, copy.deepcopy(values[p])))
+                out.append((p, astutil.clone(values[p])))
             elif p in defaults:
-                out.append((p, copy.deepcopy(defaults[p])))
+                out.append((p, astutil.clone(defaults[p])))
             else:
                 raise self.uf.error(s.loc, f"`{name}` is missing the argument `{p}`.")
         return out
@@ -180,6 +188,3 @@ def inline_local_calls(fn, namer):
     fn.body = Inliner(fn.uf, namer).block(fn.body, {})
     fn.body = _drop_unused_defs(fn.body, fn.result)
     return fn
-
-
-_ = (free_names, target_names)

@@ -7,7 +7,6 @@ operation that the alias analysis and the differentiator see. A loop over a
 `range` into a name stays as it is.
 """
 
-import copy
 
 import gast
 
@@ -72,6 +71,8 @@ class Loops:
         return _Seq(self.sequence(it))
 
     def stmt_For(self, s):
+        if self.unroll_objects(s):
+            return
         it = self.iteration(s.iter)
         # Python evaluates the iterable once: the loop must not see names the body rebinds
         rebound = astutil.names_stored(gast.Module(body=s.body, type_ignores=[])) | \
@@ -88,6 +89,63 @@ class Loops:
                              "Loop over names or tuples of names, e.g. `for i, x in enumerate(xs):`.")
         self.emit_for(target, it, lambda: self.out.extend(self.block(s.body)), self.block(s.orelse), s)
 
+    def unroll_objects(self, s):
+        """`for layer in layers:` over a list of objects known when transforming: one copy of the body per
+        object, with `layer` known, so `layer.forward(x)` calls each object's own method.
+
+        enumerate/zip/reversed around such lists unroll the same way."""
+        if s.orelse or _jumps(s.body):
+            return False
+        plan = self.unroll_plan(s.iter)
+        if plan is None or not _has_objects(plan):
+            return False
+        n = _plan_length(plan)
+        if n is None or n > 32:
+            return False
+        for k in range(n):
+            self.unrolled_target(s.target, _plan_item(plan, k), s)
+            for inner in astutil.clone(s.body):
+                self.stmt = inner
+                self.statement(inner)
+            self.stmt = s
+        return True
+
+    def unroll_plan(self, node):
+        """The shape of an iteration whose length is known when transforming, or None."""
+        if isinstance(node, gast.Call) and not node.keywords and node.args and \
+                not any(isinstance(a, gast.Starred) for a in node.args):
+            fn = self.static(node.func)
+            inner = [self.unroll_plan(a) for a in node.args]
+            if fn is enumerate and len(node.args) <= 2 and inner[0] is not None:
+                start = node.args[1] if len(node.args) == 2 else astutil.const(0)
+                if isinstance(start, gast.Constant) and type(start.value) is int:
+                    return ("enumerate", inner[0], start.value)
+                return None
+            if fn is zip and any(p is not None for p in inner):
+                return ("zip", [p if p is not None else ("seq", None, a) for p, a in zip(inner, node.args)])
+            if fn is reversed and len(node.args) == 1 and inner[0] is not None:
+                return ("reversed", inner[0])
+            return None
+        from ..frontend import static_sequence
+        values = static_sequence(node, self.uf, self.is_local) if isinstance(
+            node, (gast.Name, gast.Attribute, gast.Subscript)) else None
+        return None if values is None else ("seq", values, node)
+
+    def unrolled_target(self, target, item, node):
+        """Bind a loop target to one item of an unrolled iteration (objects become known)."""
+        value, parts = item
+        if parts is not None and isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) == len(parts):
+            for t, part in zip(target.elts, parts):
+                self.unrolled_target(t, part, node)
+            return
+        if parts is not None:
+            value = gast.Tuple(elts=[_item_expr(p) for p in parts], ctx=gast.Load())
+        assign = gast.copy_location(gast.Assign(targets=[target], value=value, type_comment=None), node)
+        gast.fix_missing_locations(assign)
+        self.statement(assign)
+        if isinstance(target, gast.Name) and getattr(value, "known", None) is not None:
+            self.static_locals[target.id] = value.known
+
     def emit_for(self, target, it, fill_body, orelse, node):
         """Emit `for target in it: <fill_body()> else: orelse` as a loop over a range."""
         if isinstance(it, _Range) and isinstance(target, str):
@@ -103,9 +161,9 @@ class Loops:
 
     def length(self, it):
         if isinstance(it, _Range):
-            return astutil.call("len", [astutil.call("range", copy.deepcopy(it.args))])
+            return astutil.call("len", [astutil.call("range", astutil.clone(it.args))])
         if isinstance(it, _Seq):
-            return astutil.call("len", [copy.deepcopy(it.seq)])
+            return astutil.call("len", [astutil.clone(it.seq)])
         if isinstance(it, (_Enumerate, _Reversed)):
             return self.length(it.inner)
         lengths = [self.length(i) for i in it.inners]
@@ -115,9 +173,9 @@ class Loops:
         """Statements binding target (a name or nested tuple of names) to the item at position `index`."""
         parts = None
         if isinstance(it, _Enumerate):
-            counter = copy.deepcopy(index)
+            counter = astutil.clone(index)
             if it.start is not None:
-                counter = gast.BinOp(left=counter, op=gast.Add(), right=copy.deepcopy(it.start))
+                counter = gast.BinOp(left=counter, op=gast.Add(), right=astutil.clone(it.start))
             parts = [(counter, None), (None, it.inner)]
         elif isinstance(it, _Zip):
             parts = [(None, inner) for inner in it.inners]
@@ -143,15 +201,15 @@ class Loops:
             self.emit(ir.Copy(target, astutil.name(tmp)), node)
             return
         if isinstance(it, _Range):
-            self.emit(ir.Const(target, gast.Subscript(value=astutil.call("range", copy.deepcopy(it.args)),
-                                                      slice=copy.deepcopy(index), ctx=gast.Load())), node)
+            self.emit(ir.Const(target, gast.Subscript(value=astutil.call("range", astutil.clone(it.args)),
+                                                      slice=astutil.clone(index), ctx=gast.Load())), node)
         elif isinstance(it, _Seq):
-            self.emit(ir.GetItem(target, gast.Subscript(value=copy.deepcopy(it.seq), slice=copy.deepcopy(index),
+            self.emit(ir.GetItem(target, gast.Subscript(value=astutil.clone(it.seq), slice=astutil.clone(index),
                                                         ctx=gast.Load())), node)
         else:      # reversed: position len - 1 - index of the inner iteration
             rev = self.temp("rev")
             expr = gast.BinOp(left=gast.BinOp(left=self.length(it.inner), op=gast.Sub(), right=astutil.const(1)),
-                              op=gast.Sub(), right=copy.deepcopy(index))
+                              op=gast.Sub(), right=astutil.clone(index))
             self.emit(ir.Const(rev, expr), node)
             self.bind_item(it.inner, astutil.name(rev), target, node)
 
@@ -165,3 +223,58 @@ class Loops:
 
     def zip_iteration(self, its):
         return its[0] if len(its) == 1 else _Zip(its)
+
+
+def _object(value):
+    """An object whose methods a loop body may call (not a number, array, string or container)."""
+    import numpy as np
+    return not isinstance(value, (int, float, complex, str, bytes, np.ndarray, np.generic, list, tuple, dict,
+                                  type(None)))
+
+
+def _jumps(body):
+    """Does a loop body break or continue this loop (not a nested one)?"""
+    for st in body:
+        for n in gast.walk(st):
+            if isinstance(n, (gast.Break, gast.Continue)):
+                return True
+    return False
+
+
+def _has_objects(plan):
+    if plan[0] == "seq":
+        return plan[1] is not None and any(_object(v) for v in plan[1])
+    if plan[0] == "zip":
+        return any(_has_objects(p) for p in plan[1])
+    return _has_objects(plan[1])
+
+
+def _plan_length(plan):
+    if plan[0] == "seq":
+        return None if plan[1] is None else len(plan[1])
+    if plan[0] == "zip":
+        lengths = [_plan_length(p) for p in plan[1]]
+        known = [n for n in lengths if n is not None]
+        return min(known) if known else None
+    return _plan_length(plan[1])
+
+
+def _plan_item(plan, k):
+    """(expression, parts): parts are the items of a zip/enumerate, else None; a known object is
+    attached to its expression as `.known`."""
+    kind = plan[0]
+    if kind == "seq":
+        expr = gast.Subscript(value=astutil.clone(plan[2]), slice=astutil.const(k), ctx=gast.Load())
+        if plan[1] is not None and _object(plan[1][k]):
+            expr.known = plan[1][k]
+        return expr, None
+    if kind == "enumerate":
+        return None, [(astutil.const(k + plan[2]), None), _plan_item(plan[1], k)]
+    if kind == "zip":
+        return None, [_plan_item(p, k) for p in plan[1]]
+    return _plan_item(plan[1], _plan_length(plan[1]) - 1 - k)
+
+
+def _item_expr(item):
+    value, parts = item
+    return value if parts is None else gast.Tuple(elts=[_item_expr(p) for p in parts], ctx=gast.Load())

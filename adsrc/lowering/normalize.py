@@ -13,25 +13,19 @@ emitted (see `calls.py`): a rule, a user function, a custom_vjp, a nested
 function or something adsrc cannot see into.
 """
 
-import copy
 
 import gast
-import numpy as _np
 
-from .. import astutil, primitives
-from ..frontend import lambda_to_def, local_names, static_value
+
+from .. import astutil
+from ..frontend import local_names, static_value
 from ..ir import nodes as ir
 from ..names import Namer
 from .. import rules as rules_mod
 from .calls import Calls
+from .expressions import Expressions, subscript_temp
 from .loops import Loops
 
-BINOP_NAMES = {
-    gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.FloorDiv: "floordiv",
-    gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul", gast.BitAnd: "and_", gast.BitOr: "or_",
-    gast.BitXor: "xor", gast.LShift: "lshift", gast.RShift: "rshift",
-}
-_UNARY_NAMES = {gast.USub: "neg", gast.UAdd: "pos", gast.Invert: "invert", gast.Not: "not_"}
 
 _UNSUPPORTED = {
     gast.Try: ("`try` statements are not supported inside a differentiated function.",
@@ -45,10 +39,6 @@ _UNSUPPORTED = {
                   "module globals.", "Return the value instead of assigning a global."),
     gast.Nonlocal: ("`nonlocal` declarations are not supported.",
                     "Return the value instead of assigning an enclosing function's variable."),
-    gast.Import: ("`import` inside a differentiated function is not supported.",
-                  "Move the import to module level."),
-    gast.ImportFrom: ("`import` inside a differentiated function is not supported.",
-                      "Move the import to module level."),
 }
 if hasattr(gast, "Match"):
     _UNSUPPORTED[gast.Match] = ("`match` statements are not supported yet.", "Use `if`/`elif` instead.")
@@ -58,11 +48,9 @@ if hasattr(gast, "TryStar"):
 # context managers whose block runs as if it were not inside a `with`
 _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_warnings")
 
-# attributes of arrays that are never differentiated
-CONSTANT_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
 
 
-class Normalizer(Calls, Loops):
+class Normalizer(Expressions, Calls, Loops):
     """Normalizes one user function (and its nested defs) into structured IR."""
 
     def __init__(self, uf, namer=None):
@@ -74,7 +62,9 @@ class Normalizer(Calls, Loops):
         self.bindings = {}      # name in generated code -> object (partial's bound values...)
         self.functions = {}     # local name -> what calling it means (see calls.py)
         self.local_defs = set()  # names of nested defs and lambdas emitted so far
+        self.static_locals = {}  # loop targets bound to objects known when transforming (loops.py)
         self.single = _assigned_once(uf.node)
+        self.tuple_lengths = {}  # names bound once to a tuple display: their length
 
     # -- entry -----------------------------------------------------------------------------------
     def function(self, fdef, name=None):
@@ -89,8 +79,11 @@ class Normalizer(Calls, Loops):
                            self.bindings)
 
     def block(self, stmts):
-        saved_out, saved_stmt = self.out, self.stmt
+        saved_out, saved_stmt, known = self.out, self.stmt, self.static_locals
         self.out = []
+        # a block may run again or not at all: what it rebinds is not known inside it, nor after it
+        stored = astutil.names_stored(gast.Module(body=list(stmts), type_ignores=[]))
+        self.static_locals = {k: v for k, v in known.items() if k not in stored}
         try:
             for s in stmts:
                 self.stmt = s
@@ -98,6 +91,7 @@ class Normalizer(Calls, Loops):
             return self.out
         finally:
             self.out, self.stmt = saved_out, saved_stmt
+            self.static_locals = {k: v for k, v in known.items() if k not in stored}
 
     def sub_block(self, fill):
         saved = self.out
@@ -134,10 +128,30 @@ class Normalizer(Calls, Loops):
         return name
 
     def static(self, node):
+        """The object an expression means when transforming, or NOT_STATIC.
+
+        Besides globals, closures and static arguments (frontend.static_value), names
+        generated code binds to objects (a partial's function) and loop targets over a
+        sequence of objects known when transforming (see loops.py) are known.
+        """
+        known = self.known_value(node)
+        if known is not rules_mod.NOT_STATIC:
+            return known
         try:
             return static_value(node, self.uf, self.is_local)
         except LookupError:
             return rules_mod.NOT_STATIC
+
+    def known_value(self, node):
+        if isinstance(node, gast.Name):
+            if node.id in self.bindings:
+                return self.bindings[node.id]
+            return self.static_locals.get(node.id, rules_mod.NOT_STATIC)
+        if isinstance(node, gast.Attribute):
+            base = self.known_value(node.value)
+            if base is not rules_mod.NOT_STATIC:
+                return getattr(base, node.attr, rules_mod.NOT_STATIC)
+        return rules_mod.NOT_STATIC
 
     # -- statements ------------------------------------------------------------------------------------
     def statement(self, s):
@@ -204,10 +218,25 @@ class Normalizer(Calls, Loops):
             # Python: item = base[i]; item op= value (in place for arrays); base[i] = item
             base = self.subscript_base(t)
             index = self.index(t.slice)
-            item = self.temp(_subscript_temp(base, index))
+            item = self.temp(subscript_temp(base, index))
             self.emit(ir.GetItem(item, gast.Subscript(value=astutil.name(base), slice=index, ctx=gast.Load())), t)
-            self.emit(ir.InplaceOp(item, s.op, self.atom(s.value)), s)
-            self.emit(ir.SetItem(base, copy.deepcopy(index), astutil.name(item)), t)
+            if _array_index(t.slice):
+                # a slice of an array (or a list: a new list), or an array's element or row:
+                # `base[i] = base[i] op value` is the same
+                if not _array_index(t.slice, slices_only=True):
+                    # d[i, j] of a dict holding an array: it would change that array in place
+                    owner = t.value.id if isinstance(t.value, gast.Name) else "container"
+                    message = (f"`{owner}[...] {_OPS.get(type(s.op), '?')}= ...` at line {s.lineno} changes an "
+                               f"object `{owner}` holds in place; adsrc follows that with a single key only.")
+                    self.emit(ir.Effect(astutil.call(astutil.name(self.namer.helper("check_item_immutable")),
+                                                     [astutil.name(base), astutil.name(item),
+                                                      astutil.const(message)])), s)
+                new = self.temp(item)
+                self.value(gast.BinOp(left=astutil.name(item), op=s.op, right=s.value), new)
+                item = new
+            else:
+                self.emit(ir.InplaceOp(item, s.op, self.atom(s.value)), s)
+            self.emit(ir.SetItem(base, astutil.clone(index), astutil.name(item)), t)
         else:
             raise self.error(t, "augmented assignment to an attribute is not supported.",
                              "Compute the new value into a local variable instead.")
@@ -224,6 +253,38 @@ class Normalizer(Calls, Loops):
             raise self.error(t, "`del` of an attribute is not supported in a differentiated function.",
                              "Build a new object instead.")
 
+    def stmt_Import(self, s):
+        """`import a.b as c` binds c to a module known when transforming."""
+        import importlib
+        for alias in s.names:
+            try:
+                module = importlib.import_module(alias.name)
+            except ImportError as e:
+                raise self.error(s, f"`import {alias.name}` fails: {e}.", None) from None
+            name = alias.asname or alias.name.split(".")[0]
+            self.bind_import(s, name, module if alias.asname else importlib.import_module(name))
+
+    def stmt_ImportFrom(self, s):
+        import importlib
+        if s.level:
+            raise self.error(s, "relative imports inside a differentiated function are not supported.",
+                             "Move the import to module level.")
+        module = importlib.import_module(s.module)
+        for alias in s.names:
+            if alias.name == "*":
+                raise self.error(s, "`from ... import *` inside a function is not Python.", None)
+            value = getattr(module, alias.name, None)
+            if value is None:
+                value = importlib.import_module(f"{s.module}.{alias.name}")
+            self.bind_import(s, alias.asname or alias.name, value)
+
+    def bind_import(self, s, name, value):
+        if name not in self.single:
+            raise self.error(s, f"`{name}` is imported here and assigned elsewhere in the function.",
+                             "Move the import to module level.")
+        self.static_locals[name] = value
+        self.emit(ir.Const(name, astutil.name(self.bind(name, value))), s)
+
     def stmt_With(self, s):
         for item in s.items:
             ctx = item.context_expr
@@ -239,6 +300,10 @@ class Normalizer(Calls, Loops):
 
     def assign_to(self, t, value):
         if isinstance(t, gast.Name):
+            self.static_locals.pop(t.id, None)
+            if isinstance(value, gast.Tuple) and t.id in self.single and \
+                    not any(isinstance(x, gast.Starred) for x in value.elts):
+                self.tuple_lengths[t.id] = len(value.elts)      # f(*t) passes its items one by one
             if isinstance(value, gast.Lambda):
                 self.lambda_def(value, t.id)       # f = lambda x: ...  is  def f(x): return ...
                 return
@@ -275,12 +340,12 @@ class Normalizer(Calls, Loops):
         for i, e in enumerate(elts):
             if i == k:
                 upper = astutil.const(-after) if after else None
-                part = gast.Subscript(value=copy.deepcopy(tmp), ctx=gast.Load(),
+                part = gast.Subscript(value=astutil.clone(tmp), ctx=gast.Load(),
                                       slice=gast.Slice(lower=astutil.const(k), upper=upper, step=None))
                 self.assign_to(e.value, gast.Call(func=astutil.name("list"), args=[part], keywords=[]))
                 continue
             pos = i if i < k else i - len(elts)
-            self.assign_to(e, gast.Subscript(value=copy.deepcopy(tmp), slice=astutil.const(pos), ctx=gast.Load()))
+            self.assign_to(e, gast.Subscript(value=astutil.clone(tmp), slice=astutil.const(pos), ctx=gast.Load()))
 
     def subscript_base(self, t):
         """The local name holding the object `t.value` (an item assignment's target)."""
@@ -314,295 +379,28 @@ class Normalizer(Calls, Loops):
         self.emit_call_rule(seq, self.namer.helper("sequence"), [a], e)
         return astutil.name(seq)
 
-    # -- expressions ---------------------------------------------------------------------------------------
-    def atom(self, e):
-        """Normalize e; returns a Name or Constant holding its value."""
-        if isinstance(e, gast.Constant):
-            return e
-        if isinstance(e, gast.Name):
-            return astutil.name(e.id)
-        if isinstance(e, gast.NamedExpr):
-            self.assign_to(e.target, e.value)
-            return astutil.name(e.target.id)
-        if isinstance(e, gast.UnaryOp) and isinstance(e.operand, gast.Constant) and \
-                isinstance(e.op, (gast.USub, gast.UAdd)) and isinstance(e.operand.value, (int, float, complex)):
-            return astutil.const(astutil.literal_value(e))
-        if isinstance(e, gast.Lambda):
-            fname = self.temp("lambda_")
-            self.lambda_def(e, fname)
-            return astutil.name(fname)
-        if isinstance(e, gast.Attribute) and self.static(e) is not rules_mod.NOT_STATIC:
-            return e        # a module constant or function (np.pi, np.exp): read as written
-        t = self.temp(self.temp_base(e))
-        self.value(e, t)
-        return astutil.name(t)
-
-    def lambda_def(self, lam, fname):
-        self.local_defs.add(fname)
-        fdef = lambda_to_def(lam, fname)
-        fdef.lineno = getattr(lam, "lineno", self.stmt.lineno)
-        self.emit(ir.Def(fname, self.function(fdef)), lam)
-
-    def temp_base(self, e):
-        if isinstance(e, gast.BinOp):
-            return BINOP_NAMES.get(type(e.op), "binop")
-        if isinstance(e, gast.UnaryOp):
-            return _UNARY_NAMES.get(type(e.op), "unary")
-        if isinstance(e, gast.Call):
-            f = e.func
-            return f.attr if isinstance(f, gast.Attribute) else f.id if isinstance(f, gast.Name) else "call"
-        if isinstance(e, gast.Subscript):
-            return _subscript_temp(e.value.id if isinstance(e.value, gast.Name) else "item", e.slice)
-        if isinstance(e, gast.Attribute):
-            return f"{e.value.id if isinstance(e.value, gast.Name) else 'attr'}_{e.attr}"
-        if isinstance(e, gast.Compare):
-            return "cmp"
-        if isinstance(e, (gast.ListComp, gast.GeneratorExp, gast.DictComp)):
-            return "comp"
-        return {gast.Tuple: "tup", gast.List: "lst", gast.Dict: "dct", gast.IfExp: "ifexp",
-                gast.BoolOp: "boolop", gast.Set: "set_"}.get(type(e), "t")
-
-    def refuse_generators(self, e):
-        for n in gast.walk(e):
-            if isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)):
-                raise self.error(n, "`yield`/`await` are not supported in a differentiated function.",
-                                 "Return a value instead.")
-
-    def raw(self, e):
-        """An expression kept as written: never differentiated (within_grad() is the constant True)."""
-        normalizer = self
-
-        class _WithinGrad(gast.NodeTransformer):
-            def visit_Call(self, node):
-                self.generic_visit(node)
-                if normalizer.static(node.func) is primitives.within_grad:
-                    return astutil.const(True)
-                return node
-
-        e = _WithinGrad().visit(copy.deepcopy(e))
-        self.refuse_generators(e)
-        for n in gast.walk(e):
-            if isinstance(n, gast.NamedExpr):
-                raise self.error(n, "assignment expressions (`:=`) are only supported as plain values.",
-                                 "Assign the value in a separate statement first.")
-        return e
-
-    def value(self, e, target):
-        """Emit statements assigning the value of expression e to target."""
-        method = getattr(self, "op_" + type(e).__name__, None)
-        if method is None:
-            self.emit(ir.Const(target, self.raw(e)), e)
-            return
-        method(e, target)
-
-    def op_Name(self, e, target):
-        self.emit(ir.Copy(target, astutil.name(e.id)), e)
-
-    def op_Constant(self, e, target):
-        self.emit(ir.Const(target, e), e)
-
-    def op_NamedExpr(self, e, target):
-        self.emit(ir.Copy(target, self.atom(e)), e)
-
-    def op_Lambda(self, e, target):
-        self.emit(ir.Copy(target, self.atom(e)), e)
-
-    def op_Starred(self, e, target):
-        raise self.error(e, "starred expressions are not supported here.", "Pass the elements explicitly.")
-
-    def op_Yield(self, e, target):
-        self.refuse_generators(e)
-
-    op_YieldFrom = op_Await = op_Yield
-
-    def op_BinOp(self, e, target):
-        rule = rules_mod.OPERATORS.get(type(e.op))
-        left, right = self.atom(e.left), self.atom(e.right)
-        expr = gast.BinOp(left=left, op=e.op, right=right)
-        if rule is None or rule.nondiff:
-            self.emit(ir.Const(target, expr), e)
-        elif isinstance(e.op, gast.Mult) and isinstance(left, gast.Name) and isinstance(right, gast.Name) \
-                and left.id == right.id:
-            # x * x: one contribution 2 g x instead of two of g x
-            self.emit(ir.Apply(target, expr, rules_mod.FUNCTIONS[_np.square], {"x": left}), e)
-        else:
-            self.emit(ir.Apply(target, expr, rule, {"x": left, "y": right}), e)
-
-    def op_UnaryOp(self, e, target):
-        if isinstance(e.op, gast.Not):
-            self.emit(ir.Const(target, self.raw(e)), e)
-            return
-        rule = rules_mod.OPERATORS.get(type(e.op))
-        operand = self.atom(e.operand)
-        expr = gast.UnaryOp(op=e.op, operand=operand)
-        if isinstance(operand, gast.Constant) or rule is None or rule.nondiff:
-            self.emit(ir.Const(target, expr), e)
-        else:
-            self.emit(ir.Apply(target, expr, rule, {"x": operand}), e)
-
-    def op_Call(self, e, target):
-        self.call(e, target)
-
-    def op_Compare(self, e, target):
-        self.emit(ir.Const(target, self.raw(e)), e)
-
-    def op_Attribute(self, e, target):
-        if self.static(e) is not rules_mod.NOT_STATIC:
-            self.emit(ir.Const(target, e), e)      # a module constant like np.pi (read as written)
-            return
-        base = self.atom(e.value)
-        if e.attr in CONSTANT_ATTRIBUTES:
-            self.emit(ir.Const(target, gast.Attribute(value=base, attr=e.attr, ctx=gast.Load())), e)
-            return
-        if e.attr == "flat":
-            # reading `a.flat` (iterating or indexing it) reads the values of `a.ravel()`
-            call = gast.Call(func=gast.Attribute(value=base, attr="ravel", ctx=gast.Load()), args=[], keywords=[])
-            self.emit(ir.Apply(target, call, rules_mod.METHODS["ravel"], {"a": base}, method_of=base), e)
-            return
-        expr = gast.Attribute(value=base, attr=e.attr, ctx=gast.Load())
-        rule = rules_mod.ATTRIBUTES.get(e.attr)
-        if rule is not None:
-            self.emit(ir.Apply(target, expr, rule, {"x": base}), e)
-        else:
-            self.emit(ir.GetAttr(target, expr), e)
-
-    def op_Subscript(self, e, target):
-        expr = gast.Subscript(value=self.atom(e.value), slice=self.index(e.slice), ctx=gast.Load())
-        self.emit(ir.GetItem(target, expr), e)
-
-    def index(self, idx):
-        """An index made of atoms, slices of atoms, None, Ellipsis and tuples of those."""
-        if isinstance(idx, gast.Slice):
-            return gast.Slice(lower=idx.lower and self.atom(idx.lower), upper=idx.upper and self.atom(idx.upper),
-                              step=idx.step and self.atom(idx.step))
-        if isinstance(idx, gast.Tuple):
-            return astutil.tuple_([self.index(x) for x in idx.elts])
-        return self.atom(idx)
-
-    def op_Tuple(self, e, target):
-        self.display(e, target, astutil.tuple_)
-
-    def op_List(self, e, target):
-        self.display(e, target, lambda elts: gast.List(elts=elts, ctx=gast.Load()))
-
-    def display(self, e, target, make):
-        if any(isinstance(x, gast.Starred) for x in e.elts):
-            # [a, *b, c]: concatenate lists
-            parts = []
-            for x in e.elts:
-                part = self.atom(gast.Call(func=astutil.name("list"), args=[x.value], keywords=[])) \
-                    if isinstance(x, gast.Starred) else self.atom(gast.List(elts=[x], ctx=gast.Load()))
-                parts.append(part)
-            total = parts[0]
-            for p in parts[1:]:
-                total = self.atom(gast.BinOp(left=total, op=gast.Add(), right=p))
-            if isinstance(e, gast.Tuple):
-                total = self.atom(gast.Call(func=astutil.name("tuple"), args=[total], keywords=[]))
-            self.emit(ir.Copy(target, total), e)
-            return
-        self.emit(ir.Pack(target, make([self.atom(x) for x in e.elts])), e)
-
-    def op_Dict(self, e, target):
-        if any(k is None for k in e.keys):
-            raise self.error(e, "`**` unpacking in dict displays is not supported.", "List the keys explicitly.")
-        self.emit(ir.Pack(target, gast.Dict(keys=[self.atom(k) for k in e.keys],
-                                            values=[self.atom(v) for v in e.values])), e)
-
-    def op_Set(self, e, target):
-        self.emit(ir.Const(target, gast.Set(elts=[self.atom(x) for x in e.elts])), e)
-
-    def op_IfExp(self, e, target):
-        # a if c else b  ->  if c: t = a  else: t = b
-        test = self.raw(e.test)
-        body = self.sub_block(lambda: self.value(e.body, target))
-        orelse = self.sub_block(lambda: self.value(e.orelse, target))
-        self.emit(ir.If(test, body, orelse), e)
-
-    def op_BoolOp(self, e, target):
-        # a and b  ->  t = a; if t: t = b      a or b  ->  t = a; if not t: t = b
-        self.value(e.values[0], target)
-        for v in e.values[1:]:
-            test = astutil.name(target) if isinstance(e.op, gast.And) else \
-                gast.UnaryOp(op=gast.Not(), operand=astutil.name(target))
-            self.emit(ir.If(test, self.sub_block(lambda v=v: self.value(v, target)), []), e)
-
-    def op_ListComp(self, e, target):
-        self.comprehension(e, target, "list")
-
-    op_GeneratorExp = op_ListComp
-
-    def op_DictComp(self, e, target):
-        self.comprehension(e, target, "dict")
-
-    def op_SetComp(self, e, target):
-        raise self.error(e, "set comprehensions are not supported.", "Use a list comprehension.")
-
-    def comprehension(self, e, target, kind):
-        # [elt for x in xs if c]  ->  t = []; for x in xs: if c: t.append(elt)
-        e = copy.deepcopy(e)
-        direct = isinstance(target, str) and target not in astutil.names_loaded(e)
-        result = target if direct else self.temp("comp")
-        display = gast.List(elts=[], ctx=gast.Load()) if kind == "list" else gast.Dict(keys=[], values=[])
-        self.emit(ir.Pack(result, display), e)
-        renames = {}
-        for gen in e.generators:
-            for n in gast.walk(gen.target):
-                if isinstance(n, gast.Name):
-                    renames.setdefault(n.id, self.temp(n.id))
-        for gen in e.generators:
-            # the first iterable is evaluated outside the comprehension's scope; the others inside it
-            if gen is not e.generators[0]:
-                astutil.rename(gen.iter, renames)
-            astutil.rename(gen.target, renames)
-            for c in gen.ifs:
-                astutil.rename(c, renames)
-        parts = [e.key, e.value] if kind == "dict" else [e.elt]
-        for p in parts:
-            astutil.rename(p, renames)
-
-        def innermost():
-            if kind == "dict":
-                key = self.atom(e.key)
-                self.emit(ir.SetItem(result, key, self.atom(e.value)), e)
-            else:
-                self.emit(ir.MutatingCall(None, result, "append", [self.atom(e.elt)]), e)
-
-        def build(gens):
-            gen = gens[0]
-
-            def body():
-                if len(gens) > 1:
-                    build(gens[1:])
-                else:
-                    innermost()
-
-            def guarded(conds):
-                if not conds:
-                    body()
-                    return
-                test = self.raw(conds[0])
-                self.emit(ir.If(test, self.sub_block(lambda: guarded(conds[1:])), []), e)
-
-            it = self.iteration(gen.iter)
-            self.emit_for(astutil.target_spec(gen.target), it, lambda: guarded(list(gen.ifs)), [], e)
-
-        build(e.generators)
-        if not direct:
-            self.emit(ir.Copy(target, astutil.name(result)), e)
-
-
-def _subscript_temp(base, index):
-    if isinstance(index, gast.Name):
-        return f"{base}_{index.id}"
-    if isinstance(index, gast.Constant) and isinstance(index.value, int) and index.value >= 0:
-        return f"{base}_{index.value}"
-    if isinstance(index, gast.Constant) and isinstance(index.value, str) and index.value.isidentifier():
-        return f"{base}_{index.value}"
-    return f"{base}_item"
-
-
 def _free_globals(uf):
     return {n for n in astutil.names_loaded(uf.node) if n in uf.globals or n in uf.builtins}
+
+
+def _array_index(index, slices_only=False):
+    """Is `x[index]` a view or element of an array, or a new list (a slice), never an object that other
+    names may hold? An index with a slice, None or `...` (or, unless slices_only, any tuple: lists take
+    none, and a dict with tuple keys is checked when the code runs)."""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    if any(isinstance(p, gast.Slice) or isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis)
+           for p in parts):
+        return True
+    if slices_only:
+        return False
+    # a list of indices or a mask (`x[[0, 2]]`, `x[x > 0]`) indexes arrays only: the item is a copy
+    return isinstance(index, gast.Tuple) or any(isinstance(p, (gast.List, gast.ListComp, gast.Compare))
+                                                for p in parts)
+
+
+_OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//", gast.Mod: "%",
+        gast.Pow: "**", gast.MatMult: "@", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^",
+        gast.LShift: "<<", gast.RShift: ">>"}
 
 
 def _assigned_once(fdef):
@@ -623,6 +421,9 @@ def _assigned_once(fdef):
                 add(child.id, weight)
             if isinstance(child, gast.AugAssign) and isinstance(child.target, gast.Name):
                 add(child.target.id, 2)
+            if isinstance(child, (gast.Import, gast.ImportFrom)):
+                for alias in child.names:
+                    add(alias.asname or alias.name.split(".")[0], weight)
             visit(child, 2 if isinstance(child, (gast.For, gast.While)) else weight)
 
     visit(fdef, 1)

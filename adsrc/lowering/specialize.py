@@ -14,7 +14,6 @@ constants, and calls to a few pure builtins and `math` functions.
 """
 
 import builtins
-import copy
 import math
 import operator as _op
 import types
@@ -258,7 +257,7 @@ class Specializer:
         out = []
         for v in values:
             bind = ir.Const(s.target, astutil.const(v), loc=s.loc)
-            out.extend(self.block([bind] + copy.deepcopy(s.body), env))
+            out.extend(self.block([bind] + astutil.clone(s.body), env))
         return out
 
     def _merge(self, env, e1, e2):

@@ -9,7 +9,7 @@ the name of the output it becomes.
 import gast
 
 from ..ir import nodes as ir
-from ..ir.walk import defines, free_names, rename_all, rename_expr, rename_reads, rename_target
+from ..ir.walk import defines, free_names, rename_all, rename_expr, rename_reads
 
 
 class SSA:
@@ -98,6 +98,3 @@ def to_ssa(fn, namer):
     SSA(namer).function(fn)
     tidy(fn.body)
     return fn
-
-
-_ = rename_target

@@ -11,7 +11,6 @@ iterates a `range` into a name, otherwise over positions, with the loop
 target bound by indexing (`x = xs[i]`, `i, x = i, xs[i]` for `enumerate`...).
 """
 
-import copy
 
 import gast
 
@@ -84,12 +83,12 @@ class Lowerer:
         """(statements before, xs, item name, prelude) for `for target in range(...)`."""
         args, target, loc = s.iter.args, s.target, s.loc
         if target not in carry:
-            return [], astutil.call("range", copy.deepcopy(args)), target, []
+            return [], astutil.call("range", astutil.clone(args)), target, []
         # the loop target is read after the loop: bind it from a separate index
         index = self.namer.fresh("i")
-        value = gast.Subscript(value=astutil.call("range", copy.deepcopy(args)), slice=astutil.name(index),
+        value = gast.Subscript(value=astutil.call("range", astutil.clone(args)), slice=astutil.name(index),
                                ctx=gast.Load())
-        return [], astutil.call("range", [astutil.call("len", [astutil.call("range", copy.deepcopy(args))])]), \
+        return [], astutil.call("range", [astutil.call("len", [astutil.call("range", astutil.clone(args))])]), \
             index, [ir.Const(target, value, loc=loc)]
 
     def while_loop(self, s, defined):

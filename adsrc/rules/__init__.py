@@ -23,11 +23,29 @@ literals such as `axis=0`) returning the template text, for rules whose form
 depends on them.
 
 Tables: `operators.py` (Python operators), `numpy_rules.py`, `math_rules.py`,
-`methods.py` (ndarray methods), `builtin_rules.py` (len, range, sum, ...).
+`methods.py` (ndarray methods), `builtin_rules.py` (len, range, sum, ...),
+`operator_rules.py` (the `operator` module, dict, sorted), `numpy_more.py`
+(np.fft, lstsq, eig, ...) and, loaded when the program has imported the SciPy
+module they cover, `scipy_special.py`, `scipy_stats.py`, `scipy_linalg.py` and
+`scipy_signal.py` and `scipy_integrate.py`.
+
+Complex numbers follow JAX's convention: the cotangent of a complex value z
+is a complex array, and a rule for a holomorphic function multiplies it by
+the derivative (no conjugate); for a real-valued loss L of z = x + iy,
+adsrc.grad returns dL/dx - i dL/dy (so gradient descent steps along its
+conjugate). A rule is complex-ready when its templates follow that
+convention; a rule marked `real_only` refuses complex arguments when the
+code runs, instead of returning a gradient under an undefined convention.
+The cotangent of a real value may carry an imaginary part that means
+nothing (real-valued rules are linear in `g` with real coefficients, so it
+never mixes into the real part); rules from complex to real values
+(np.abs, np.real, np.angle, ...) take the real part of `g` first.
 """
 
 import ast
 import copy
+import sys
+import threading
 
 import gast
 
@@ -40,6 +58,11 @@ OPERATORS = {}    # gast operator class -> Rule
 
 NOT_STATIC = object()   # marks an argument whose value is not known when transforming
 
+# Names of the callables with rules: their results never share memory with their arguments, except
+# for the view-returning ones the alias analysis lists itself (used by lower/inplace.py).
+FRESH_NAMES = set()
+_loading = []           # non-empty while adsrc's own tables load
+
 
 class Param:
     __slots__ = ("name", "default", "kind")
@@ -47,7 +70,7 @@ class Param:
     def __init__(self, name, default, kind):
         self.name = name
         self.default = default     # NOT_STATIC when required
-        self.kind = kind           # 'pos', 'any', 'kw', 'var'
+        self.kind = kind           # 'pos', 'any', 'kw', 'var', 'varkw'
 
 
 def parse_signature(sig):
@@ -63,8 +86,37 @@ def parse_signature(sig):
     for p, d in zip(fn.kwonlyargs, fn.kw_defaults):
         params.append(Param(p.arg, ast.literal_eval(d) if d is not None else NOT_STATIC, "kw"))
     if fn.kwarg is not None:
-        raise ValueError("rule signatures cannot take **kwargs")
+        params.append(Param(fn.kwarg.arg, NOT_STATIC, "varkw"))
     return params
+
+
+class _Templates(dict):
+    """Templates by parameter name. With **kwargs, each keyword `k` it gathers is a parameter `**k`
+    of its own, whose template is the **kwargs template with `{key}` replaced by repr(k)."""
+
+    def __init__(self, templates, varkw):
+        super().__init__(templates)
+        self.varkw = varkw if varkw in templates else None
+
+    def __contains__(self, pname):
+        return dict.__contains__(self, pname) or (self.varkw is not None and isinstance(pname, str)
+                                                  and pname.startswith("**"))
+
+    def __missing__(self, pname):
+        if self.varkw is not None and isinstance(pname, str) and pname.startswith("**"):
+            return dict.__getitem__(self, self.varkw).format(key=repr(pname[2:]))
+        raise KeyError(pname)
+
+
+class _Referenced(set):
+    """Parameter names templates read; with **kwargs, every other keyword name too."""
+
+    def __init__(self, names, known):
+        super().__init__(names)
+        self.known = known      # None: no **kwargs
+
+    def __contains__(self, name):
+        return set.__contains__(self, name) or (self.known is not None and name not in self.known)
 
 
 class Template:
@@ -80,12 +132,14 @@ class Rule:
     """How the output cotangent of one callable flows back to its arguments."""
 
     def __init__(self, name, signature, vjps=None, kind="general", nondiff=False,
-                 scalar_out=None, lazy=False, tuple_output=False, container=False):
+                 scalar_out=None, lazy=False, tuple_output=False, container=False, real_only=False,
+                 variants=None, listing=None, check=None, view=False):
         self.name = name
         self.params = parse_signature(signature)
         self.param_names = [p.name for p in self.params]
-        self.vjps = dict(vjps or {})
-        for pname in self.vjps:
+        self.varkw = next((p.name for p in self.params if p.kind == "varkw"), None)
+        self.vjps = _Templates(vjps or {}, self.varkw)
+        for pname in dict.keys(self.vjps):
             if pname not in self.param_names:
                 raise ValueError(f"rule {name}: no parameter {pname!r}")
         self.kind = kind
@@ -94,6 +148,13 @@ class Rule:
         self.lazy = lazy               # contributions may be merely broadcastable
         self.tuple_output = tuple_output   # returns a tuple (or list) of arrays; g is then a tuple
         self.container = container or tuple_output   # the output is a list/tuple/dict, not an array
+        self.real_only = real_only     # not complex-ready: refuses complex arguments when the code runs
+        # variants: callable(static args) -> dict of attributes (tuple_output, vjps...) for calls whose
+        # output kind depends on a constant argument (svd(compute_uv=False)); see `lookup` and `bind`
+        self.variants = variants
+        self.listing = listing or name     # the name `python -m adsrc rules` shows
+        self.check = check             # callable(static args) raising TypeError for unsupported calls
+        self.view = view               # the result may be (part of) an argument: never a fresh array
 
     def __repr__(self):
         return f"<rule {self.name}>"
@@ -107,13 +168,15 @@ class Rule:
 
     def referenced_params(self):
         """Parameters some template may read (so they must be cheap atoms)."""
-        out = set(self.vjps)
-        for v in self.vjps.values():
+        out = set(dict.keys(self.vjps))
+        for v in dict.values(self.vjps):
             if isinstance(v, str):
-                out |= Template(v).names & set(self.param_names)
+                out |= Template(v.replace("{key}", "None")).names & set(self.param_names)
             else:
                 out |= set(self.param_names)
-        return out
+        if self.real_only:
+            out |= set(dict.keys(self.vjps))
+        return _Referenced(out, set(self.param_names) if self.varkw else None)
 
     def bind(self, args, keywords):
         """Map call arguments (gast nodes) to parameter names.
@@ -139,20 +202,38 @@ class Rule:
             if kw.arg is None:
                 raise TypeError(f"{self.name}: **kwargs are not supported")
             p = by_name.get(kw.arg)
-            if p is None or p.kind in ("pos", "var"):
+            if (p is None or p.kind in ("pos", "var", "varkw")) and self.varkw is not None:
+                bound["**" + kw.arg] = kw.value      # gathered by **kwargs
+                continue
+            if p is None or p.kind in ("pos", "var", "varkw"):
                 raise TypeError(f"adsrc's rule for {self.name} does not support the argument `{kw.arg}`")
             if kw.arg in bound:
                 raise TypeError(f"{self.name} got multiple values for `{kw.arg}`")
             bound[kw.arg] = kw.value
         for p in self.params:
-            if p.name not in bound and p.default is NOT_STATIC and p.kind != "var":
+            if p.name not in bound and p.default is NOT_STATIC and p.kind not in ("var", "varkw"):
                 raise TypeError(f"{self.name} is missing the argument `{p.name}`")
+        if self.check is not None or self.variants is not None:
+            static = self.static_args(bound)
+            if self.check is not None:
+                self.check(**static)
+            if self.variants is not None:
+                # `lookup` handed out a copy of this rule for this one call: specialize it
+                self.__dict__.update(self.variants(**static))
+                if not isinstance(self.vjps, _Templates):
+                    self.vjps = _Templates(self.vjps, self.varkw)
         return bound
 
     def static_args(self, bound):
-        """Literal values of bound arguments (defaults filled; NOT_STATIC if unknown)."""
+        """Literal values of bound arguments (defaults filled; NOT_STATIC if unknown).
+
+        The keywords gathered by **kwargs are listed (a tuple of names) under its name.
+        """
         out = {}
         for p in self.params:
+            if p.kind == "varkw":
+                out[p.name] = tuple(k[2:] for k in bound if k.startswith("**"))
+                continue
             if p.kind == "var":
                 continue
             node = bound.get(p.name)
@@ -169,6 +250,10 @@ class Rule:
         t = self.vjps[pname]
         if not isinstance(t, str):
             t = t(**static)
+        if self.real_only:
+            # not complex-ready: the contribution refuses complex arguments when the code runs
+            args = ", ".join(p for p in dict.keys(self.vjps))
+            t = f"real_only({t}, {self.name!r}, {args})"
         return Template(t)
 
     def is_scalar_output(self, static):
@@ -177,12 +262,15 @@ class Rule:
 
 def register(fn, rule, name=None):
     FUNCTIONS[fn] = rule
+    fname = getattr(fn, "__name__", None)
+    if fname is not None and _loading:      # adsrc's own tables (not rules users add with defvjp)
+        FRESH_NAMES.add(fname)
     return rule
 
 
 def rule_copy(rule, name):
     r = copy.copy(rule)
-    r.name = name
+    r.name = r.listing = name
     return r
 
 
@@ -197,14 +285,16 @@ def elementwise(fn, name, *templates, signature=None):
     return register(fn, Rule(name, sig, vjps, kind="elementwise"))
 
 
-def general(fn, name, signature, lazy=False, scalar_out=None, tuple_output=False, container=False, **vjps):
+def general(fn, name, signature, lazy=False, scalar_out=None, tuple_output=False, container=False,
+            real_only=False, variants=None, listing=None, check=None, **vjps):
     """Any other function: `g` has exactly the output's shape (a tuple of such for tuple outputs).
 
     container=True: the function returns a list, tuple or dict of values whose
     cotangent `g` arrives as such a container (0.0 where zero), unmodified.
     """
     return register(fn, Rule(name, signature, vjps, kind="general", lazy=lazy, scalar_out=scalar_out,
-                             tuple_output=tuple_output, container=container))
+                             tuple_output=tuple_output, container=container, real_only=real_only,
+                             variants=variants, listing=listing, check=check))
 
 
 def nondiff(fn, name):
@@ -213,20 +303,72 @@ def nondiff(fn, name):
 
 
 def lookup(fn):
-    """The rule for a callable, or None."""
+    """The rule for a callable, or None.
+
+    A rule with variants is copied: `bind` specializes the copy for one call.
+    """
     try:
-        return FUNCTIONS.get(fn)
+        rule = FUNCTIONS.get(fn)
     except TypeError:  # unhashable callable
         return None
+    if rule is None:
+        load_scipy_tables()         # (another thread may have just loaded them: look again either way)
+        rule = FUNCTIONS.get(fn)
+    if rule is None:
+        from . import scipy_frozen
+        rule = scipy_frozen.frozen_rule(fn)
+    if rule is not None and rule.variants is not None:
+        rule = copy.copy(rule)
+    return rule
+
+
+# SciPy tables, by the SciPy module they need; each is loaded once the program has imported that module
+# (importing scipy.stats takes a second or two: adsrc never imports it on its own).
+SCIPY_TABLES = {"scipy.special": "scipy_special", "scipy.stats": "scipy_stats", "scipy.linalg": "scipy_linalg",
+                "scipy.signal": "scipy_signal", "scipy.integrate": "scipy_integrate"}
+_scipy_loaded = set()
+_scipy_lock = threading.RLock()
+
+
+def load_scipy_tables(all_tables=False):
+    """Load the tables of the SciPy modules imported so far (all of them if all_tables); True if any."""
+    if all(t in _scipy_loaded for t in SCIPY_TABLES.values()):
+        return False
+    import importlib
+    new = False
+    with _scipy_lock:       # a table is marked loaded once its rules are all registered
+        for module, table in SCIPY_TABLES.items():
+            if table in _scipy_loaded or not (all_tables or module in sys.modules):
+                continue
+            try:
+                importlib.import_module(module)
+            except ImportError:     # SciPy is optional
+                continue
+            _loading.append(table)
+            try:
+                importlib.import_module(f"{__name__}.{table}")
+            finally:
+                _loading.pop()
+            _scipy_loaded.add(table)
+            new = True
+    return new
 
 
 def _load_tables():
     from . import helpers, numpy_rules, linalg_rules, math_rules  # noqa: F401  (tables register on import)
-    from . import operators, methods, builtin_rules, containers
+    from . import complex_helpers, numpy_more  # noqa: F401
+    from . import operators, methods, builtin_rules, operator_rules, containers, sharing
     operators._install()
     methods._install()
     builtin_rules._install()
+    operator_rules._install()
     containers.install()
+    sharing.install()
+    complex_helpers.install_projections()
 
 
+_loading.append("adsrc")
 _load_tables()
+_loading.pop()
+
+from .numpy_more import bind_subscript, subscript_rule  # noqa: E402,F401  (np.r_[...], np.c_[...])

@@ -1,194 +1,24 @@
-"""Helpers (and their rules) for lists, dicts and objects changed in place, and builtins that pass values through.
+"""Helpers (and their rules) for list and dict methods that change their object, and value-passing builtins.
 
 `lowering/functionalize.py` rewrites `lst.insert(i, v)`, `d.update(e)`,
 `x.sort()`, ... into these helpers, which return the changed object's new
-value without changing the old one, and brings the names sharing an object
-up to date with `same_part`, `replace_obj`, `replace_field` and
-`view_assign`. `map`, `zip`, `enumerate`, `reversed`, `sorted` and `dict`
-used as values become `zip_lists`, `enumerate_list`, ...
+value without changing the old one (sharing.py brings the names that shared
+it up to date). `zip`, `enumerate`, `reversed`, `sorted` and `dict` used as
+values become `zip_star`, `enumerate_list`, `reversed_list`, `sorted_by` and
+`dict_of`.
 
 Cotangents of lists, tuples and dicts are lists, tuples and dicts of
 cotangents, or 0.0 (zero); see runtime.py.
 """
 
 import copy
-import dataclasses
 
 import numpy as np
 
-from ..runtime import HELPERS, add_cot, full, helper, is_zero, item_cot, unbroadcast
+from ..runtime import HELPERS, full, helper, is_zero, item_cot, unbroadcast
 from . import general, nondiff
 
 _nd = np.ndarray
-
-
-def _mutable(x):
-    return isinstance(x, (_nd, list, dict, set)) or (hasattr(x, "__dict__") and not isinstance(x, type))
-
-
-# -- sharing ------------------------------------------------------------------------------------------
-
-@helper
-def is_mutable(x):
-    """Does `x op= v` change x's object in place (arrays, lists) rather than rebind the name?"""
-    return isinstance(x, (_nd, list, dict, set, bytearray))
-
-
-@helper
-def same_part(a, b):
-    """Is a the object b, or a view of exactly the same memory (so a change to one is a change to the other)?"""
-    if a is b:
-        return _mutable(a)
-    if type(a) is _nd and type(b) is _nd:
-        ia, ib = a.__array_interface__, b.__array_interface__
-        return ia["data"] == ib["data"] and a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype
-    return False
-
-
-def _shares(a, old):
-    if a is old:
-        return _mutable(a)
-    if type(a) is _nd and type(old) is _nd:
-        return np.shares_memory(a, old)
-    if isinstance(a, (list, tuple)):
-        return any(_shares(x, old) for x in a)
-    if isinstance(a, dict):
-        return any(_shares(x, old) for x in a.values())
-    return False
-
-
-@helper
-def check_unshared(a, old, message):
-    """Raise if a shares memory with old (changed in place) in a way adsrc could not follow."""
-    if _shares(a, old):
-        from ..errors import TransformError
-        raise TransformError(message)
-
-
-def _positions(m, old, path=()):
-    """Paths (tuples of keys) at which container m holds the object old."""
-    if m is old:
-        return [path]
-    if isinstance(m, (list, tuple)):
-        return [p for i, x in enumerate(m) for p in _positions(x, old, path + (i,))]
-    if isinstance(m, dict):
-        return [p for k, x in m.items() for p in _positions(x, old, path + (k,))]
-    if type(m) is _nd and type(old) is _nd and np.shares_memory(m, old):
-        from ..errors import TransformError
-        raise TransformError("adsrc cannot follow a change in place to an array that a container holds a view of. "
-                             "Copy the view (`v.copy()`) before storing it.")
-    return []
-
-
-def _set_path(m, path, value):
-    if not path:
-        return value
-    k = path[0]
-    part = _set_path(m[k], path[1:], value)
-    if isinstance(m, tuple):
-        items = list(m)
-        items[k] = part
-        return type(m)(*items) if hasattr(m, "_fields") else tuple(items)
-    out = copy.copy(m)
-    out[k] = part
-    return out
-
-
-@helper
-def replace_obj(m, old, new):
-    """m with every place where it holds the object old holding new instead (old was changed in place)."""
-    if not _mutable(old):
-        return m
-    for path in _positions(m, old):
-        m = _set_path(m, path, new)
-    return m
-
-
-def _cot_get(g, path):
-    for k in path:
-        g = item_cot(g, k)
-    return g
-
-
-def _cot_set(g, path, value, like):
-    if not path:
-        return value
-    k = path[0]
-    if is_zero(g):
-        if isinstance(like, dict):
-            g = {}
-        elif isinstance(like, (list, tuple)):
-            g = [0.0] * len(like)
-        else:
-            return g
-    inner = _cot_set(item_cot(g, k), path[1:], value, like[k])
-    out = dict(g) if isinstance(g, dict) else list(g)
-    out[k] = inner
-    return type(g)(out) if isinstance(g, tuple) else out
-
-
-@helper
-def replace_obj_cot(g, m, old, k):
-    """Cotangents of m (k=0) and new (k=1) in replace_obj(m, old, new)."""
-    if is_zero(g) or not _mutable(old):
-        return g if k == 0 else 0.0
-    paths = _positions(m, old)
-    if k == 1:
-        total = 0.0
-        for p in paths:
-            total = add_cot(total, _cot_get(g, p))
-        return total
-    for p in paths:
-        g = _cot_set(g, p, 0.0, m)
-    return g
-
-
-@helper
-def replace_field(obj, name, value):
-    """A copy of obj with its field `name` set to value (namedtuples, dataclasses, other objects)."""
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return obj._replace(**{name: value})
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return dataclasses.replace(obj, **{name: value})
-    out = copy.copy(obj)
-    setattr(out, name, value)
-    return out
-
-
-@helper
-def replace_field_cot(g, obj, name, k):
-    """Cotangents of obj (k=0) and value (k=1) in replace_field(obj, name, value)."""
-    if is_zero(g):
-        return 0.0 if k == 1 else g
-    index = obj._fields.index(name) if isinstance(obj, tuple) and hasattr(obj, "_fields") else name
-    if k == 1:
-        return item_cot(g, index)
-    out = list(g) if isinstance(g, (list, tuple)) else dict(g)
-    out[index] = 0.0
-    return out
-
-
-@helper
-def view_assign(base, view, value):
-    """A copy of base with view(copy)[...] = value: what writing through a view of base does to base."""
-    out = np.array(base, copy=True)
-    part = view(out)
-    if type(part) is _nd and np.shares_memory(part, out):
-        part[...] = value
-    return out
-
-
-@helper
-def view_assign_cot(g, base, view, value, k):
-    """Cotangents of base (k=0) and value (k=1) in view_assign(base, view, value)."""
-    g = np.array(full(g, base), dtype=np.result_type(g, float), copy=True)
-    part = view(g)
-    if not (type(part) is _nd and np.shares_memory(part, g)):
-        return g if k == 0 else 0.0
-    if k == 1:
-        return unbroadcast(np.array(part, copy=True), value, part)
-    part[...] = 0.0
-    return g
 
 
 # -- list and dict methods, functionally ------------------------------------------------------------------
@@ -473,16 +303,41 @@ def dict_of_cot(g, x):
     return [(0.0, g.get(k, 0.0)) for k, _ in x]
 
 
+_RECORDS = {}
+
+
+def record_rule(cls):
+    """The rule of a namedtuple or dataclass constructor: field k's cotangent is the record cotangent's item k."""
+    rule = _RECORDS.get(cls)
+    if rule is None:
+        import dataclasses
+        from . import Rule
+        if dataclasses.is_dataclass(cls):
+            fields = [f.name for f in dataclasses.fields(cls) if f.init]
+            keys = {f: repr(f) for f in fields}
+        else:
+            fields = list(cls._fields)
+            keys = {f: str(i) for i, f in enumerate(fields)}
+        defaults = getattr(cls, "_field_defaults", {})
+        params = [f + (f"={defaults[f]!r}" if f in defaults and _literal(defaults[f]) else "") for f in fields]
+        rule = Rule(cls.__name__, ", ".join(params), {f: f"item_cot(g, {keys[f]})" for f in fields}, container=True)
+        _RECORDS[cls] = rule
+    return rule
+
+
+def _literal(v):
+    import ast
+    try:
+        return ast.literal_eval(repr(v)) == v
+    except (ValueError, SyntaxError):
+        return False
+
+
 def install():
-    nondiff(is_mutable, "is_mutable")
-    nondiff(same_part, "same_part")
+    import copy as copy_module
+    general(copy_module.copy, "copy.copy", "x", container=True, x="g")
+    general(copy_module.deepcopy, "copy.deepcopy", "x, memo=None", container=True, x="g")
     nondiff(clear_copy, "clear_copy")
-    general(replace_obj, "replace_obj", "m, old, new", container=True, m="replace_obj_cot(g, m, old, 0)",
-            new="replace_obj_cot(g, m, old, 1)")
-    general(replace_field, "replace_field", "obj, name, value", container=True,
-            obj="replace_field_cot(g, obj, name, 0)", value="replace_field_cot(g, obj, name, 1)")
-    general(view_assign, "view_assign", "base, view, value", base="view_assign_cot(g, base, view, value, 0)",
-            value="view_assign_cot(g, base, view, value, 1)")
     general(list_extend, "list.extend", "lst, values", container=True, lst="list_extend_cot(g, lst, values, 0)",
             values="list_extend_cot(g, lst, values, 1)")
     general(list_insert, "list.insert", "lst, i, v", container=True, lst="list_insert_cot(g, lst, i, 0)",
@@ -509,38 +364,3 @@ def install():
 
 
 _ = HELPERS
-
-
-@helper
-def call_changing(fn, params, *args, **kwargs):
-    """fn(*args, **kwargs) on copies of the arguments named in params; returns (result, *their new values).
-
-    What a call to a function that changes its arguments in place computes,
-    without changing the caller's objects (which other names may share).
-    """
-    import inspect
-    bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
-    for p in params:
-        bound.arguments[p] = copy.deepcopy(bound.arguments[p])
-    result = fn(*bound.args, **bound.kwargs)
-    return (result,) + tuple(bound.arguments[p] for p in params)
-
-
-@helper
-def seq_cot(g, obj):
-    """The cotangent of a list or tuple a NumPy function read as an array, from the array's cotangent."""
-    if not isinstance(obj, (list, tuple)) or isinstance(g, (list, tuple, dict)) or is_zero(g):
-        return g
-    g = np.broadcast_to(g, np.shape(obj))
-    parts = [seq_cot(g[i], o) for i, o in enumerate(obj)]
-    return [unbroadcast(p, o, p) if not isinstance(o, (list, tuple)) else p for p, o in zip(parts, obj)]
-
-
-@helper
-def diagonal_index(a):
-    """The index of the positions np.fill_diagonal(a, v) sets."""
-    a = np.asarray(a)
-    if a.ndim == 2:
-        n = min(a.shape)
-        return (np.arange(n), np.arange(n))
-    return np.diag_indices(a.shape[0], a.ndim)

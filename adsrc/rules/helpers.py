@@ -14,6 +14,28 @@ from ..runtime import HELPERS, helper, full, is_zero, item_cot
 HELPERS["math"] = math
 
 
+def _zeros(shape, g):
+    """A zero buffer for cotangents like g: complex when g is (a float buffer would drop imaginary parts)."""
+    return np.zeros(shape, dtype=complex if np.iscomplexobj(g) else float)
+
+
+def _bincount(src, weights, n):
+    """np.bincount with weights, for complex weights too."""
+    if np.iscomplexobj(weights):
+        return np.bincount(src, np.real(weights), n) + 1j * np.bincount(src, np.imag(weights), n)
+    return np.bincount(src, weights=weights, minlength=n)
+
+
+def _conj(x):
+    """conj(x) for complex x; x itself otherwise (no copy)."""
+    return np.conjugate(x) if np.iscomplexobj(x) else x
+
+
+def _re(g):
+    """The real part of the cotangent of a real value (its imaginary part means nothing)."""
+    return np.real(g) if np.iscomplexobj(g) else g
+
+
 def _axes(axis, ndim):
     if axis is None:
         return tuple(range(ndim))
@@ -77,15 +99,23 @@ def extremum_vjp(g, x, ans, axis, keepdims):
 def var_vjp(g, x, axis, ddof, keepdims):
     x = np.asarray(x)
     n = reduced_size(x, axis) - ddof
-    g = expand_to(g, x, axis, keepdims)
-    return g * 2.0 * (x - np.mean(x, axis=axis, keepdims=True)) / n
+    g = expand_to(_re(g), x, axis, keepdims)
+    return g * 2.0 * _conj(x - np.mean(x, axis=axis, keepdims=True)) / n
 
 
 @helper
 def std_vjp(g, x, ans, axis, ddof, keepdims):
+    """d std = d var / (2 std); where std is 0 (an axis of length 1, or equal values) the gradient is
+    taken as 0: exact for one element (std is then 0 whatever x), a subgradient for equal values."""
     ans = expand_to(ans, x, axis, keepdims)
     g = expand_to(g, x, axis, keepdims)
-    return var_vjp(g / (2.0 * ans), x, axis, ddof, True)
+    return var_vjp(_half_ratio(g, ans), x, axis, ddof, True)
+
+
+def _half_ratio(g, ans):
+    """g / (2 ans), 0 where ans is 0."""
+    zero = ans == 0
+    return np.where(zero, 0.0, g / (2.0 * np.where(zero, 1.0, ans)))
 
 
 @helper
@@ -290,7 +320,7 @@ def transpose_method_vjp(g, axes):
 @helper
 def item_vjp(g, x, args):
     """a.item(*args) reads one element: by flat index, by a tuple of indices, or the only one."""
-    out = np.zeros(np.shape(x))
+    out = _zeros(np.shape(x), g)
     if not args:
         out[...] = g
     elif len(args) == 1 and np.ndim(args[0]) == 0:
@@ -338,10 +368,14 @@ def unstack_axis(g, arrays, axis):
 
 @helper
 def cast_cot(g, dtype):
-    """Cotangent through a conversion to dtype: none when the values become integers or booleans."""
-    if dtype is None or np.dtype(dtype).kind in "fc":
+    """Cotangent through a conversion to dtype: none when the values become integers or booleans; the
+    real part when they become real (a complex value's cotangent from its real part's)."""
+    if dtype is None:
         return g
-    return 0.0
+    kind = np.dtype(dtype).kind
+    if kind == "f" and np.iscomplexobj(g):
+        return np.real(g)
+    return g if kind in "fc" else 0.0
 
 
 @helper
@@ -406,7 +440,7 @@ def power_dy(g, x, ans):
 
 @helper
 def sinc_deriv(x):
-    x = np.asarray(x, dtype=float)
+    x = np.asarray(x)
     px = np.pi * x
     safe = np.where(x == 0, 1.0, px)
     return np.where(x == 0, 0.0, (np.cos(safe) * safe - np.sin(safe)) / (safe * safe) * np.pi)
@@ -489,12 +523,12 @@ def nanvar_vjp(g, x, axis, ddof, keepdims):
     valid = ~np.isnan(x)
     n = np.sum(valid, axis=axis, keepdims=True)
     m = np.nanmean(x, axis=axis, keepdims=True)
-    return np.where(valid, expand_to(g, x, axis, keepdims) * 2.0 * (x - m) / (n - ddof), 0.0)
+    return np.where(valid, expand_to(_re(g), x, axis, keepdims) * 2.0 * _conj(x - m) / (n - ddof), 0.0)
 
 
 @helper
 def nanstd_vjp(g, x, ans, axis, ddof, keepdims):
-    return nanvar_vjp(expand_to(g, x, axis, keepdims) / (2.0 * expand_to(ans, x, axis, keepdims)),
+    return nanvar_vjp(_half_ratio(expand_to(g, x, axis, keepdims), expand_to(ans, x, axis, keepdims)),
                       x, axis, ddof, True)
 
 
@@ -585,7 +619,7 @@ def _order_stat_vjp(gk, x, axis, weights):
     flat, undo = _axis_last(x, axis)
     gflat, _ = _axis_last(np.broadcast_to(gk, np.shape(x)), axis)
     perm = np.argsort(flat, axis=-1, kind="stable")
-    out = np.zeros(flat.shape)
+    out = _zeros(flat.shape, gflat)
     np.put_along_axis(out, perm, gflat[..., :1] * weights, axis=-1)
     return undo(out)
 
@@ -593,7 +627,7 @@ def _order_stat_vjp(gk, x, axis, weights):
 @helper
 def median_vjp(g, x, axis, keepdims):
     """The median is the middle element (or the mean of the two middle ones) of the sorted values."""
-    x = np.asarray(x, dtype=float)
+    x = np.asarray(x)
     n = reduced_size(x, axis)
     w = np.zeros(n)
     if n % 2:
@@ -631,7 +665,7 @@ def quantile_vjp(g, a, q, axis, keepdims, scale, k):
     g = np.asarray(g)
     nq = qs.ndim
     if k == 0:
-        out = np.zeros(a.shape)
+        out = _zeros(a.shape, g)
         for j in np.ndindex(qs.shape):
             out += _order_stat_vjp(expand_to(g[j], a, axis, keepdims), a, axis, w[j])
         return out
@@ -724,7 +758,7 @@ def tile_vjp(g, x, reps):
 
 def _scatter_add(shape, axis, idx, g):
     """zeros(shape) with g[j] added at position idx[j] along axis (repeats accumulate)."""
-    out = np.zeros(shape)
+    out = _zeros(shape, g)
     moved = np.moveaxis(out, axis, 0)
     np.add.at(moved, np.asarray(idx), np.moveaxis(np.asarray(g), axis, 0))
     return out
@@ -736,7 +770,7 @@ def repeat_vjp(g, x, repeats, axis):
     if axis is None:
         n = np.size(x)
         src = np.repeat(np.arange(n), repeats)
-        return np.reshape(np.bincount(src, weights=np.ravel(g), minlength=n), np.shape(x))
+        return np.reshape(_bincount(src, np.ravel(g), n), np.shape(x))
     ax = axis % np.ndim(x)
     src = np.repeat(np.arange(np.shape(x)[ax]), repeats)
     return _scatter_add(np.shape(x), ax, src, g)
@@ -752,7 +786,7 @@ def resize_vjp(g, x, new_shape):
     """np.resize repeats the flattened input cyclically."""
     n = np.size(x)
     src = np.arange(np.size(g)) % n
-    return np.reshape(np.bincount(src, weights=np.ravel(g), minlength=n), np.shape(x))
+    return np.reshape(_bincount(src, np.ravel(g), n), np.shape(x))
 
 
 _INDEX_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
@@ -774,7 +808,7 @@ def pad_vjp(g, x, pad_width, mode):
     src = _pad_sources(np.shape(x), pad_width, mode)
     keep = src >= 0
     n = np.size(x)
-    return np.reshape(np.bincount(src[keep], weights=np.asarray(g)[keep], minlength=n), np.shape(x))
+    return np.reshape(_bincount(src[keep], np.asarray(g)[keep], n), np.shape(x))
 
 
 @helper
@@ -802,7 +836,7 @@ def take_vjp(g, x, indices, axis, mode):
     if axis is None:
         n = int(np.prod(x_shape))
         idx = _take_indices(indices, n, mode)
-        return np.reshape(np.bincount(np.ravel(idx), weights=np.ravel(g), minlength=n), x_shape)
+        return np.reshape(_bincount(np.ravel(idx), np.ravel(g), n), x_shape)
     ax = axis % len(x_shape)
     idx = _take_indices(indices, x_shape[ax], mode)
     # g has shape x[:ax] + idx.shape + x[ax+1:]: flatten the index axes into one
@@ -828,7 +862,7 @@ def take_along_axis_vjp(g, x, indices, axis):
             shp[d] = -1
             full_idx.append(np.arange(x.shape[d]).reshape(shp))
     full_idx = np.broadcast_arrays(*full_idx)
-    out = np.zeros(x.shape)
+    out = _zeros(x.shape, g)
     np.add.at(out, tuple(full_idx), g)
     return out
 
@@ -838,7 +872,7 @@ def compress_vjp(g, condition, x, axis):
     """np.compress keeps the positions where condition is true (along axis, or of the raveled array)."""
     sel = np.flatnonzero(np.asarray(condition))
     if axis is None:
-        out = np.zeros(np.size(x))
+        out = _zeros(np.size(x), g)
         out[sel] = g
         return np.reshape(out, np.shape(x))
     return _scatter_add(np.shape(x), axis % np.ndim(x), sel, g)
@@ -846,7 +880,7 @@ def compress_vjp(g, condition, x, axis):
 
 @helper
 def extract_vjp(g, condition, x):
-    out = np.zeros(np.size(x))
+    out = _zeros(np.size(x), g)
     out[np.flatnonzero(np.ravel(condition))] = g
     return np.reshape(out, np.shape(x))
 
@@ -857,7 +891,7 @@ def delete_vjp(g, x, obj, axis):
     if axis is None:
         n = np.size(x)
         keep = np.delete(np.arange(n), obj)
-        out = np.zeros(n)
+        out = _zeros(n, g)
         out[keep] = np.ravel(g)
         return np.reshape(out, np.shape(x))
     ax = axis % np.ndim(x)
@@ -870,7 +904,7 @@ def diagonal_vjp(g, x, offset, axis1, axis2):
     """np.diagonal: g (the diagonal, on the last axis) written back onto the diagonal of zeros."""
     nd = np.ndim(x)
     a1, a2 = axis1 % nd, axis2 % nd
-    out = np.zeros(np.shape(x))
+    out = _zeros(np.shape(x), g)
     moved = np.moveaxis(out, (a1, a2), (-2, -1))     # a view: writing to it writes out
     n = np.shape(g)[-1]
     rows = np.arange(n) + max(-offset, 0)
@@ -900,11 +934,11 @@ def sort_vjp(g, x, axis):
     x = np.asarray(x)
     if axis is None:
         perm = np.argsort(x, axis=None, kind="stable")
-        out = np.zeros(x.size)
+        out = _zeros(x.size, g)
         out[perm] = np.ravel(g)
         return np.reshape(out, x.shape)
     perm = np.argsort(x, axis=axis, kind="stable")
-    out = np.zeros(x.shape)
+    out = _zeros(x.shape, g)
     np.put_along_axis(out, perm, g, axis=axis)
     return out
 
@@ -986,7 +1020,7 @@ def diff_vjp(g, x, n, axis):
 def _conv_full_cot(g, a, v, mode, start):
     """g (the cotangent of a slice of the full convolution) placed into a zero full-length cotangent."""
     full_len = len(a) + len(v) - 1
-    gf = np.zeros(full_len)
+    gf = _zeros(full_len, g)
     gf[start:start + len(g)] = g
     return gf
 
@@ -997,33 +1031,44 @@ def convolve_vjp(g, a, v, mode, k):
     m, n = len(a), len(v)
     start = {"full": 0, "same": (min(m, n) - 1) // 2, "valid": min(m, n) - 1}[mode]
     gf = _conv_full_cot(g, a, v, mode, start)
-    return np.correlate(gf, v, "valid") if k == 0 else np.correlate(gf, a, "valid")
+    return np.correlate(gf, _conj(v), "valid") if k == 0 else np.correlate(gf, _conj(a), "valid")
 
 
 @helper
 def correlate_vjp(g, a, v, mode, k):
-    """correlate(a, v) is the full convolution of a with v reversed, sliced by mode."""
+    """correlate(a, v) = sum_n a_{n+k} conj(v_n) is the full convolution of a with conj(v) reversed,
+    sliced by mode: holomorphic in a, and v's cotangent is the conjugate of conj(v)'s."""
+    if np.iscomplexobj(a) or np.iscomplexobj(v) or np.iscomplexobj(g):
+        w = np.conjugate(v)
+        if k == 0:
+            return _correlate_plain_vjp(g, a, w, mode, 0)
+        return np.conjugate(_correlate_plain_vjp(g, a, w, mode, 1))
+    return _correlate_plain_vjp(g, a, v, mode, k)
+
+
+def _correlate_plain_vjp(g, a, v, mode, k):
+    """The cotangents of c_k = sum_n a_{n+k} v_n (no conjugate), sliced by mode."""
     m, n = len(a), len(v)
     p = min(m, n)
     start = {"full": 0, "same": (p - 1) // 2 if m >= n else p // 2, "valid": n - 1 if m >= n else m - 1}[mode]
     gf = _conv_full_cot(g, a, v, mode, start)
     vr = np.asarray(v)[::-1]
     if k == 0:
-        return np.correlate(gf, vr, "valid")
-    return np.correlate(gf, a, "valid")[::-1]
+        return np.correlate(gf, _conj(vr), "valid")
+    return np.correlate(gf, _conj(np.asarray(a)), "valid")[::-1]
 
 
 @helper
 def trapezoid_vjp(g, y, x, dx, axis, k):
     """trapezoid = sum_i d_i (y_i + y_{i+1}) / 2 along axis; k = 0: y, 1: x, 2: dx."""
-    y = np.asarray(y, dtype=float)
+    y = np.asarray(y)
     ax = axis % y.ndim
     n = y.shape[ax]
     g = np.expand_dims(np.asarray(g), ax)
     if x is None:
-        d = np.full(n - 1, float(dx))
+        d = np.full(n - 1, dx)
     else:
-        d = np.diff(np.asarray(x, dtype=float), axis=axis if np.ndim(x) > 1 else 0)
+        d = np.diff(np.asarray(x), axis=axis if np.ndim(x) > 1 else 0)
     if np.ndim(d) == 1:
         shp = [1] * y.ndim
         shp[ax] = -1
@@ -1054,8 +1099,8 @@ def interp_vjp(g, x, xp, fp, left, right, k):
     """np.interp (piecewise linear through (xp, fp)); k = 0: x, 1: xp, 2: fp, 3: left, 4: right."""
     x = np.asarray(x, dtype=float)
     xp = np.asarray(xp, dtype=float)
-    fp = np.asarray(fp, dtype=float)
-    g = np.broadcast_to(np.asarray(g, dtype=float), x.shape)
+    fp = np.asarray(fp)                          # complex values interpolate too
+    g = np.broadcast_to(np.asarray(g), x.shape)
     below = x < xp[0]
     above = x > xp[-1]
     inside = ~(below | above)
@@ -1064,12 +1109,12 @@ def interp_vjp(g, x, xp, fp, left, right, k):
     slope = (fp[j + 1] - fp[j]) / width
     t = (x - xp[j]) / width
     if k == 0:
-        return np.where(inside, g * slope, 0.0)
+        return _re(np.where(inside, g * slope, 0.0))       # x is real
     if k == 3:
         return np.sum(np.where(below, g, 0.0))
     if k == 4:
         return np.sum(np.where(above, g, 0.0))
-    out = np.zeros(len(xp))
+    out = _zeros(len(xp), g)
     gi = np.where(inside, g, 0.0)
     if k == 2:
         np.add.at(out, j, gi * (1.0 - t))
@@ -1079,18 +1124,19 @@ def interp_vjp(g, x, xp, fp, left, right, k):
         if right is None:
             out[-1] += np.sum(np.where(above, g, 0.0))
         return out
+    out = _zeros(len(xp), gi * slope)
     np.add.at(out, j, gi * slope * (t - 1.0))
     np.add.at(out, j + 1, -gi * slope * t)
-    return out
+    return _re(out)                                      # xp is real
 
 
 @helper
 def polyval_vjp(g, p, x, k):
     """polyval(p, x) = sum_i p_i x^(n-1-i)."""
-    p = np.asarray(p, dtype=float)
+    p = np.asarray(p)
     if k == 1:
         return g * np.polyval(np.polyder(p), x) if len(p) > 1 else 0.0 * g
-    powers = np.asarray(x, dtype=float)[..., None] ** np.arange(len(p) - 1, -1, -1)
+    powers = np.asarray(x)[..., None] ** np.arange(len(p) - 1, -1, -1)
     return np.tensordot(np.asarray(g), powers, axes=np.ndim(g))
 
 
@@ -1169,7 +1215,7 @@ def einsum_vjp(g, subscripts, operands, k):
     r = np.broadcast_to(r, [size[c] for c in uniq])
     if len(uniq) == len(mine):
         return np.transpose(r, [uniq.index(c) for c in mine]) if uniq != mine else r
-    out = np.zeros(ops[k].shape)
+    out = _zeros(ops[k].shape, r)
     np.einsum("".join(mine) + "->" + "".join(uniq), out)[...] = r      # a writable view of the diagonal
     return out
 
@@ -1206,9 +1252,12 @@ def cross_vjp(g, a, b, axisa, axisb, axisc, axis, k):
 
 @helper
 def vecdot_vjp(g, x1, x2, axis, k):
-    """vecdot(x1, x2) = sum(x1 * x2, axis) with broadcasting."""
+    """vecdot(x1, x2) = sum(conj(x1) * x2, axis) with broadcasting: holomorphic in x2, and x1's
+    cotangent is the conjugate of what conj(x1)'s would be."""
     ge = np.expand_dims(np.asarray(g), axis)
-    return sum_like(ge * (x2 if k == 0 else x1), x1 if k == 0 else x2)
+    if k == 0:
+        return sum_like(_conj(ge * x2), x1)
+    return sum_like(ge * _conj(x1), x2)
 
 
 @helper
@@ -1222,11 +1271,11 @@ def matvec_vjp(g, x1, x2, k):
 
 @helper
 def vecmat_vjp(g, x1, x2, k):
-    """vecmat(v, A)_j = sum_i v_i A_ij (stacked, broadcasting)."""
+    """vecmat(v, A)_j = sum_i conj(v_i) A_ij (stacked, broadcasting)."""
     g = np.asarray(g)
     if k == 0:
-        return sum_like(np.einsum("...ij,...j->...i", x2, g), x1)
-    return sum_like(np.asarray(x1)[..., :, None] * g[..., None, :], x2)
+        return sum_like(_conj(np.einsum("...ij,...j->...i", x2, g)), x1)
+    return sum_like(_conj(np.asarray(x1))[..., :, None] * g[..., None, :], x2)
 
 
 @helper
@@ -1303,7 +1352,7 @@ def det_vjp(g, a, ans):
     try:
         return (np.asarray(g) * ans)[..., None, None] * _T(np.linalg.inv(a))
     except np.linalg.LinAlgError:
-        return np.asarray(g)[..., None, None] * _cofactors(np.asarray(a, dtype=float))
+        return np.asarray(g)[..., None, None] * _cofactors(np.asarray(a))
 
 
 def _cofactors(a):
@@ -1312,13 +1361,18 @@ def _cofactors(a):
     n = s.shape[-1]
     others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(n)], axis=-1)
     sign = np.linalg.det(u) * np.linalg.det(vt)
-    return sign[..., None, None] * np.matmul(u * others[..., None, :], vt)
+    return sign[..., None, None] * _conj(np.matmul(u * others[..., None, :], vt))
 
 
 @helper
 def slogdet_vjp(g, a):
-    """d log|det A| = tr(A^-1 dA); the sign is locally constant."""
-    return np.asarray(g[1])[..., None, None] * _T(np.linalg.inv(a))
+    """d log det A = tr(A^-1 dA); log|det A| is its real part and, for complex A, sign = exp(i Im log det A).
+    So A_bar = (Re g_logdet + i Im(g_sign sign)) A^-T (for real A the sign is locally constant)."""
+    c = _re(np.asarray(g[1]))
+    if np.iscomplexobj(a):
+        sign = np.linalg.slogdet(a)[0]
+        c = c + 1j * np.imag(np.asarray(g[0]) * sign)
+    return c[..., None, None] * _T(np.linalg.inv(a))
 
 
 @helper

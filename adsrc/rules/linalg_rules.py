@@ -12,7 +12,7 @@ import inspect
 
 import numpy as np
 
-from . import general, nondiff
+from . import NOT_STATIC, general, nondiff
 
 la = np.linalg
 
@@ -31,7 +31,7 @@ def _norm_scalar(axis=None, keepdims=False, **_):
 # -- inverses and solves -----------------------------------------------------------------------
 general(la.inv, "np.linalg.inv", "a", a="inv_vjp(g, ans)")
 general(la.solve, "np.linalg.solve", "a, b", a="solve_vjp(g, a, b, ans, 0)", b="solve_vjp(g, a, b, ans, 1)")
-general(la.pinv, "np.linalg.pinv", "a, rcond=None, *, rtol=None", a="pinv_vjp(g, a, ans)")   # constant rank
+general(la.pinv, "np.linalg.pinv", "a, rcond=None, *, rtol=None", real_only=True, a="pinv_vjp(g, a, ans)")   # constant rank
 general(la.matrix_power, "np.linalg.matrix_power", "a, n", a="matrix_power_vjp(g, a, n)")
 
 # -- determinants ----------------------------------------------------------------------------------
@@ -40,24 +40,37 @@ general(la.slogdet, "np.linalg.slogdet", "a", tuple_output=True, a="slogdet_vjp(
 
 # -- factorizations (g is a tuple with one cotangent per factor) -------------------------------------
 if _has_param(la.cholesky, "upper"):       # NumPy >= 2.0
-    general(la.cholesky, "np.linalg.cholesky", "a, /, *, upper=False", a="cholesky_vjp(g, ans, upper)")
+    general(la.cholesky, "np.linalg.cholesky", "a, /, *, upper=False", real_only=True,
+            a="cholesky_vjp(g, ans, upper)")
 else:
-    general(la.cholesky, "np.linalg.cholesky", "a", a="cholesky_vjp(g, ans, False)")
-general(la.eigh, "np.linalg.eigh", "a, UPLO='L'", tuple_output=True, a="eigh_vjp(g, ans, UPLO)")  # distinct eigenvalues
-general(la.eigvalsh, "np.linalg.eigvalsh", "a, UPLO='L'", a="eigvalsh_vjp(g, a, UPLO)")
-general(la.qr, "np.linalg.qr", "a", tuple_output=True, a="qr_vjp(g, ans)")      # 'reduced' mode only
-general(la.svd, "np.linalg.svd", "a, full_matrices=True", tuple_output=True,
-        a="svd_vjp(g, a, ans, full_matrices)")                                  # distinct nonzero singular values
+    general(la.cholesky, "np.linalg.cholesky", "a", real_only=True, a="cholesky_vjp(g, ans, False)")
+general(la.eigh, "np.linalg.eigh", "a, UPLO='L'", tuple_output=True, real_only=True, a="eigh_vjp(g, ans, UPLO)")  # distinct eigenvalues
+general(la.eigvalsh, "np.linalg.eigvalsh", "a, UPLO='L'", real_only=True, a="eigvalsh_vjp(g, a, UPLO)")
+general(la.qr, "np.linalg.qr", "a", tuple_output=True, real_only=True, a="qr_any_vjp(g, ans)")      # 'reduced' mode only
+
+
+def _svd_variant(compute_uv=True, **_):
+    """svd(a, compute_uv=False) returns the singular values alone: an array, not a tuple."""
+    if compute_uv is NOT_STATIC:
+        raise TypeError("np.linalg.svd's `compute_uv` must be a constant (True or False) for adsrc "
+                        "(for the singular values alone, np.linalg.svdvals(a) needs no flag)")
+    if compute_uv:
+        return {}
+    return {"tuple_output": False, "container": False, "vjps": {"a": "svd_values_vjp(g, a)"}}
+
+
+general(la.svd, "np.linalg.svd", "a, full_matrices=True, compute_uv=True", tuple_output=True, real_only=True,
+        variants=_svd_variant, a="svd_vjp(g, a, ans, full_matrices)")       # distinct nonzero singular values
 if hasattr(la, "svdvals"):
-    general(la.svdvals, "np.linalg.svdvals", "x, /", x="svdvals_vjp(g, x)")
+    general(la.svdvals, "np.linalg.svdvals", "x, /", real_only=True, x="svdvals_vjp(g, x)")
 
 # -- norms ------------------------------------------------------------------------------------------
-general(la.norm, "np.linalg.norm", "x, ord=None, axis=None, keepdims=False", scalar_out=_norm_scalar,
+general(la.norm, "np.linalg.norm", "x, ord=None, axis=None, keepdims=False", scalar_out=_norm_scalar, real_only=True,
         x="norm_vjp(g, x, ans, ord, axis, keepdims)")
 if hasattr(la, "vector_norm"):
     general(la.vector_norm, "np.linalg.vector_norm", "x, /, *, axis=None, keepdims=False, ord=2",
-            scalar_out=_norm_scalar, x="vector_norm_vjp(g, x, ans, ord, axis, keepdims)")
-    general(la.matrix_norm, "np.linalg.matrix_norm", "x, /, *, keepdims=False, ord='fro'",
+            scalar_out=_norm_scalar, real_only=True, x="vector_norm_vjp(g, x, ans, ord, axis, keepdims)")
+    general(la.matrix_norm, "np.linalg.matrix_norm", "x, /, *, keepdims=False, ord='fro'", real_only=True,
             x="matrix_norm_vjp(g, x, ans, ord, keepdims)")
 
 # -- products ---------------------------------------------------------------------------------------

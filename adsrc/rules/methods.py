@@ -40,4 +40,5 @@ def _install():
         METHODS[name] = Rule(f".{name}()", "*args", nondiff=True)
     ATTRIBUTES["T"] = Rule(".T", "x", {"x": "np.transpose(g)"})
     ATTRIBUTES["mT"] = Rule(".mT", "x", {"x": "np.swapaxes(g, -1, -2)"})
-    ATTRIBUTES["real"] = Rule(".real", "x", {"x": "np.real(g)"}, kind="elementwise")
+    ATTRIBUTES["real"] = Rule(".real", "x", {"x": "real_cot(g, x)"}, kind="elementwise")
+    ATTRIBUTES["imag"] = Rule(".imag", "x", {"x": "imag_cot(g, x)"}, kind="elementwise")

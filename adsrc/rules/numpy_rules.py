@@ -51,20 +51,17 @@ UNARY = {
     np.arcsinh: "g / np.sqrt(x * x + 1.0)",
     np.arccosh: "g / np.sqrt(x * x - 1.0)",
     np.arctanh: "g / (1.0 - x * x)",
-    np.absolute: "g * np.sign(x)",
-    np.fabs: "g * np.sign(x)",
     np.deg2rad: "g * 0.017453292519943295",
     np.rad2deg: "g * 57.29577951308232",
     np.sinc: "g * sinc_deriv(x)",
     np.conjugate: "np.conjugate(g)",
-    np.real: "np.real(g)",
 }
 for _fn, _t in UNARY.items():
     elementwise(_fn, "np." + _fn.__name__, _t)
 elementwise(np.radians, "np.radians", UNARY[np.deg2rad])
 elementwise(np.degrees, "np.degrees", UNARY[np.rad2deg])
 # nan_to_num replaces non-finite values by constants (no `copy=False`: it would write into x)
-elementwise(np.nan_to_num, "np.nan_to_num", "g * np.isfinite(x)", signature="x, *, nan=0.0, posinf=None, neginf=None")
+elementwise(np.nan_to_num, "np.nan_to_num", "nan_to_num_cot(g, x)", signature="x, *, nan=0.0, posinf=None, neginf=None")
 elementwise(np.copy, "np.copy", "g", signature="a, order='K'")
 
 # -- elementwise, two arguments (summed back over broadcast axes automatically) ------------------
@@ -185,26 +182,28 @@ general(np.dot, "np.dot", "a, b", a="dot_dx(g, a, b)", b="dot_dy(g, a, b)")
 general(np.inner, "np.inner", "a, b, /", a="inner_dx(g, a, b)", b="inner_dy(g, a, b)")
 general(np.outer, "np.outer", "a, b", a="outer_dx(g, a, b)", b="outer_dy(g, a, b)")
 general(np.vdot, "np.vdot", "a, b, /", scalar_out=_always,
-        a="np.reshape(g * np.conjugate(np.ravel(b)), np.shape(a))",
-        b="np.reshape(g * np.ravel(a), np.shape(b))")
+        a="np.reshape(np.conjugate(g * np.ravel(b)), np.shape(a))",        # vdot conjugates a
+        b="np.reshape(g * np.conjugate(np.ravel(a)), np.shape(b))")
 general(np.tensordot, "np.tensordot", "a, b, axes=2", a="tensordot_dx(g, a, b, axes)",
         b="tensordot_dy(g, a, b, axes)")
 general(np.kron, "np.kron", "a, b", a="kron_vjp(g, a, b, 0)", b="kron_vjp(g, a, b, 1)")
 general(np.cross, "np.cross", "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None",
-        a="cross_vjp(g, a, b, axisa, axisb, axisc, axis, 0)", b="cross_vjp(g, a, b, axisa, axisb, axisc, axis, 1)")
-# einsum's operands are parameters of their own (up to six), so each can be differentiated
-_EINSUM_OPS = ("x0", "x1", "x2", "x3", "x4", "x5")
+        a="cross_any_vjp(g, a, b, axisa, axisb, axisc, axis, 0)",
+        b="cross_any_vjp(g, a, b, axisa, axisb, axisc, axis, 1)")
+# einsum's arguments are parameters of their own, so each can be differentiated: the operands after a
+# subscripts string (up to 15), or operands and sublists alternating (the sublist form, up to 7 operands)
+_EINSUM_ARGS = ("subscripts",) + tuple(f"x{i}" for i in range(15))
 
 
 def _einsum(k):
     def template(**static):
-        given = ", ".join(o for o in _EINSUM_OPS if static[o] is not None)
-        return f"einsum_vjp(g, subscripts, ({given},), {k})"
+        given = ", ".join(o for o in _EINSUM_ARGS if static[o] is not None)
+        return f"einsum_any_vjp(g, ({given},), {k})"
     return template
 
 
-general(np.einsum, "np.einsum", "subscripts, x0, x1=None, x2=None, x3=None, x4=None, x5=None, /, *, optimize=False",
-        **{o: _einsum(k) for k, o in enumerate(_EINSUM_OPS)})
+general(np.einsum, "np.einsum", ", ".join(_EINSUM_ARGS[:2]) + ", " + ", ".join(f"{o}=None" for o in _EINSUM_ARGS[2:])
+        + ", /, *, optimize=False", **{o: _einsum(k) for k, o in enumerate(_EINSUM_ARGS)})
 for _name, _vjp in (("vecdot", "vecdot_vjp(g, x1, x2, axis, {k})"), ("matvec", "matvec_vjp(g, x1, x2, {k})"),
                     ("vecmat", "vecmat_vjp(g, x1, x2, {k})")):
     if _np(_name):      # ufuncs of NumPy >= 2.0 / 2.2
@@ -239,10 +238,11 @@ general(np.asanyarray, "np.asanyarray", "a, dtype=None", a="array_cot(cast_cot(g
 general(np.resize, "np.resize", "a, new_shape", a="resize_vjp(g, a, new_shape)")
 
 # -- joining and splitting (a list argument gets a list of cotangents) -------------------------------
-general(np.concatenate, "np.concatenate", "arrays, axis=0", arrays="split_cot(g, arrays, axis)")
-general(np.stack, "np.stack", "arrays, axis=0", arrays="unstack_axis(g, arrays, axis)")
-general(np.hstack, "np.hstack", "tup", tup="hstack_cot(g, tup)")
-general(np.vstack, "np.vstack", "tup", tup="vstack_cot(g, tup)")
+_CAST = "*, dtype=None, casting='same_kind'"      # NumPy >= 1.24
+general(np.concatenate, "np.concatenate", f"arrays, axis=0, {_CAST}", arrays="cast_pieces(split_cot(g, arrays, axis), dtype)")
+general(np.stack, "np.stack", f"arrays, axis=0, {_CAST}", arrays="cast_pieces(unstack_axis(g, arrays, axis), dtype)")
+general(np.hstack, "np.hstack", f"tup, {_CAST}", tup="cast_pieces(hstack_cot(g, tup), dtype)")
+general(np.vstack, "np.vstack", f"tup, {_CAST}", tup="cast_pieces(vstack_cot(g, tup), dtype)")
 general(np.dstack, "np.dstack", "tup", tup="dstack_cot(g, tup)")
 general(np.column_stack, "np.column_stack", "tup", tup="column_stack_cot(g, tup)")
 general(np.append, "np.append", "arr, values, axis=None", arr="append_vjp(g, arr, values, axis, 0)",
@@ -264,8 +264,8 @@ general(np.roll, "np.roll", "a, shift, axis=None", a="roll_vjp(g, shift, axis)")
 general(np.rot90, "np.rot90", "m, k=1, axes=(0, 1)", m="np.rot90(g, -k, axes)")
 general(np.tile, "np.tile", "A, reps", A="tile_vjp(g, A, reps)")
 general(np.repeat, "np.repeat", "a, repeats, axis=None", a="repeat_vjp(g, a, repeats, axis)")
-general(np.pad, "np.pad", "array, pad_width, mode='constant', *, constant_values=0",
-        array="pad_vjp(g, array, pad_width, mode)",
+general(np.pad, "np.pad", "array, pad_width, mode='constant', *, constant_values=0, stat_length=None",
+        array="pad_any_vjp(g, array, pad_width, mode, stat_length)",
         constant_values="pad_value_vjp(g, array, pad_width, constant_values)")
 general(np.sort, "np.sort", "a, axis=-1, kind=None", a="sort_vjp(g, a, axis)")
 general(np.unique, "np.unique", "ar", ar="unique_vjp(g, ar)")        # the values only

@@ -10,7 +10,7 @@ differentiator (derivative-rule operations). Everything else is kept.
 
 import gast
 
-from . import astutil
+from .. import astutil
 
 
 def _loads(node):

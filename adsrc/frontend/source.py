@@ -16,9 +16,10 @@ import types
 
 import gast
 
-from . import astutil
-from .errors import Location, transform_error
-from .guards import Guards, depends_on
+from .. import astutil
+from ..errors import Location, transform_error
+from ..guards import Guards, depends_on
+from .generators import rewrite_generators
 
 _NO_SOURCE_HINT = (
     "adsrc reads a function's source code to differentiate it. Define the "
@@ -115,8 +116,49 @@ def static_value(node, uf, local):
     return value
 
 
-def _resolve(node, uf, local, keys):
-    """(value, chain): chain is (root kind, namespace, root name, path) for Guards.record."""
+def static_sequence(node, uf, local):
+    """A list or tuple a Name/Attribute/Subscript chain means now, guarded item by item, or None.
+
+    The guards notice when an item is replaced or the sequence grows or shrinks.
+    A slice with constant bounds of such a sequence is one too (`layers[:-1]`).
+    """
+    if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice):
+        bounds = [_int_constant(b) for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+        if LookupError in bounds:
+            return None
+        base = static_sequence(node.value, uf, local)
+        return None if base is None else base[slice(*bounds)]
+    try:
+        value, (kind, namespace, name, path) = _resolve(node, uf, local, [], final=False)
+    except LookupError:
+        return None
+    if type(value) not in (list, tuple) or kind is None:
+        return None
+    for k, item in enumerate(value):
+        uf.guards.record(kind, namespace, name, path + [(False, k)], item)
+    from ..guards import _MISSING
+    uf.guards.record(kind, namespace, name, path + [(False, len(value))], _MISSING)
+    return value
+
+
+def _int_constant(node):
+    """The int a slice bound spells (None if absent), else LookupError."""
+    if node is None:
+        return None
+    sign = 1
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node, sign = node.operand, -1
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return sign * node.value
+    return LookupError
+
+
+def _resolve(node, uf, local, keys, final=True):
+    """(value, chain): chain is (root kind, namespace, root name, path) for Guards.record.
+
+    final: node is the whole expression (an item of a table must then be a function;
+    inside a chain, `layers[0].forward`, it may be any object).
+    """
     if isinstance(node, gast.Name):
         if local(node.id):
             raise LookupError(node.id)
@@ -126,7 +168,7 @@ def _resolve(node, uf, local, keys):
         namespace = {"global": uf.globals, "closure": uf.cells.get(node.id), "static": value}.get(kind)
         return value, (kind if namespace is not None else None, namespace, node.id, [])
     if isinstance(node, gast.Attribute):
-        base, (kind, namespace, name, path) = _resolve(node.value, uf, local, keys)
+        base, (kind, namespace, name, path) = _resolve(node.value, uf, local, keys, final=False)
         try:
             value = getattr(base, node.attr)
         except AttributeError:
@@ -148,7 +190,7 @@ def _resolve(node, uf, local, keys):
             value = base[key]
         except (KeyError, IndexError, TypeError):
             raise LookupError("subscript") from None
-        if not callable(value):
+        if final and not callable(value):
             raise LookupError("subscript")      # data stays data: read when the code runs
         return value, (kind, namespace, name, path + [(False, key)])
     raise LookupError(type(node).__name__)
@@ -291,7 +333,7 @@ def unwrap(fun):
     gives the derivative). Refuses functions adsrc produced (that would be a
     higher-order derivative).
     """
-    from .custom import custom_vjp
+    from ..custom import custom_vjp
     seen = set()
     while True:
         if is_gradient(fun):
@@ -307,7 +349,7 @@ def unwrap(fun):
 
 def source_function(fun):
     """The plain function whose source `load(fun)` reads."""
-    from .custom import custom_vjp
+    from ..custom import custom_vjp
     fun = unwrap(fun)
     return fun.fun if isinstance(fun, custom_vjp) else fun
 
@@ -323,17 +365,20 @@ def varargs_hint(fun):
     if getattr(target, "__wrapped__", None) is not None:
         code = target.__code__
         return (f"`{target.__qualname__}` is a decorator's wrapper (`{code.co_name}`, {code.co_filename} line "
-                f"{code.co_firstlineno}): adsrc differentiates it as written, and cannot "
-                "match its *args/**kwargs. Apply adsrc.grad beneath the decorator, differentiate the undecorated "
+                f"{code.co_firstlineno}): adsrc differentiates it as written, and follows its *args/**kwargs "
+                "only while it passes them on unchanged (no `kwargs.pop(...)`, no keyword named like one of "
+                "its variables). Apply adsrc.grad beneath the decorator, differentiate the undecorated "
                 "function (`.__wrapped__`) if the decorator does not change values, or give the wrapper explicit "
                 "parameters.")
-    return "Give the function explicit parameters."
+    return ("adsrc follows *args/**kwargs only while the function passes them on unchanged (no "
+            "`kwargs.pop(...)`, no keyword named like one of its variables); give the function explicit "
+            "parameters.")
 
 
 def load(fun):
     """Parse a Python function (or lambda) into a UserFunction."""
     fun = unwrap(fun)
-    from .custom import custom_vjp
+    from ..custom import custom_vjp
     if isinstance(fun, custom_vjp):
         return _calls_custom_rule(fun)
     if isinstance(fun, types.MethodType):
@@ -344,9 +389,9 @@ def load(fun):
                                     f"objects ({fun!r}).",
                               "Wrap the computation in a `def` or a lambda.")
     code = fun.__code__
-    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
-        raise transform_error(None, f"`{fun.__qualname__}` is a generator or coroutine; adsrc differentiates "
-                                    "plain functions.", "Return a value instead of yielding.")
+    if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        raise transform_error(None, f"`{fun.__qualname__}` is a coroutine; adsrc differentiates "
+                                    "plain functions.", "Return a value instead of awaiting.")
     filename, tree = _file_tree(fun)
     if fun.__name__ == "<lambda>":
         cands = _find_lambda(tree, fun)
@@ -376,7 +421,10 @@ def load(fun):
         node = gast.ast_to_gast(found)
         node.decorator_list = []
     _fill_args(node.args)
-    return UserFunction(fun, node, filename)
+    uf = UserFunction(fun, node, filename)
+    if rewrite_generators(node, uf.error):
+        uf.locals = local_names(node)
+    return uf
 
 
 def _calls_custom_rule(cv):

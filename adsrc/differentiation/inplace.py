@@ -1,0 +1,145 @@
+"""Updates in place, decided on the generated code of a whole function.
+
+An item assignment or append the alias analysis allows in place
+(analysis/buffers.py) happens in place unless generated code may see the
+object change under it. Outside loops, that is any other read of the base.
+In a loop, the names the object passes through (the base, the update's
+target, the names copied from them: its *chain*) may be read by the update
+itself and by the copies that carry it to the next iteration; after the
+loop, the loop's carried names hold the final object and may be read freely:
+
+    for i in range(n):
+        out_2 = list_append_inplace(out_1, item)     # the chain: out_1, out_2
+        out_1 = out_2                                 # carried to the next iteration
+    stack = np.stack(out_1)                           # after the loop: the final list
+
+Any other read in or before the loop (a tape keeping the list of one
+iteration, a copy under another name) makes the update copy, and the code says
+why. Reads that only take a shape, reads inside constants, and indexing
+(whose results are copied when the update is in place: views would change
+with it) never do.
+"""
+
+import gast
+
+from ..ir import nodes as ir
+from .state import comment
+
+_LOOPS = (gast.For, gast.While)
+_BLOCKS = ("body", "orelse")
+
+
+def finish_updates(adj, code):
+    """Make adj.updates in place where nothing may see the object change (else they copy)."""
+    loads, passive = _loads(adj, code)
+    copies = _copies(code)
+    for node, s in adj.updates:
+        base = s.expr.args[0].id
+        target = node.targets[0]
+        loop = _outermost_loop(code, node)
+        chain = _chain(copies, {base, target.id} if isinstance(target, gast.Name) else {base})
+        names = chain if loop is not None else {base}
+        own = {id(x) for x in gast.walk(node.value)}
+        getitems = {id(n.value.value) for name in names for n in _getitem_values(code, name)}
+        free = _free_reads(code, loop, chain, copies) if loop is not None else set()
+        others = [n for name in names for n in loads.get(name, []) if id(n) not in own and id(n) not in getitems
+                  and id(n) not in passive and id(n) not in free]
+        if others:
+            _comment_before(code, node, f"`{base}` is copied, not changed in place: its old value is needed "
+                                        "later (copy-on-write)")
+            continue
+        node.value.func = adj.h("index_update_inplace" if isinstance(s, ir.Update) else "list_append_inplace")
+        for name in names:
+            for sub in _getitem_values(code, name):
+                sub.value = adj.hcall("snapshot", sub.value)     # a view of the array would change with it
+
+
+def _loads(adj, code):
+    """name -> its Load nodes (shape reads left out), and ids of loads inside constants."""
+    loads, passive = {}, set()
+
+    def visit(node, inside):
+        inside = inside or id(node) in adj.passive_reads
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and id(node) not in adj.shape_reads:
+            loads.setdefault(node.id, []).append(node)
+            if inside:
+                passive.add(id(node))
+        for child in gast.iter_child_nodes(node):
+            visit(child, inside)
+    for stmt in code:
+        visit(stmt, False)
+    return loads, passive
+
+
+def _copies(code):
+    """[(target, value Name node)] of every `a = b` between names in the code."""
+    out = []
+    for n in gast.walk(gast.Module(body=list(code), type_ignores=[])):
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and \
+                isinstance(n.value, gast.Name):
+            out.append((n.targets[0].id, n.value))
+    return out
+
+
+def _chain(copies, names):
+    """The names an object passes through by plain copies, from the given names (both ways)."""
+    names = set(names)
+    grew = True
+    while grew:
+        grew = False
+        for target, value in copies:
+            if (target in names) != (value.id in names):
+                names |= {target, value.id}
+                grew = True
+    return names
+
+
+def _free_reads(code, loop, chain, copies):
+    """ids of chain reads that cannot see the object change: the copies within the chain, and reads
+    after the loop of the names the loop carries (bound by copies at its body's end)."""
+    free = {id(value) for target, value in copies if target in chain and value.id in chain}
+    carried = {st.targets[0].id for st in loop.body if isinstance(st, gast.Assign) and len(st.targets) == 1
+               and isinstance(st.targets[0], gast.Name) and isinstance(st.value, gast.Name)
+               and st.targets[0].id in chain and st.value.id in chain}
+    after = code[next(i for i, st in enumerate(code) if st is loop) + 1:]
+    for st in after:
+        for n in gast.walk(st):
+            if isinstance(n, gast.Name) and n.id in carried:
+                if not isinstance(n.ctx, gast.Load):
+                    return free          # bound again: later reads are of something else
+                free.add(id(n))
+    return free
+
+
+def _outermost_loop(code, node):
+    """The loop of the code's top-level block that holds node, or None."""
+    for st in code:
+        if isinstance(st, _LOOPS) and any(n is node for n in gast.walk(st)):
+            return st
+    return None
+
+
+def _getitem_values(code, base):
+    out = []
+    for n in gast.walk(gast.Module(body=list(code), type_ignores=[])):
+        if isinstance(n, gast.Assign) and isinstance(n.value, gast.Subscript) and \
+                isinstance(n.value.value, gast.Name) and n.value.value.id == base:
+            out.append(n)
+    return out
+
+
+def _comment_before(code, node, text):
+    """Insert the comment `# text` before the statement node, wherever it is in the generated code."""
+    def search(stmts):
+        for i, st in enumerate(stmts):
+            if st is node:
+                c = comment(text)
+                c.adsrc_line = getattr(node, "adsrc_line", None)
+                stmts.insert(i, c)
+                return True
+            for field in _BLOCKS:
+                inner = getattr(st, field, None)
+                if isinstance(inner, list) and search(inner):
+                    return True
+        return False
+    search(code)

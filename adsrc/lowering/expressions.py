@@ -1,0 +1,328 @@
+"""Expressions during normalization: one operation per statement, operands as atoms.
+
+`atom(e)` gives a name or constant holding e's value (emitting what
+computes it); `value(e, target)` emits the operation assigning e to target;
+`raw(e)` keeps an expression that is never differentiated as written.
+Conditional expressions and `and`/`or` become `If` statements;
+comprehensions become loops.
+"""
+
+
+import gast
+import numpy as _np
+
+from .. import astutil, primitives
+from .. import rules as rules_mod
+from ..frontend import lambda_to_def
+from ..ir import nodes as ir
+
+BINOP_NAMES = {
+    gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.FloorDiv: "floordiv",
+    gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul", gast.BitAnd: "and_", gast.BitOr: "or_",
+    gast.BitXor: "xor", gast.LShift: "lshift", gast.RShift: "rshift",
+}
+_UNARY_NAMES = {gast.USub: "neg", gast.UAdd: "pos", gast.Invert: "invert", gast.Not: "not_"}
+
+# attributes of arrays that are never differentiated
+CONSTANT_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
+
+
+class Expressions:
+    """Mixin of the Normalizer: expressions."""
+
+    def atom(self, e):
+        """Normalize e; returns a Name or Constant holding its value."""
+        if isinstance(e, gast.Constant):
+            return e
+        if isinstance(e, gast.Name):
+            return astutil.name(e.id)
+        if isinstance(e, gast.NamedExpr):
+            self.assign_to(e.target, e.value)
+            return astutil.name(e.target.id)
+        if isinstance(e, gast.UnaryOp) and isinstance(e.operand, gast.Constant) and \
+                isinstance(e.op, (gast.USub, gast.UAdd)) and isinstance(e.operand.value, (int, float, complex)):
+            return astutil.const(astutil.literal_value(e))
+        if isinstance(e, gast.Lambda):
+            fname = self.temp("lambda_")
+            self.lambda_def(e, fname)
+            return astutil.name(fname)
+        if isinstance(e, gast.Attribute) and self.static(e) is not rules_mod.NOT_STATIC:
+            return e        # a module constant or function (np.pi, np.exp): read as written
+        t = self.temp(self.temp_base(e))
+        self.value(e, t)
+        return astutil.name(t)
+
+    def lambda_def(self, lam, fname):
+        self.local_defs.add(fname)
+        fdef = lambda_to_def(lam, fname)
+        fdef.lineno = getattr(lam, "lineno", self.stmt.lineno)
+        self.emit(ir.Def(fname, self.function(fdef)), lam)
+
+    def temp_base(self, e):
+        if isinstance(e, gast.BinOp):
+            return BINOP_NAMES.get(type(e.op), "binop")
+        if isinstance(e, gast.UnaryOp):
+            return _UNARY_NAMES.get(type(e.op), "unary")
+        if isinstance(e, gast.Call):
+            f = e.func
+            return f.attr if isinstance(f, gast.Attribute) else f.id if isinstance(f, gast.Name) else "call"
+        if isinstance(e, gast.Subscript):
+            return subscript_temp(e.value.id if isinstance(e.value, gast.Name) else "item", e.slice)
+        if isinstance(e, gast.Attribute):
+            return f"{e.value.id if isinstance(e.value, gast.Name) else 'attr'}_{e.attr}"
+        if isinstance(e, gast.Compare):
+            return "cmp"
+        if isinstance(e, (gast.ListComp, gast.GeneratorExp, gast.DictComp)):
+            return "comp"
+        return {gast.Tuple: "tup", gast.List: "lst", gast.Dict: "dct", gast.IfExp: "ifexp",
+                gast.BoolOp: "boolop", gast.Set: "set_"}.get(type(e), "t")
+
+    def refuse_generators(self, e):
+        for n in gast.walk(e):
+            if isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)):
+                raise self.error(n, "`yield`/`await` are not supported in a differentiated function.",
+                                 "Return a value instead.")
+
+    def raw(self, e):
+        """An expression kept as written: never differentiated (within_grad() is the constant True)."""
+        normalizer = self
+
+        class _WithinGrad(gast.NodeTransformer):
+            def visit_Call(self, node):
+                self.generic_visit(node)
+                if normalizer.static(node.func) is primitives.within_grad:
+                    return astutil.const(True)
+                return node
+
+        e = _WithinGrad().visit(astutil.clone(e))
+        self.refuse_generators(e)
+        for n in gast.walk(e):
+            if isinstance(n, gast.NamedExpr):
+                raise self.error(n, "assignment expressions (`:=`) are only supported as plain values.",
+                                 "Assign the value in a separate statement first.")
+        return e
+
+    def value(self, e, target):
+        """Emit statements assigning the value of expression e to target."""
+        method = getattr(self, "op_" + type(e).__name__, None)
+        if method is None:
+            self.emit(ir.Const(target, self.raw(e)), e)
+            return
+        method(e, target)
+
+    def op_Name(self, e, target):
+        self.emit(ir.Copy(target, astutil.name(e.id)), e)
+
+    def op_Constant(self, e, target):
+        self.emit(ir.Const(target, e), e)
+
+    def op_NamedExpr(self, e, target):
+        self.emit(ir.Copy(target, self.atom(e)), e)
+
+    def op_Lambda(self, e, target):
+        self.emit(ir.Copy(target, self.atom(e)), e)
+
+    def op_Starred(self, e, target):
+        raise self.error(e, "starred expressions are not supported here.", "Pass the elements explicitly.")
+
+    def op_Yield(self, e, target):
+        self.refuse_generators(e)
+
+    op_YieldFrom = op_Await = op_Yield
+
+    def op_BinOp(self, e, target):
+        rule = rules_mod.OPERATORS.get(type(e.op))
+        left, right = self.atom(e.left), self.atom(e.right)
+        expr = gast.BinOp(left=left, op=e.op, right=right)
+        if rule is None or rule.nondiff:
+            self.emit(ir.Const(target, expr), e)
+        elif isinstance(e.op, gast.Mult) and isinstance(left, gast.Name) and isinstance(right, gast.Name) \
+                and left.id == right.id:
+            # x * x: one contribution 2 g x instead of two of g x
+            self.emit(ir.Apply(target, expr, rules_mod.FUNCTIONS[_np.square], {"x": left}), e)
+        else:
+            self.emit(ir.Apply(target, expr, rule, {"x": left, "y": right}), e)
+
+    def op_UnaryOp(self, e, target):
+        if isinstance(e.op, gast.Not):
+            self.emit(ir.Const(target, self.raw(e)), e)
+            return
+        rule = rules_mod.OPERATORS.get(type(e.op))
+        operand = self.atom(e.operand)
+        expr = gast.UnaryOp(op=e.op, operand=operand)
+        if isinstance(operand, gast.Constant) or rule is None or rule.nondiff:
+            self.emit(ir.Const(target, expr), e)
+        else:
+            self.emit(ir.Apply(target, expr, rule, {"x": operand}), e)
+
+    def op_Call(self, e, target):
+        self.call(e, target)
+
+    def op_Compare(self, e, target):
+        self.emit(ir.Const(target, self.raw(e)), e)
+
+    def op_Attribute(self, e, target):
+        if self.static(e) is not rules_mod.NOT_STATIC:
+            self.emit(ir.Const(target, e), e)      # a module constant like np.pi (read as written)
+            return
+        base = self.atom(e.value)
+        if e.attr in CONSTANT_ATTRIBUTES:
+            self.emit(ir.Const(target, gast.Attribute(value=base, attr=e.attr, ctx=gast.Load())), e)
+            return
+        if e.attr == "flat":
+            # reading `a.flat` (iterating or indexing it) reads the values of `a.ravel()`
+            call = gast.Call(func=gast.Attribute(value=base, attr="ravel", ctx=gast.Load()), args=[], keywords=[])
+            self.emit(ir.Apply(target, call, rules_mod.METHODS["ravel"], {"a": base}, method_of=base), e)
+            return
+        expr = gast.Attribute(value=base, attr=e.attr, ctx=gast.Load())
+        rule = rules_mod.ATTRIBUTES.get(e.attr)
+        if rule is not None:
+            self.emit(ir.Apply(target, expr, rule, {"x": base}), e)
+        else:
+            self.emit(ir.GetAttr(target, expr), e)
+
+    def op_Subscript(self, e, target):
+        rule = rules_mod.subscript_rule(self.static(e.value))
+        if rule is not None:
+            # np.r_[a, b] and np.c_[a, b] compute from their items
+            try:
+                bound = rules_mod.bind_subscript(rule, self.index(e.slice))
+            except TypeError as err:
+                raise self.error(e, f"{err}.", None) from None
+            items = [n for v in bound.values() for n in (v if isinstance(v, list) else [v])]
+            expr = gast.Subscript(value=e.value, slice=astutil.tuple_(items) if len(items) != 1 else items[0],
+                                  ctx=gast.Load())
+            self.emit(ir.Apply(target, expr, rule, bound), e)
+            return
+        expr = gast.Subscript(value=self.atom(e.value), slice=self.index(e.slice), ctx=gast.Load())
+        self.emit(ir.GetItem(target, expr), e)
+
+    def index(self, idx):
+        """An index made of atoms, slices of atoms, None, Ellipsis and tuples of those."""
+        if isinstance(idx, gast.Slice):
+            return gast.Slice(lower=idx.lower and self.atom(idx.lower), upper=idx.upper and self.atom(idx.upper),
+                              step=idx.step and self.atom(idx.step))
+        if isinstance(idx, gast.Tuple):
+            return astutil.tuple_([self.index(x) for x in idx.elts])
+        return self.atom(idx)
+
+    def op_Tuple(self, e, target):
+        self.display(e, target, astutil.tuple_)
+
+    def op_List(self, e, target):
+        self.display(e, target, lambda elts: gast.List(elts=elts, ctx=gast.Load()))
+
+    def display(self, e, target, make):
+        if any(isinstance(x, gast.Starred) for x in e.elts):
+            # [a, *b, c]: concatenate lists
+            parts = []
+            for x in e.elts:
+                part = self.atom(gast.Call(func=astutil.name("list"), args=[x.value], keywords=[])) \
+                    if isinstance(x, gast.Starred) else self.atom(gast.List(elts=[x], ctx=gast.Load()))
+                parts.append(part)
+            total = parts[0]
+            for p in parts[1:]:
+                total = self.atom(gast.BinOp(left=total, op=gast.Add(), right=p))
+            if isinstance(e, gast.Tuple):
+                total = self.atom(gast.Call(func=astutil.name("tuple"), args=[total], keywords=[]))
+            self.emit(ir.Copy(target, total), e)
+            return
+        self.emit(ir.Pack(target, make([self.atom(x) for x in e.elts])), e)
+
+    def op_Dict(self, e, target):
+        if any(k is None for k in e.keys):
+            raise self.error(e, "`**` unpacking in dict displays is not supported.", "List the keys explicitly.")
+        self.emit(ir.Pack(target, gast.Dict(keys=[self.atom(k) for k in e.keys],
+                                            values=[self.atom(v) for v in e.values])), e)
+
+    def op_Set(self, e, target):
+        self.emit(ir.Const(target, gast.Set(elts=[self.atom(x) for x in e.elts])), e)
+
+    def op_IfExp(self, e, target):
+        # a if c else b  ->  if c: t = a  else: t = b
+        test = self.raw(e.test)
+        body = self.sub_block(lambda: self.value(e.body, target))
+        orelse = self.sub_block(lambda: self.value(e.orelse, target))
+        self.emit(ir.If(test, body, orelse), e)
+
+    def op_BoolOp(self, e, target):
+        # a and b  ->  t = a; if t: t = b      a or b  ->  t = a; if not t: t = b
+        self.value(e.values[0], target)
+        for v in e.values[1:]:
+            test = astutil.name(target) if isinstance(e.op, gast.And) else \
+                gast.UnaryOp(op=gast.Not(), operand=astutil.name(target))
+            self.emit(ir.If(test, self.sub_block(lambda v=v: self.value(v, target)), []), e)
+
+    def op_ListComp(self, e, target):
+        self.comprehension(e, target, "list")
+
+    op_GeneratorExp = op_ListComp
+
+    def op_DictComp(self, e, target):
+        self.comprehension(e, target, "dict")
+
+    def op_SetComp(self, e, target):
+        raise self.error(e, "set comprehensions are not supported.", "Use a list comprehension.")
+
+    def comprehension(self, e, target, kind):
+        # [elt for x in xs if c]  ->  t = []; for x in xs: if c: t.append(elt)
+        e = astutil.clone(e)
+        direct = isinstance(target, str) and target not in astutil.names_loaded(e)
+        result = target if direct else self.temp("comp")
+        display = gast.List(elts=[], ctx=gast.Load()) if kind == "list" else gast.Dict(keys=[], values=[])
+        self.emit(ir.Pack(result, display), e)
+        renames = {}
+        for gen in e.generators:
+            for n in gast.walk(gen.target):
+                if isinstance(n, gast.Name):
+                    renames.setdefault(n.id, self.temp(n.id))
+        for gen in e.generators:
+            # the first iterable is evaluated outside the comprehension's scope; the others inside it
+            if gen is not e.generators[0]:
+                astutil.rename(gen.iter, renames)
+            astutil.rename(gen.target, renames)
+            for c in gen.ifs:
+                astutil.rename(c, renames)
+        parts = [e.key, e.value] if kind == "dict" else [e.elt]
+        for p in parts:
+            astutil.rename(p, renames)
+
+        def innermost():
+            if kind == "dict":
+                key = self.atom(e.key)
+                self.emit(ir.SetItem(result, key, self.atom(e.value)), e)
+            else:
+                self.emit(ir.MutatingCall(None, result, "append", [self.atom(e.elt)]), e)
+
+        def build(gens):
+            gen = gens[0]
+
+            def body():
+                if len(gens) > 1:
+                    build(gens[1:])
+                else:
+                    innermost()
+
+            def guarded(conds):
+                if not conds:
+                    body()
+                    return
+                test = self.raw(conds[0])
+                self.emit(ir.If(test, self.sub_block(lambda: guarded(conds[1:])), []), e)
+
+            it = self.iteration(gen.iter)
+            self.emit_for(astutil.target_spec(gen.target), it, lambda: guarded(list(gen.ifs)), [], e)
+
+        build(e.generators)
+        if not direct:
+            self.emit(ir.Copy(target, astutil.name(result)), e)
+
+
+def subscript_temp(base, index):
+    if isinstance(index, gast.Name):
+        return f"{base}_{index.id}"
+    if isinstance(index, gast.Constant) and isinstance(index.value, int) and index.value >= 0:
+        return f"{base}_{index.value}"
+    if isinstance(index, gast.Constant) and isinstance(index.value, str) and index.value.isidentifier():
+        return f"{base}_{index.value}"
+    return f"{base}_item"

@@ -1,0 +1,55 @@
+"""Derivative rules for scipy.stats distributions (loaded once the program has imported scipy.stats).
+
+Each rule is for a bound method such as scipy.stats.norm.logpdf (bound methods compare equal when
+they bind the same function to the same object, so `from scipy.stats import norm; norm.logpdf`
+finds it). Continuous distributions: logpdf, pdf, cdf, logcdf, sf and logsf, differentiable in x,
+the shape parameters, loc and scale (stats_helpers.py). Discrete ones: logpmf and pmf in their real
+parameters. dirichlet and multivariate_normal: logpdf and pdf. None of them is complex-ready.
+"""
+
+import scipy.stats as st
+
+from . import NOT_STATIC, Rule, general, register
+from . import stats_helpers  # noqa: F401  (registers the helpers)
+
+CONTINUOUS = {"norm": (), "t": ("df",), "gamma": ("a",), "beta": ("a", "b"), "expon": (), "laplace": (),
+              "cauchy": (), "logistic": ()}
+METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+
+for _dist, _shape in CONTINUOUS.items():
+    _params = ("x",) + _shape + ("loc", "scale")
+    _sig = ", ".join(("x",) + _shape) + ", loc=0.0, scale=1.0"
+    _args = "(" + ", ".join(_params) + ",)"
+    for _method in METHODS:
+        register(getattr(getattr(st, _dist), _method), Rule(
+            f"scipy.stats.{_dist}.{_method}", _sig,
+            {p: f"stats_vjp(g, {_dist!r}, {_method!r}, {k}, ans, {_args})" for k, p in enumerate(_params)},
+            kind="elementwise", real_only=True))
+
+# -- discrete: k (and loc) are data ---------------------------------------------------------------------------------
+for _method in ("logpmf", "pmf"):
+    register(getattr(st.poisson, _method), Rule(
+        f"scipy.stats.poisson.{_method}", "k, mu, loc=0", {"mu": f"poisson_vjp(g, k - loc, mu, ans, {_method!r})"},
+        kind="elementwise", real_only=True))
+    register(getattr(st.nbinom, _method), Rule(
+        f"scipy.stats.nbinom.{_method}", "k, n, p, loc=0",
+        {"n": f"nbinom_vjp(g, k - loc, n, p, ans, {_method!r}, 0)",
+         "p": f"nbinom_vjp(g, k - loc, n, p, ans, {_method!r}, 1)"}, kind="elementwise", real_only=True))
+
+# -- multivariate -------------------------------------------------------------------------------------------------
+
+
+def _mvn_check(allow_singular=False, **_):
+    if allow_singular is not False:
+        raise TypeError("adsrc differentiates scipy.stats.multivariate_normal only with allow_singular=False "
+                        "(the default): a singular covariance has no gradient")
+
+
+for _method in ("logpdf", "pdf"):
+    general(getattr(st.dirichlet, _method), f"scipy.stats.dirichlet.{_method}", "x, alpha", real_only=True,
+            x=f"dirichlet_vjp(g, x, alpha, ans, {_method!r}, 0)", alpha=f"dirichlet_vjp(g, x, alpha, ans, {_method!r}, 1)")
+    general(getattr(st.multivariate_normal, _method), f"scipy.stats.multivariate_normal.{_method}",
+            "x, mean=None, cov=1, allow_singular=False", real_only=True, check=_mvn_check,
+            **{p: f"mvn_vjp(g, x, mean, cov, ans, {_method!r}, {k})" for k, p in enumerate(("x", "mean", "cov"))})
+
+_ = NOT_STATIC

@@ -1,0 +1,248 @@
+"""Helpers (and their rules) that keep names sharing an object up to date when it changes.
+
+`lowering/functionalize.py` replaces a change in place by a new value; the
+names that shared the old object are then brought up to date with these:
+`same_part` tells whether a name still is (a view of) the changed object,
+`replace_obj`, `replace_field` and `view_assign` write a new value into a
+container, an object or an array through a view, and `check_unshared`
+refuses sharing adsrc cannot follow. `call_changing` runs a function that
+changes its arguments on copies of them.
+"""
+
+import copy
+import dataclasses
+
+import numpy as np
+
+from ..runtime import add_cot, full, helper, is_zero, item_cot, unbroadcast
+from . import general, nondiff
+
+_nd = np.ndarray
+
+
+def _mutable(x):
+    return isinstance(x, (_nd, list, dict, set)) or (hasattr(x, "__dict__") and not isinstance(x, type))
+
+
+@helper
+def is_mutable(x):
+    """Does `x op= v` change x's object in place (arrays, lists) rather than rebind the name?"""
+    return isinstance(x, (_nd, list, dict, set, bytearray))
+
+
+@helper
+def same_part(a, b):
+    """Is a the object b, or a view of exactly the same memory (so a change to one is a change to the other)?"""
+    if a is b:
+        return _mutable(a)
+    if type(a) is _nd and type(b) is _nd:
+        ia, ib = a.__array_interface__, b.__array_interface__
+        return ia["data"] == ib["data"] and a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype
+    return False
+
+
+def _shares(a, old):
+    """Does a share memory with old other than by being it (or holding it), which replace_obj follows?"""
+    if a is old:
+        return False
+    if type(a) is _nd and type(old) is _nd:
+        return np.shares_memory(a, old)
+    if isinstance(a, (list, tuple)):
+        return any(_shares(x, old) for x in a)
+    if isinstance(a, dict):
+        return any(_shares(x, old) for x in a.values())
+    return False
+
+
+@helper
+def check_unshared(a, old, message):
+    """Raise if a shares memory with old (changed in place) in a way adsrc could not follow."""
+    if _shares(a, old):
+        from ..errors import TransformError
+        raise TransformError(message)
+
+
+def _positions(m, old, path=()):
+    """Paths (tuples of keys) at which container m holds the object old (an array holds no objects)."""
+    if m is old:
+        return [path]
+    if isinstance(m, (list, tuple)):
+        return [p for i, x in enumerate(m) for p in _element_positions(x, old, path + (i,))]
+    if isinstance(m, dict):
+        return [p for k, x in m.items() for p in _element_positions(x, old, path + (k,))]
+    return []
+
+
+def _element_positions(x, old, path):
+    if type(x) is _nd and type(old) is _nd and x is not old and np.shares_memory(x, old):
+        from ..errors import TransformError
+        raise TransformError("adsrc cannot follow a change in place to an array that a container holds a view of. "
+                             "Copy the view (`v.copy()`) before storing it.")
+    return _positions(x, old, path)
+
+
+def _set_path(m, path, value):
+    if not path:
+        return value
+    k = path[0]
+    part = _set_path(m[k], path[1:], value)
+    if isinstance(m, tuple):
+        items = list(m)
+        items[k] = part
+        return type(m)(*items) if hasattr(m, "_fields") else tuple(items)
+    out = copy.copy(m)
+    out[k] = part
+    return out
+
+
+@helper
+def replace_obj(m, old, new):
+    """m with every place where it holds the object old holding new instead (old was changed in place)."""
+    if not _mutable(old):
+        return m
+    for path in _positions(m, old):
+        m = _set_path(m, path, new)
+    return m
+
+
+def _cot_get(g, path):
+    for k in path:
+        g = item_cot(g, k)
+    return g
+
+
+def _cot_set(g, path, value, like):
+    if not path:
+        return value
+    k = path[0]
+    if is_zero(g):
+        if isinstance(like, dict):
+            g = {}
+        elif isinstance(like, (list, tuple)):
+            g = [0.0] * len(like)
+        else:
+            return g
+    inner = _cot_set(item_cot(g, k), path[1:], value, like[k])
+    out = dict(g) if isinstance(g, dict) else list(g)
+    out[k] = inner
+    return type(g)(out) if isinstance(g, tuple) else out
+
+
+@helper
+def replace_obj_cot(g, m, old, k):
+    """Cotangents of m (k=0) and new (k=1) in replace_obj(m, old, new)."""
+    if is_zero(g) or not _mutable(old):
+        return g if k == 0 else 0.0
+    paths = _positions(m, old)
+    if k == 1:
+        total = 0.0
+        for p in paths:
+            total = add_cot(total, _cot_get(g, p))
+        return total
+    for p in paths:
+        g = _cot_set(g, p, 0.0, m)
+    return g
+
+
+@helper
+def replace_field(obj, name, value):
+    """A copy of obj with its field `name` set to value (namedtuples, dataclasses, other objects)."""
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return obj._replace(**{name: value})
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return dataclasses.replace(obj, **{name: value})
+    out = copy.copy(obj)
+    setattr(out, name, value)
+    return out
+
+
+@helper
+def replace_field_cot(g, obj, name, k):
+    """Cotangents of obj (k=0) and value (k=1) in replace_field(obj, name, value)."""
+    if is_zero(g):
+        return 0.0 if k == 1 else g
+    index = obj._fields.index(name) if isinstance(obj, tuple) and hasattr(obj, "_fields") else name
+    if k == 1:
+        return item_cot(g, index)
+    out = list(g) if isinstance(g, (list, tuple)) else dict(g)
+    out[index] = 0.0
+    return out
+
+
+@helper
+def view_assign(base, view, value):
+    """A copy of base with view(copy)[...] = value: what writing through a view of base does to base."""
+    if view(base) is base:
+        return value
+    if type(base) is not _nd:
+        return base              # a function of a container makes a new object: writes to it do not reach base
+    out = np.array(base, copy=True)
+    part = view(out)
+    if type(part) is _nd and np.shares_memory(part, out):
+        part[...] = value
+    return out
+
+
+@helper
+def view_assign_cot(g, base, view, value, k):
+    """Cotangents of base (k=0) and value (k=1) in view_assign(base, view, value)."""
+    if view(base) is base:
+        return 0.0 if k == 0 else g
+    if type(base) is not _nd:
+        return g if k == 0 else 0.0
+    g = np.array(full(g, base), dtype=np.result_type(g, float), copy=True)
+    part = view(g)
+    if not (type(part) is _nd and np.shares_memory(part, g)):
+        return g if k == 0 else 0.0
+    if k == 1:
+        return unbroadcast(np.array(part, copy=True), value, part)
+    part[...] = 0.0
+    return g
+
+
+
+
+@helper
+def call_changing(fn, params, *args, **kwargs):
+    """fn(*args, **kwargs) on copies of the arguments named in params; returns (result, *their new values).
+
+    What a call to a function that changes its arguments in place computes,
+    without changing the caller's objects (which other names may share).
+    """
+    import inspect
+    bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+    for p in params:
+        bound.arguments[p] = copy.deepcopy(bound.arguments[p])
+    result = fn(*bound.args, **bound.kwargs)
+    return (result,) + tuple(bound.arguments[p] for p in params)
+
+
+@helper
+def seq_cot(g, obj):
+    """The cotangent of a list or tuple a NumPy function read as an array, from the array's cotangent."""
+    if not isinstance(obj, (list, tuple)) or isinstance(g, (list, tuple, dict)) or is_zero(g):
+        return g
+    g = np.broadcast_to(g, np.shape(obj))
+    parts = [seq_cot(g[i], o) for i, o in enumerate(obj)]
+    return [unbroadcast(p, o, p) if not isinstance(o, (list, tuple)) else p for p, o in zip(parts, obj)]
+
+
+@helper
+def diagonal_index(a):
+    """The index of the positions np.fill_diagonal(a, v) sets."""
+    a = np.asarray(a)
+    if a.ndim == 2:
+        n = min(a.shape)
+        return (np.arange(n), np.arange(n))
+    return np.diag_indices(a.shape[0], a.ndim)
+
+
+def install():
+    nondiff(is_mutable, "is_mutable")
+    nondiff(same_part, "same_part")
+    general(replace_obj, "replace_obj", "m, old, new", container=True, m="replace_obj_cot(g, m, old, 0)",
+            new="replace_obj_cot(g, m, old, 1)")
+    general(replace_field, "replace_field", "obj, name, value", container=True,
+            obj="replace_field_cot(g, obj, name, 0)", value="replace_field_cot(g, obj, name, 1)")
+    general(view_assign, "view_assign", "base, view, value", base="view_assign_cot(g, base, view, value, 0)",
+            value="view_assign_cot(g, base, view, value, 1)")

@@ -1,0 +1,124 @@
+"""Differentiating a function that takes *args or **kwargs.
+
+adsrc transforms functions with named parameters. A call of `f(*args)` with
+three positional arguments is the call of a small function with three named
+parameters that passes them on,
+
+    def call_f(f, arg0, arg1, arg2):
+        return f(arg0, arg1, arg2)
+
+which adsrc differentiates like any other (it follows *args into `f`). As in
+JAX, `argnums` counts the call's positional arguments; each number of
+arguments (and each set of keyword names) is its own specialization.
+"""
+
+import functools
+import keyword
+import linecache
+import threading
+import types
+import weakref
+
+from . import frontend
+from .cache import CacheInfo
+
+_WRAPPERS = {}
+_LOCK = threading.Lock()
+
+
+def takes_varargs(function):
+    try:
+        params = frontend.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+
+
+def wrapper(n, names=()):
+    """`def call_with_args(fn, arg0, ..., *, name=...)` calling fn with them (one per shape of call)."""
+    key = (n, tuple(names))
+    with _LOCK:
+        if key not in _WRAPPERS:
+            _WRAPPERS[key] = _make_wrapper(n, tuple(names))
+        return _WRAPPERS[key]
+
+
+def _make_wrapper(n, names):
+    positional = [f"arg{i}" for i in range(n)]
+    clash = [k for k in names if k in positional or k == "fn" or not k.isidentifier() or keyword.iskeyword(k)]
+    if clash:
+        raise TypeError(f"adsrc cannot pass the keyword argument `{clash[0]}` on to a function taking **kwargs; "
+                        "rename it")
+    params = ", ".join(["fn"] + positional + (["*"] + list(names) if names else []))
+    args = ", ".join(positional + [f"{k}={k}" for k in names])
+    source = f"def call_with_args({params}):\n    return fn({args})\n"
+    filename = f"<adsrc: call with {n} positional argument{'s' if n != 1 else ''}" + \
+               (f" and {', '.join(names)}>" if names else ">")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["call_with_args"]
+
+
+_BOUND = weakref.WeakKeyDictionary()     # fun -> {(n, names): its wrapper}
+
+
+def bound(fun, n, names=()):
+    """fun as a function of n positional arguments (and the keywords `names`): a partial of a copy
+    of the wrapper named after fun (`call_f`), the same one each time (its derivatives are cached)."""
+    key = (n, tuple(names))
+    with _LOCK:
+        try:
+            table = _BOUND.setdefault(fun, {})
+        except TypeError:          # not weakly referable: not kept
+            table = {}
+        made = table.get(key)
+    if made is None:
+        template = wrapper(n, names)
+        name = getattr(fun, "__name__", "function")
+        made = types.FunctionType(template.__code__, template.__globals__, "call_" + name)
+        made.__qualname__ = getattr(fun, "__qualname__", name)     # messages name the user's function
+        with _LOCK:
+            made = table.setdefault(key, made)
+    return functools.partial(made, fun)
+
+
+class VarargsGradient:
+    """grad(f) for f taking *args/**kwargs: a gradient per shape of call (number of arguments, keywords)."""
+
+    def __init__(self, make, fun, options):
+        self.fun, self._make, self.options = fun, make, options
+        self._by_shape = {}
+        functools.update_wrapper(self, fun, updated=())
+        self._adsrc_derivative = f"adsrc.grad({getattr(fun, '__qualname__', fun)})"
+
+    def _for(self, args, kwargs):
+        names = tuple(sorted(kwargs))
+        key = (len(args), names)
+        with _LOCK:
+            g = self._by_shape.get(key)
+        if g is None:
+            g = self._make(bound(self.fun, len(args), names))
+            with _LOCK:
+                g = self._by_shape.setdefault(key, g)
+        return g
+
+    def __call__(self, /, *args, **kwargs):
+        return self._for(args, kwargs)(*args, **kwargs)
+
+    def source(self, /, *args, stage="adjoint", **kwargs):
+        return self._for(args, kwargs).source(*args, stage=stage, **kwargs)
+
+    def cache_info(self):
+        """The specializations of every shape of call, added up."""
+        infos = [g.cache_info() for g in self._by_shape.values()]
+        return CacheInfo(sum(i.hits for i in infos), sum(i.misses for i in infos),
+                         infos[0].maxsize if infos else self.options.get("cache_size"),
+                         sum(i.currsize for i in infos))
+
+    def cache_clear(self):
+        for g in self._by_shape.values():
+            g.cache_clear()
+
+    def __repr__(self):
+        return f"<adsrc gradient of {getattr(self.fun, '__qualname__', self.fun)} (*args)>"

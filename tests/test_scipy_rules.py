@@ -1,0 +1,203 @@
+"""SciPy derivative rules: every rule agrees with central finite differences in every coordinate of
+every argument (x and the distributions' parameters), every rule has a case, the three spellings of
+a distribution's method find its rule, frozen distributions work in x, refusals are clear, and the
+incomplete gamma and beta derivatives match an independent quadrature."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("scipy")      # an optional dependency (the `scipy` and `test` extras)
+import scipy.integrate
+import scipy.signal as ss
+import scipy.special as sp
+import scipy.stats as st
+
+import adsrc
+from adsrc import rules
+from complexkit import check_complex_grad
+from rulecheck import check_case, variants
+from scipy_rule_cases import SCIPY_CASES
+
+
+@pytest.mark.parametrize("case, k, W", variants(SCIPY_CASES))
+def test_scipy_rule_matches_finite_differences(case, k, W):
+    check_case(case, k, W)
+
+
+def test_every_scipy_rule_has_a_case():
+    rules.load_scipy_tables(all_tables=True)
+    names = {r.name for r in rules.FUNCTIONS.values() if r.name.startswith("scipy.") and not r.nondiff}
+    covered = {name for c in SCIPY_CASES for name in c.rules}
+    assert len(names) >= 90
+    assert not sorted(names - covered), f"SciPy rules without a finite-difference case: {sorted(names - covered)}"
+    assert not sorted(covered - names), f"cases name rules the tables do not have: {sorted(covered - names)}"
+
+
+def test_the_spellings_of_a_distribution_method_find_one_rule():
+    from scipy import stats
+    from scipy.stats import norm
+    rule = rules.lookup(norm.logpdf)
+    assert rule is not None and rule.name == "scipy.stats.norm.logpdf"
+    assert rules.lookup(st.norm.logpdf) is rule and rules.lookup(stats.norm.logpdf) is rule
+    assert rules.lookup(st.norm.cdf) is not rule
+
+
+def test_adsrc_does_not_import_scipy_stats():
+    code = ("import sys, numpy as np, adsrc\n"
+            "assert 'scipy.stats' not in sys.modules and 'scipy.special' not in sys.modules\n"
+            "import scipy.special as sp\n"
+            "def f(x):\n"
+            "    return np.sum(sp.gammaln(x))\n"
+            "import tempfile, importlib.util, pathlib\n")
+    # a file, so adsrc can read the function's source
+    script = code.replace("import tempfile, importlib.util, pathlib\n", "") + (
+        "g = adsrc.grad(f)(np.array([1.5, 2.0]))\n"
+        "assert np.allclose(g, sp.digamma(np.array([1.5, 2.0])))\n"
+        "assert 'scipy.stats' not in sys.modules\n"
+        "print('ok')\n")
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+        fh.write(script)
+    env = dict(os.environ, PYTHONPATH=str(_root()))
+    out = subprocess.run([sys.executable, fh.name], capture_output=True, text=True, cwd=str(_root()), env=env)
+    assert out.returncode == 0 and "ok" in out.stdout, out.stderr
+
+
+def _root():
+    import pathlib
+    return pathlib.Path(__file__).parent.parent
+
+
+# -- frozen distributions ---------------------------------------------------------------------------------------
+
+T_FROZEN = st.t(4.0, loc=0.5, scale=2.0)
+GAMMA_FROZEN = st.gamma(2.5, scale=0.7)
+MVN_FROZEN = st.multivariate_normal(np.array([0.1, -0.2]), np.array([[2.0, 0.3], [0.3, 1.0]]))
+DIR_FROZEN = st.dirichlet(np.array([1.5, 2.0, 3.0]))
+POISSON_FROZEN = st.poisson(3.0)
+
+
+def frozen_losses(x):
+    u = np.exp(x[:3]) / np.sum(np.exp(x[:3]))
+    return (np.sum(T_FROZEN.logpdf(x)) + np.sum(T_FROZEN.logsf(x)) + np.sum(GAMMA_FROZEN.cdf(x * x + 0.1))
+            + MVN_FROZEN.logpdf(x[:2]) + MVN_FROZEN.pdf(x[1:3]) + DIR_FROZEN.logpdf(u)
+            + np.sum(POISSON_FROZEN.logpmf(np.array([1, 2]))) * x[0])
+
+
+def frozen_with_differentiated_parameters(x, mu):
+    return np.sum(st.norm(mu, 1.0).logpdf(x))
+
+
+def test_frozen_distributions_are_differentiated_in_x():
+    adsrc.check_grads(frozen_losses, (np.array([0.3, -1.0, 2.0, 0.8]),), full=True)
+
+
+def test_a_frozen_distribution_of_differentiated_parameters_is_refused():
+    with pytest.raises(adsrc.TransformError):
+        adsrc.grad(frozen_with_differentiated_parameters, argnums=1)(np.array([0.3, 1.0]), 0.5)
+
+
+# -- refusals -----------------------------------------------------------------------------------------------------
+
+def bessel_in_its_order(v, x):
+    return np.sum(sp.jv(v, x))
+
+
+def singular_mvn(x, c):
+    return st.multivariate_normal.logpdf(x, cov=c, allow_singular=True)
+
+
+def gamma_of_complex(z):
+    return np.sum(np.abs(sp.gamma(z)))
+
+
+def erf_of_complex(z):
+    return np.sum(np.real(sp.erf(z)) * np.array([1.0, 2.0]) + np.imag(sp.erfc(z)) ** 2)
+
+
+COMPLEX_READY = ("scipy.special.erf", "scipy.special.erfc", "scipy.signal.convolve", "scipy.signal.correlate",
+                 "scipy.integrate.trapezoid")
+
+
+def signal_of_complex(a, v):
+    return (np.sum(np.abs(ss.convolve(a, v, mode="same")) ** 2) + np.sum(np.real(ss.correlate(a, v)))
+            + np.sum(np.imag(ss.correlate(v, a, mode="valid")) * 3.0) + np.real(scipy.integrate.trapezoid(a)))
+
+
+def test_signal_and_trapezoid_are_complex_ready():
+    a = np.array([0.3 + 0.4j, -0.5 + 0.2j, 1.0 - 0.7j, 0.2 + 0.1j])
+    v = np.array([0.8 - 0.3j, 0.1 + 0.6j])
+    check_complex_grad(signal_of_complex, (a, v), 0)
+    check_complex_grad(signal_of_complex, (a, v), 1)
+    check_complex_grad(signal_of_complex, (a, v.real.copy()), 0)      # mixed real and complex
+    g = adsrc.grad(signal_of_complex, argnums=1)(a, v.real.copy())
+    assert g.dtype == float
+
+
+def test_scipy_rules_refuse_complex_arguments_except_the_complex_ready_ones():
+    rules.load_scipy_tables(all_tables=True)
+    for rule in rules.FUNCTIONS.values():
+        if rule.name.startswith("scipy.") and not rule.nondiff:
+            assert rule.real_only == (rule.name not in COMPLEX_READY), rule.name
+
+
+def test_rules_listing_groups_scipy_by_module():
+    from adsrc import rule_table
+    text = rule_table.report()
+    for module in rule_table.SCIPY_MODULES:
+        assert f"[{module}: " in text
+    assert "scipy.special.jv (= jn)" in text and "scipy.stats.norm.logpdf" in text
+    c = rule_table.counts()
+    assert c["differentiable scipy callables"] == sum(c[f"{m} callables"] for m in rule_table.SCIPY_MODULES) >= 100
+
+
+def test_refusals_are_clear():
+    with pytest.raises(TypeError, match="with respect to its order"):
+        adsrc.grad(bessel_in_its_order)(1.5, np.array([0.5, 2.0]))
+    with pytest.raises(adsrc.TransformError, match="allow_singular"):
+        adsrc.grad(singular_mvn, argnums=1)(np.array([0.3, 0.1]), np.eye(2))
+    with pytest.raises(adsrc.TransformError, match="not written for complex"):
+        adsrc.grad(gamma_of_complex)(np.array([1.0 + 0.5j, 2.0 - 0.1j]))
+
+
+def test_erf_and_erfc_are_complex_ready():
+    check_complex_grad(erf_of_complex, (np.array([0.3 + 0.4j, -0.5 + 0.2j]),), 0)
+
+
+# -- the incomplete gamma and beta functions' derivatives in their parameters, against quadrature ------------------
+
+def _dP_da(a, x):
+    """d/da of P(a, x) = int_0^x t^(a-1) e^-t dt / Gamma(a), by quadrature."""
+    integral = scipy.integrate.quad(lambda t: np.log(t) * t ** (a - 1.0) * np.exp(-t), 0.0, x, limit=200, epsabs=0.0, epsrel=1e-12)[0]
+    return integral / sp.gamma(a) - sp.digamma(a) * sp.gammainc(a, x)
+
+
+def _dQ_da(a, x):
+    integral = scipy.integrate.quad(lambda t: np.log(t) * t ** (a - 1.0) * np.exp(-t), x, np.inf, limit=200, epsabs=0.0, epsrel=1e-12)[0]
+    return integral / sp.gamma(a) - sp.digamma(a) * sp.gammaincc(a, x)
+
+
+def _dI(a, b, x):
+    """d/da and d/db of I_x(a, b) = int_0^x t^(a-1) (1-t)^(b-1) dt / B(a, b), by quadrature."""
+    w = lambda t: t ** (a - 1.0) * (1.0 - t) ** (b - 1.0) / sp.beta(a, b)      # noqa: E731
+    ia = scipy.integrate.quad(lambda t: np.log(t) * w(t), 0.0, x, limit=200, epsabs=0.0, epsrel=1e-12)[0]
+    ib = scipy.integrate.quad(lambda t: np.log1p(-t) * w(t), 0.0, x, limit=200, epsabs=0.0, epsrel=1e-12)[0]
+    i = sp.betainc(a, b, x)
+    return ia - i * (sp.digamma(a) - sp.digamma(a + b)), ib - i * (sp.digamma(b) - sp.digamma(a + b))
+
+
+def test_incomplete_gamma_and_beta_parameter_derivatives_match_quadrature():
+    from adsrc.rules import scipy_helpers as h
+    for a, x in [(0.5, 0.1), (2.0, 1.0), (3.0, 7.9), (10.0, 11.0), (1.5, 4.0)]:
+        assert abs(h.gammainc_da(np.array([a]), np.array([x]))[0] - _dP_da(a, x)) < 1e-10
+    for a, x in [(5.0, 30.0), (0.7, 25.0), (2.0, 60.0)]:           # the upper tail: relative accuracy
+        got, want = -h.gammainc_da(np.array([a]), np.array([x]))[0], _dQ_da(a, x)
+        assert abs(got - want) < 1e-6 * abs(want), (a, x, got, want)
+    for a, b, x in [(2.0, 3.0, 0.3), (1.5, 1.5, 0.9), (5.0, 1.5, 0.95), (1.2, 8.0, 0.05), (10.0, 2.0, 0.8)]:
+        da, db = h.betainc_partials(a, b, x)
+        qa, qb = _dI(a, b, x)
+        assert abs(da - qa) < 1e-8 and abs(db - qb) < 1e-8, (a, b, x, da, qa, db, qb)
