@@ -324,7 +324,11 @@ class Analysis:
                 for n in names:
                     state.bind(n, parts)
         elif isinstance(s, ir.SetItem):
-            state.store(state.refs(s.base), self.atom_refs(s.value, state))
+            # a part of the object itself written into it is copied (an array) or is an object the
+            # object already holds (a list's element, among its direct contents)
+            bases = state.refs(s.base)
+            own = {r.obj for r in bases}
+            state.store(bases, {r for r in self.atom_refs(s.value, state) if r.obj not in own or r.path == ()})
             state.invalidate(s.base)
         elif isinstance(s, ir.InplaceOp):
             state.store(state.refs(s.target), self.held_by(s.value, state))

@@ -215,10 +215,15 @@ class SetItem(Stmt):
 
 @dataclass(eq=False, slots=True)
 class InplaceOp(Stmt):
-    """target op= value: changes an array or list in place, rebinds a number."""
+    """target op= value: changes an array or list in place, rebinds a number.
+
+    item_of: for Python's `base[k] op= value` (`target = base[k]`, this, then `base[k] = target`),
+    the name of base: when base is an array, the write-back alone is the change.
+    """
     target: str
     op: gast.operator
     value: gast.expr
+    item_of: Optional[str] = None
 
 
 @dataclass(eq=False, slots=True)

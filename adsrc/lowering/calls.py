@@ -324,6 +324,15 @@ class Calls(Primitives):
             return self.helper_apply(target, _DICT_VIEWS[name], [self.atom(f.value)], e)
         if name in MUTATING_METHODS:
             receiver = self.item_receiver(f.value, e)
+            if name == "update" and e.keywords and all(k.arg is not None for k in e.keywords) \
+                    and len(e.args) <= 1 and not any(isinstance(a, gast.Starred) for a in e.args):
+                # d.update(x, a=1): d.update(x); d.update({"a": 1})
+                keywords = gast.Dict(keys=[astutil.const(k.arg) for k in e.keywords], values=[k.value for k in e.keywords])
+                for arg in e.args + [keywords]:
+                    self.emit(ir.MutatingCall(None, receiver, name, [self.atom(arg)]), e)
+                if target is not None:
+                    self.emit(ir.Const(target, astutil.const(None)), e)
+                return
             if any(isinstance(a, gast.Starred) for a in e.args) or e.keywords and name != "sort":
                 raise self.error(e, f"`.{name}()` changes its object in place, and adsrc follows that only with "
                                     "its arguments written out (no `*` or keywords).", "Pass the arguments one by one.")

@@ -230,10 +230,21 @@ class Expressions:
         self.emit(ir.Pack(target, make([self.atom(x) for x in e.elts])), e)
 
     def op_Dict(self, e, target):
-        if any(k is None for k in e.keys):
-            raise self.error(e, "`**` unpacking in dict displays is not supported.", "List the keys explicitly.")
-        self.emit(ir.Pack(target, gast.Dict(keys=[self.atom(k) for k in e.keys],
-                                            values=[self.atom(v) for v in e.values])), e)
+        if all(k is not None for k in e.keys):
+            self.emit(ir.Pack(target, gast.Dict(keys=[self.atom(k) for k in e.keys],
+                                                values=[self.atom(v) for v in e.values])), e)
+            return
+        # {**p, "a": x, **q}  ->  t = dict(p); t["a"] = x; t.update(q)   (in order: later keys win)
+        first = 1 if e.keys[0] is None else e.keys.index(None)
+        if e.keys[0] is None:
+            self.value(gast.Call(func=astutil.name("dict"), args=[e.values[0]], keywords=[]), target)
+        else:
+            self.op_Dict(gast.Dict(keys=e.keys[:first], values=e.values[:first]), target)
+        for k, v in zip(e.keys[first:], e.values[first:]):
+            if k is None:
+                self.emit(ir.MutatingCall(None, target, "update", [self.atom(v)]), e)
+            else:
+                self.emit(ir.SetItem(target, self.atom(k), self.atom(v)), e)
 
     def op_Set(self, e, target):
         self.emit(ir.Const(target, gast.Set(elts=[self.atom(x) for x in e.elts])), e)

@@ -151,24 +151,28 @@ class Functionalizer:
             if m in done:
                 continue
             done.add(m)
-            for kind, path in rels[m]:
-                a, b = self.follow(state, m, n, kind, path, live, loc, done, old_value)
+            tests = []      # the links followed when the code runs, which an unknown sharing may be
+            for kind, path in sorted(rels[m], key=lambda r: r[0] == al.UNKNOWN):
+                a, b = self.follow(state, m, n, kind, path, live, loc, done, old_value, tests)
                 pre += a
                 post += b
         return pre, post
 
-    def follow(self, state, m, n, kind, path, live, loc, done, old_value):
-        """(before, after) statements bringing m up to date with n's change, given how they share."""
+    def follow(self, state, m, n, kind, path, live, loc, done, old_value, tests):
+        """(before, after) statements bringing m up to date with n's change, given how they share.
+        tests: the names of the tests of m's links to n made so far (this adds its own)."""
         if kind == al.SAME:
             if n in state.same.get(m, ()):
                 return [], [ir.Copy(m, astutil.name(n), loc=loc)]
             test = self.namer.fresh("same")
             check = ir.Const(test, gast.Compare(left=astutil.name(m), ops=[gast.Is()], comparators=[astutil.name(n)]),
                              loc=loc)
+            tests.append(test)
             return [check], [ir.If(astutil.name(test), [ir.Copy(m, astutil.name(n), loc=loc)], [], loc=loc)]
         if kind == al.DERIVED:
             new_part, take_new = self.take(path, n, loc)
             test, check = self.linked(m, n, path, loc)
+            tests.append(test)
             return [check], [ir.If(astutil.name(test), take_new + [ir.Copy(m, new_part, loc=loc)], [], loc=loc)]
         if kind == al.BASE:
             parts, takes = [astutil.name(m)], []
@@ -177,6 +181,7 @@ class Functionalizer:
                 parts.append(part)
                 takes += take
             test, check = self.linked(n, m, path, loc)
+            tests.append(test)
             writes, value = [], astutil.name(n)
             for step, part in reversed(list(zip(path, parts))):
                 target = part.id if part.id == m else self.namer.fresh(part.id)
@@ -197,7 +202,8 @@ class Functionalizer:
                    f"{self.uf.filename}, line {loc.line}: `{self.uf.line(loc.line)}`. Copy one of them first "
                    f"(`{n} = {n}.copy()`).")
         check = ir.Effect(astutil.call(self.helper("check_unshared"), [astutil.name(m), astutil.name(n),
-                                                                       astutil.const(message)]), loc=loc)
+                                                                       astutil.const(message)]
+                                       + [astutil.name(t) for t in tests]), loc=loc)
         expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
                                                          astutil.name(n)])
         return [check], [self.helper_op(m, expr, "replace_obj", loc)]
@@ -282,6 +288,12 @@ class Functionalizer:
             return [make(t)]
         # arrays and lists change in place, numbers and tuples are rebound: decided when the code runs
         test = self.namer.fresh("mutable")
+        if s.item_of is not None:
+            # base[k] op= v: an item of an array is written back, and only a list's or dict's item
+            # changes in place (the sharers then follow the change)
+            check = ir.Const(test, astutil.call(self.helper("is_mutable_item"),
+                                                [astutil.name(t), astutil.name(s.item_of)]), loc=s.loc)
+            return [check, ir.If(astutil.name(test), pre + [make(t)] + post, [make(t)], loc=s.loc)]
         check = ir.Const(test, astutil.call(self.helper("is_mutable"), [astutil.name(t)]), loc=s.loc)
         return [check] + pre + [make(t)] + ([ir.If(astutil.name(test), post, [], loc=s.loc)] if post else [])
 

@@ -235,7 +235,7 @@ class Normalizer(Expressions, Calls, Loops):
                 self.value(gast.BinOp(left=astutil.name(item), op=s.op, right=s.value), new)
                 item = new
             else:
-                self.emit(ir.InplaceOp(item, s.op, self.atom(s.value)), s)
+                self.emit(ir.InplaceOp(item, s.op, self.atom(s.value), item_of=base), s)
             self.emit(ir.SetItem(base, astutil.clone(index), astutil.name(item)), t)
         else:
             raise self.error(t, "augmented assignment to an attribute is not supported.",

@@ -31,6 +31,13 @@ def is_mutable(x):
 
 
 @helper
+def is_mutable_item(x, base):
+    """Does `base[k] op= v` (x = base[k]) change x's object in place beyond writing x back into base?
+    Not when base is an array: base[k] = base[k] op v is then the whole change."""
+    return type(base) is not _nd and is_mutable(x)
+
+
+@helper
 def same_part(a, b):
     """Is a the object b, or a view of exactly the same memory (so a change to one is a change to the other)?"""
     if a is b:
@@ -67,9 +74,10 @@ def _shares(a, old):
 
 
 @helper
-def check_unshared(a, old, message):
-    """Raise if a shares memory with old (changed in place) in a way adsrc could not follow."""
-    if _shares(a, old):
+def check_unshared(a, old, message, *followed):
+    """Raise if a shares memory with old (changed in place) in a way adsrc could not follow.
+    followed: tests of the links adsrc does follow between them (one held: the sharing is followed)."""
+    if not any(followed) and _shares(a, old):
         from ..errors import TransformError
         raise TransformError(message)
 
