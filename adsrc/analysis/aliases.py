@@ -319,6 +319,13 @@ class Analysis:
                     state.tuples[site.obj] = elements
             elif elements is not None and len(elements) == len(s.target):
                 _bind_elements(state, s.target, elements)
+            elif isinstance(s, ir.Copy) and all(isinstance(t, str) for t in s.target):
+                # a, b = v: v[0] and v[1] (a row of an array is a view adsrc can take again)
+                for i, t in enumerate(s.target):
+                    take = ir.GetItem(t, gast.Subscript(value=gast.Name(s.expr.id, gast.Load(), None, None),
+                                                        slice=gast.Constant(i, None), ctx=gast.Load()), loc=s.loc)
+                    state.bind(t, {r.extend(take) for r in refs} | _parts(state, refs) - {Ref(r.obj, None)
+                                                                                         for r in refs})
             else:
                 parts = _parts(state, refs)
                 for n in names:

@@ -146,7 +146,10 @@ class Functionalizer:
                 old.append(self.namer.fresh(n + "_old"))
                 pre.append(ir.Copy(old[0], astutil.name(n), loc=loc))
             return old[0]
-        # bases first: writing n back into them brings their other parts up to date too
+        # names certainly n's object take its final value (copied last, after n is taken again from
+        # its bases); then bases first: writing n back into them brings their other parts up to date too
+        same = sorted(m for m in names if m not in done and n in state.same.get(m, ()))
+        done.update(same)
         for m in sorted(names, key=lambda m: (not any(k == al.BASE for k, _ in rels[m]), m)):
             if m in done:
                 continue
@@ -156,7 +159,7 @@ class Functionalizer:
                 a, b = self.follow(state, m, n, kind, path, live, loc, done, old_value, tests)
                 pre += a
                 post += b
-        return pre, post
+        return pre, post + [ir.Copy(m, astutil.name(n), loc=loc) for m in same]
 
     def follow(self, state, m, n, kind, path, live, loc, done, old_value, tests):
         """(before, after) statements bringing m up to date with n's change, given how they share.
