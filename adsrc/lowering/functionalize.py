@@ -150,15 +150,31 @@ class Functionalizer:
         # its bases); then bases first: writing n back into them brings their other parts up to date too
         same = sorted(m for m in names if m not in done and n in state.same.get(m, ()))
         done.update(same)
+        # a name a base's sharers reached is followed there only when it is a part of that base as the
+        # code runs: if that left it as it was, its own known links to n are followed
+        handled, revisit = set(), set()
         for m in sorted(names, key=lambda m: (not any(k == al.BASE for k, _ in rels[m]), m)):
-            if m in done:
+            if m in done and m not in revisit:
                 continue
+            handled.add(m)
             done.add(m)
-            tests = []      # the links followed when the code runs, which an unknown sharing may be
+            tests, mine = [], []      # tests: the links followed as the code runs, which an unknown sharing may be
             for kind, path in sorted(rels[m], key=lambda r: r[0] == al.UNKNOWN):
+                if m in revisit and kind == al.UNKNOWN:
+                    continue
+                before = set(done)
                 a, b = self.follow(state, m, n, kind, path, live, loc, done, old_value, tests)
                 pre += a
-                post += b
+                mine += b
+                revisit |= (done - before) & set(names) - handled
+            if m in revisit and mine:
+                was = self.namer.fresh(m + "_was")
+                unchanged = self.namer.fresh("unchanged")
+                pre.append(ir.Copy(was, astutil.name(m), loc=loc))
+                mine = [ir.Const(unchanged, gast.Compare(left=astutil.name(m), ops=[gast.Is()],
+                                                         comparators=[astutil.name(was)]), loc=loc),
+                        ir.If(astutil.name(unchanged), mine, [], loc=loc)]
+            post += mine
         return pre, post + [ir.Copy(m, astutil.name(n), loc=loc) for m in same]
 
     def follow(self, state, m, n, kind, path, live, loc, done, old_value, tests):
