@@ -255,3 +255,68 @@ def closure_changing_an_outer_array(x):
     bump()
     return np.sum(y ** 2)
 
+
+
+# -- found by the random programs (each was a silent wrong gradient or a refusal) ------------------------------------
+
+@case(np.array([-0.23, -0.815, -1.23]))
+def halving_a_view_while_iterating_its_base(xs):
+    xs = xs * xs
+    for t in xs:
+        w = xs[None]
+        w[0] *= 0.5
+        last = t
+    return np.sum(xs) + last
+
+
+@case(np.array([[0.56, -0.43, 0.37], [0.66, 0.32, -0.29]]))
+def a_copy_by_astype_changed_through_a_second_name(w):
+    c = w.astype(float)
+    alias = c
+    alias[[0]] -= alias[[0]]
+    return np.sum(w) + np.sum(c ** 2)
+
+
+@case(0.633)
+def a_view_changed_through_a_second_name_then_its_base(s):
+    a = np.array([0.4, -0.1, 0.9, 0.2]) * 0.3
+    w = a[-3:]
+    v = np.sum(np.sin(w) * s)
+    alias = w
+    alias += np.stack([v ** 2, s, v])
+    a -= np.abs(v)
+    return np.sum(np.tanh(w) * w)
+
+
+@case(np.array([1.234, 0.026, 1.219]),
+      np.array([[0.599, 1.404, 0.482], [-0.256, -0.71, -1.318], [1.12, 0.033, -1.101], [-0.377, -0.507, -1.299]]),
+      argnums=1)
+def a_masked_update_of_a_row_minimum_view(xs, W):
+    # (the names matter: W sorts before v4, the order adsrc once followed them in)
+    v4 = np.min(W, axis=1, keepdims=True)
+    if np.linalg.norm(v4) < 1.819:
+        other = sum(map(lambda t: np.sin(t) * 0.5, xs))
+    else:
+        tail = v4[1:]
+        tail[tail > -1.2] += np.sum(v4)
+    return np.sum(np.tanh(W) * W) + np.mean(np.sin(v4))
+
+
+@case(0.7, np.array([0.2, 0.5, -0.3]), argnums=(0, 1))
+def rows_unpacked_from_an_array_then_changed(s, xs):
+    grid = np.linspace(0.5, 1.0, 12).reshape(4, 3) * s
+    r0, r1, r2, r3 = grid
+    grid[..., 0] = 0.25 * s
+    w = r2.reshape(1, 3)
+    w[0] += xs
+    return np.sum(r0 * r2) + np.sum(grid ** 2)
+
+
+@case(np.array([0.3, -1.2]), {"w0": np.array([1.5, 0.5])})
+def dict_displays_with_unpacking_and_update_keywords(x, p):
+    d = {**p, "a": x * 2.0}
+    e = {"c": x, **d, "b": np.sin(x)}
+    e.update(z=x * x, b=e["b"] * 3.0)
+    q = dict(e)
+    q.update(p, w=x)
+    return np.sum(d["a"] * e["w0"]) + np.sum(e["b"]) + np.sum(e["z"]) + np.sum(q["w"] * p["w0"]) + np.sum(q["c"])
