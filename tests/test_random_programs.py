@@ -1,6 +1,6 @@
 """Random programs written the way users write them, differentiated at two inputs that take different branches.
 
-For each seed (ADSRC_RANDOM_PROGRAMS of them, default 40), progen.py writes a
+For each seed (ADSRC_RANDOM_PROGRAMS of them, default 250), progen.py writes a
 module (helpers and f(xs, s, W[, p][, zs])), proginst.py picks its thresholds
 so that branches, masks and loop exits differ between the two inputs and
 checks that no kink is near either input, and progcheck.py makes ONE gradient
@@ -42,7 +42,7 @@ from progcheck import (CHANGED, CRASH, MISMATCH, PASS, REFUSED, UNRELIABLE, Outc
 from proginst import Case, make_case, validate  # noqa: E402
 from progshrink import shrink  # noqa: E402
 
-COUNT = int(os.environ.get("ADSRC_RANDOM_PROGRAMS", 40))
+COUNT = int(os.environ.get("ADSRC_RANDOM_PROGRAMS", 250))
 SHRINK_SECONDS = float(os.environ.get("ADSRC_SHRINK_SECONDS", 60))
 SHRINK_LIMIT = int(os.environ.get("ADSRC_SHRINK_LIMIT", 3))     # failures shrunk per session; the rest
 _shrunk_so_far = []                                              # say how to shrink them
