@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from . import keys
+from . import keys, pytree_nodes
 
 _nd = np.ndarray
 
@@ -72,7 +72,7 @@ def arg_kind(x, fname, pname):
             return "array"
     elif t is float or isinstance(x, (np.floating, np.complexfloating, complex)):
         return "scalar"
-    elif isinstance(x, (tuple, list, dict)) or hasattr(t, "__dataclass_fields__"):
+    elif _is_container(x):
         structure = pytree_structure(x)
         if not _has_float_leaf(structure):
             raise TypeError(f"adsrc cannot differentiate `{fname}` with respect to `{pname}`: it holds no "
@@ -91,7 +91,22 @@ def arg_kind(x, fname, pname):
         raise TypeError(f"{head} Convert it with x.astype(float), or leave it out of argnums.")
     raise TypeError(f"adsrc cannot differentiate `{fname}` with respect to `{pname}`, {describe(x)}. "
                     "Differentiable arguments are floats, float arrays, and tuples, lists, dicts, "
-                    "namedtuples or dataclasses of them.")
+                    "namedtuples, dataclasses and registered pytree classes of them."
+                    + _register_hint(t))
+
+
+def _register_hint(t):
+    if t.__module__.split(".")[0] in ("builtins", "numpy") or not hasattr(t, "__dict__"):
+        return ""
+    return (f" To differentiate with respect to the arrays a {t.__qualname__} holds, register its class as "
+            f"a pytree: decorate it with @adsrc.register_pytree_node_class (it then defines tree_flatten and "
+            f"the classmethod tree_unflatten), call adsrc.register_pytree_node({t.__qualname__}, flatten, "
+            f"unflatten), or for a dataclass use @adsrc.register_dataclass.")
+
+
+def _is_container(x):
+    return isinstance(x, (tuple, list, dict)) or hasattr(type(x), "__dataclass_fields__") or \
+        pytree_nodes.is_node(x)
 
 
 def pytree_structure(x):
@@ -100,6 +115,10 @@ def pytree_structure(x):
     Part of the specialization key, so the generated code knows that
     `params["W"]` is an array (as JAX knows a pytree's structure).
     """
+    node = pytree_nodes.node_of(x)
+    if node is not None:
+        children, aux = pytree_nodes.flatten(node, x)
+        return ("node", type(x), pytree_nodes.aux_key(node, aux), tuple(enumerate(map(_leaf, children))))
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         return ("fields", type(x), tuple((f, _leaf(v)) for f, v in zip(x._fields, x)))
     if isinstance(x, (tuple, list)):
@@ -115,7 +134,7 @@ def _leaf(v):
         return "array" if v.dtype.kind in "fc" else "const"
     if t is float or isinstance(v, (np.floating, np.complexfloating, complex)):
         return "scalar"
-    if isinstance(v, (tuple, list, dict)) or hasattr(t, "__dataclass_fields__"):
+    if _is_container(v):
         return pytree_structure(v)
     return "const"
 

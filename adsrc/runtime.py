@@ -17,6 +17,7 @@ import types
 
 import numpy as np
 
+from . import pytree_nodes
 from .primitives import UNDEFINED, _leaves, _slice, _stack, scan_length as _scan_length
 
 HELPERS = {}
@@ -178,6 +179,11 @@ def _scalar_error(g):
 
 def grad_tree(g, x):
     """Gradient of a container input: same structure, leaves as in grad_output."""
+    node = pytree_nodes.node_of(x)
+    if node is not None:     # a registered class: its children's gradients, unflattened (pytree_nodes.py)
+        children, aux = pytree_nodes.flatten(node, x)
+        cots = pytree_nodes.child_cotangents(node, x, children, aux, g, add_cot, is_zero, _holds_float)
+        return pytree_nodes.unflatten(node, aux, [grad_output(c, v) for c, v in zip(cots, children)])
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         parts = [grad_output(_part(g, i, k), v) for i, (k, v) in enumerate(zip(x._fields, x))]
         return type(x)(*parts)
@@ -200,6 +206,11 @@ def grad_tree(g, x):
 
 def _is_dataclass_instance(x):
     return hasattr(type(x), "__dataclass_fields__")
+
+
+def _holds_float(v):
+    from .kinds import _leaf, _has_float_leaf
+    return _has_float_leaf(_leaf(v))
 
 
 def _part(g, index, key):
@@ -264,7 +275,7 @@ def owned(g, x):
     if isinstance(x, (list, tuple)):
         base = [0.0] * len(x) if is_zero(g) else [_part(g, i, None) for i in range(len(x))]
         return base
-    if isinstance(x, dict) or _is_dataclass_instance(x):
+    if isinstance(x, dict) or _is_dataclass_instance(x) or pytree_nodes.is_node(x):
         return {} if is_zero(g) else dict(g)
     return g
 

@@ -1,0 +1,221 @@
+"""User classes as pytrees, with JAX's protocol.
+
+    adsrc.register_pytree_node(cls, flatten, unflatten)
+        flatten(obj) -> (children, aux_data); unflatten(aux_data, children) -> obj
+    @adsrc.register_pytree_node_class
+        the class defines obj.tree_flatten() and classmethod cls.tree_unflatten(aux_data, children)
+    adsrc.register_dataclass(cls, data_fields, meta_fields)   (or @adsrc.register_dataclass)
+
+A registered object is a container like a dict or a dataclass: its children
+are differentiated, and its aux data is static, part of the specialization
+key (kinds.py), so it must be hashable. Inside the differentiated function
+the object is used as it is (attributes read, methods called); the
+cotangent of an attribute read is kept by attribute name (runtime.add_attr)
+and given to the child that attribute is when the gradient is built
+(`child_cotangents`). The gradient is `unflatten(aux_data, child_gradients)`,
+an object of the same class, as in JAX.
+"""
+
+import dataclasses
+
+from .errors import TransformError
+
+_NODES = {}      # class -> Node
+
+
+@dataclasses.dataclass(frozen=True)
+class Node:
+    cls: type
+    flatten_fn: object
+    unflatten_fn: object
+    data_names: tuple = None     # register_dataclass: children by attribute name
+    meta_names: tuple = None
+
+    @property
+    def name(self):
+        return self.cls.__qualname__
+
+
+def node_of(x):
+    """The registration of x's class (exactly its class, as in JAX), or None."""
+    return _NODES.get(type(x))
+
+
+def is_node(x):
+    return type(x) in _NODES
+
+
+# -- registering ------------------------------------------------------------------------------------
+
+def _check_class(cls, what):
+    if not isinstance(cls, type):
+        raise TypeError(f"{what} expects a class, got {cls!r}")
+    if issubclass(cls, (tuple, list, dict)) or cls.__module__.split(".")[0] in ("numpy", "builtins"):
+        raise TypeError(f"{what}: adsrc already knows how to treat {cls.__qualname__} values; only user "
+                        "classes can be registered as pytrees")
+    if cls in _NODES:
+        raise ValueError(f"{what}: {cls.__qualname__} is already registered as a pytree")
+
+
+def register_pytree_node(nodetype, flatten_func, unflatten_func):
+    """Register a class as a pytree: flatten_func(obj) -> (children, aux_data) and
+    unflatten_func(aux_data, children) -> obj (JAX's protocol).
+
+    Its children are differentiated; aux_data is static (part of the
+    specialization key, so it must be hashable), as in JAX.
+    """
+    _check_class(nodetype, "register_pytree_node")
+    for fn, what in ((flatten_func, "flatten_func"), (unflatten_func, "unflatten_func")):
+        if not callable(fn):
+            raise TypeError(f"register_pytree_node: {what} for {nodetype.__qualname__} must be callable, "
+                            f"got {fn!r}")
+    _NODES[nodetype] = Node(nodetype, flatten_func, unflatten_func)
+    return nodetype
+
+
+def register_pytree_node_class(cls):
+    """Class decorator: register cls with obj.tree_flatten() and classmethod cls.tree_unflatten(aux, children)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_pytree_node_class decorates a class, got {cls!r}")
+    for method in ("tree_flatten", "tree_unflatten"):
+        if not callable(getattr(cls, method, None)):
+            raise TypeError(f"register_pytree_node_class: {cls.__qualname__} has no method `{method}` (it "
+                            "needs `tree_flatten(self) -> (children, aux_data)` and the classmethod "
+                            "`tree_unflatten(cls, aux_data, children)`)")
+    return register_pytree_node(cls, lambda obj: obj.tree_flatten(), cls.tree_unflatten)
+
+
+def register_dataclass(nodetype=None, data_fields=None, meta_fields=None):
+    """Register a class whose attributes data_fields are children and meta_fields are static (JAX's
+    register_dataclass). As `@register_dataclass` on a dataclass, fields declared with
+    `field(metadata=dict(static=True))` are meta fields and the others data fields."""
+    if nodetype is None:
+        return lambda cls: register_dataclass(cls, data_fields, meta_fields)
+    if not isinstance(nodetype, type):
+        raise TypeError(f"register_dataclass expects a class, got {nodetype!r}")
+    name = nodetype.__qualname__
+    if data_fields is None and meta_fields is None:
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(f"register_dataclass: {name} is not a dataclass, so give its data_fields and "
+                            "meta_fields")
+        init = [f for f in dataclasses.fields(nodetype) if f.init]
+        data_fields = [f.name for f in init if not f.metadata.get("static", False)]
+        meta_fields = [f.name for f in init if f.metadata.get("static", False)]
+    elif data_fields is None or meta_fields is None:
+        raise TypeError(f"register_dataclass: give both data_fields and meta_fields for {name} (or neither, "
+                        "for a dataclass)")
+    data, meta = _names(data_fields, "data_fields", name), _names(meta_fields, "meta_fields", name)
+    if set(data) & set(meta):
+        raise ValueError(f"register_dataclass: {', '.join(sorted(set(data) & set(meta)))} of {name} are both "
+                         "data and meta fields")
+    if dataclasses.is_dataclass(nodetype):
+        init = {f.name for f in dataclasses.fields(nodetype) if f.init}
+        if init != set(data) | set(meta):
+            raise ValueError(f"register_dataclass: the data and meta fields of {name} must be its init fields "
+                             f"({', '.join(sorted(init))}), got {', '.join(sorted(set(data) | set(meta)))}")
+
+    def flatten(obj):
+        return tuple(getattr(obj, f) for f in data), tuple(getattr(obj, f) for f in meta)
+
+    def unflatten(aux, children):
+        return nodetype(**dict(zip(data, children)), **dict(zip(meta, aux)))
+
+    _check_class(nodetype, "register_dataclass")
+    _NODES[nodetype] = Node(nodetype, flatten, unflatten, data, meta)
+    return nodetype
+
+
+def _names(fields, what, name):
+    if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
+        raise TypeError(f"register_dataclass: {what} of {name} must be a sequence of attribute names")
+    return tuple(fields)
+
+
+# -- flattening -----------------------------------------------------------------------------------
+
+def flatten(node, x):
+    """(children as a tuple, aux_data) of x, checked."""
+    try:
+        out = node.flatten_fn(x)
+    except Exception as e:
+        e.add_note(f"adsrc: raised by the flatten function registered for {node.name}")
+        raise
+    if not (isinstance(out, (tuple, list)) and len(out) == 2 and isinstance(out[0], (tuple, list))):
+        raise TypeError(f"the flatten function registered for {node.name} must return (children, aux_data) "
+                        f"with children a tuple or list, got {type(out).__name__}")
+    return tuple(out[0]), out[1]
+
+
+def unflatten(node, aux, children):
+    try:
+        return node.unflatten_fn(aux, tuple(children))
+    except Exception as e:
+        e.add_note(f"adsrc: raised by the unflatten function registered for {node.name}, building the "
+                   f"gradient from the children's gradients (as in JAX, unflatten must accept any children)")
+        raise
+
+
+def aux_key(node, aux):
+    """aux_data as a part of a specialization key: hashable, compared by value."""
+    try:
+        hash(aux)
+    except TypeError:
+        raise TypeError(f"the aux data (static part) of a {node.name} is not hashable: adsrc makes it part "
+                        "of the specialization key, as JAX does. Return hashable aux data from its flatten "
+                        "function (tuples, not lists; arrays belong in the children)") from None
+    return (type(aux), aux)
+
+
+# -- gradients --------------------------------------------------------------------------------------
+
+def child_cotangents(node, x, children, aux, g, add_cot, is_zero, holds_float):
+    """The cotangent of each child of x from g, x's cotangent: a dict of attribute cotangents (attribute
+    reads, runtime.add_attr), or an object of x's class (a cotangent given for an output)."""
+    if is_zero(g):
+        return [0.0] * len(children)
+    if type(g) is type(x):
+        return list(flatten(node, g)[0])
+    if not isinstance(g, dict):
+        raise TypeError(f"internal error: cotangent {type(g).__name__} for a {node.name}")
+    cots = [0.0] * len(children)
+    for name, c in g.items():
+        if is_zero(c):
+            continue
+        i = _child_index(node, x, name, children, aux, holds_float)
+        if i is not None:
+            cots[i] = add_cot(cots[i], c)
+    return cots
+
+
+def _child_index(node, x, name, children, aux, holds_float):
+    """Which child the attribute `name` of x is (None: a static attribute, no gradient); refuses when it
+    cannot tell."""
+    if node.data_names is not None:
+        if name in node.data_names:
+            return node.data_names.index(name)
+        if name in node.meta_names:
+            return None
+    value = getattr(x, name)
+    hits = [i for i, child in enumerate(children) if child is value]
+    if len(hits) == 1:
+        return hits[0]
+    if len(hits) > 1:
+        raise TransformError(f"the attribute `{name}` of a {node.name} was differentiated, but it is children "
+                             f"{hits} of its flatten function at once, so adsrc cannot tell which child its "
+                             "gradient belongs to. Return each array once from the flatten function.")
+    if not holds_float(value) or _in_aux(value, aux):
+        return None
+    raise TransformError(f"the attribute `{name}` of a {node.name} was differentiated, but it is not one of the "
+                         f"children its flatten function returns (it is the same object as none of them), so "
+                         "adsrc cannot tell which child its gradient belongs to. Return it from the flatten "
+                         "function as a child, or compute it in the differentiated function from the children.")
+
+
+def _in_aux(value, aux, depth=0):
+    if aux is value:
+        return True
+    if depth < 4 and isinstance(aux, (tuple, list)):
+        return any(_in_aux(value, a, depth + 1) for a in aux)
+    if depth < 4 and isinstance(aux, dict):
+        return any(_in_aux(value, a, depth + 1) for a in aux.values())
+    return False
