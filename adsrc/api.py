@@ -11,7 +11,7 @@ import types
 
 import numpy as np
 
-from . import callables, frontend, keys, transform, varargs
+from . import callables, frontend, keys, pytree_nodes, transform, varargs
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import KNOWN, name_of
 from .custom import custom_vjp
@@ -174,6 +174,7 @@ class Gradient:
         kinds = key[:len(self._wrt)]
         if statics is None:
             statics = self._static_values(args, kwargs) if self._statics else {}
+        statics = pytree_nodes.with_classes(statics, dict(zip(self._wrt, kinds)))
         with transform.LOCK:
             lw = transform.lowered(self.fun, statics, self._lowered_key(key))
             unit = transform.Unit(lw.uf.name + "_grad")
@@ -233,6 +234,7 @@ class Gradient:
             placeholders = [np.zeros(1) for _ in self._wrt]
             key = self._key((), dict(zip(self._wrt, placeholders), **kwargs))
         if stage == "lowered":
+            statics = pytree_nodes.with_classes(statics, dict(zip(self._wrt, key)))
             return Source(lowered_source(self.fun, statics, self._lowered_key(key)))
         fn = _compiled(self._cache, key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
         return Source(unit_source(fn.unit))

@@ -26,6 +26,7 @@ from .analysis.summaries import CallOracle, Summaries, statics_key
 from .frontend import load, source_function, static_value
 from .frontend.varargs import SHAPE, specialize_signature
 from .ir import verify as verify_mod
+from .pytree_nodes import CLASSES
 from .ir.printer import Printer
 from .lowering.cleanup import eliminate_dead_code
 from .lowering.functionalize import functionalize
@@ -54,10 +55,13 @@ class Front:
     def __init__(self, fun, statics):
         self.statics = dict(statics or {})
         shape = self.statics.pop(SHAPE, None)
+        classes = self.statics.pop(CLASSES, None)
         uf = load(fun)
         if shape is not None:
             uf = specialize_signature(uf, shape)      # *args/**kwargs as the call passes them
         self.uf = uf.with_known(self.statics) if self.statics else uf
+        if classes:
+            self.uf = self.uf.with_classes(dict(classes))
         source = source_function(fun)       # its code may be replaced in place (IPython's autoreload)
         self.uf.guards.record("static", source, self.uf.name, [(True, "__code__")], source.__code__)
         self.code = source.__code__
@@ -99,7 +103,10 @@ def _front_ir(fun, statics):
 
 def resolver(uf):
     """node -> the object it means when transforming (raises LookupError if not known then)."""
-    return lambda node: static_value(node, uf, lambda n: n in uf.locals and n not in uf.known)
+    def resolve(node):
+        return static_value(node, uf, lambda n: n in uf.locals and n not in uf.known)
+    resolve.classes = uf.classes      # for call_statics: the classes a callee's parameters get
+    return resolve
 
 
 SUMMARIES = Summaries(_front_ir, resolver)

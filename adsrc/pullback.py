@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from . import callables, frontend, keys, transform, varargs
+from . import callables, frontend, keys, pytree_nodes, transform, varargs
 from .api import _annotate, _cached_function, _compiled, check_function
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import name_of
@@ -100,7 +100,8 @@ def vjp(fun, *primals, has_aux=False):
 
     def build():
         with transform.LOCK:
-            lw = transform.lowered(function, statics, static_key) if statics else transform.lowered(function)
+            known = pytree_nodes.with_classes(statics, {p: k for p, k in zip(free, kinds) if k})
+            lw = transform.lowered(function, known, static_key) if known else transform.lowered(function)
             unit = transform.Unit(lw.uf.name + "_vjp")
             options = {"final": True, "has_aux": bool(has_aux)}
             transform.build(lw, unit, wrt, {p: k for p, k in zip(free, kinds) if k}, "vjp", options)

@@ -21,6 +21,7 @@ import dataclasses
 from .errors import TransformError
 
 _NODES = {}      # class -> Node
+CLASSES = "*classes"   # key among a function's static values: ((parameter, registered class), ...)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,6 +130,13 @@ def _names(fields, what, name):
     if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
         raise TypeError(f"register_dataclass: {what} of {name} must be a sequence of attribute names")
     return tuple(fields)
+
+
+def with_classes(statics, kinds):
+    """Static values with the classes of the registered-pytree arguments among kinds ({param: key entry}),
+    so the function's methods calls on them are followed (lowering/calls.py)."""
+    known = tuple(sorted((p, k[1]) for p, k in kinds.items() if isinstance(k, tuple) and k[0] == "node"))
+    return {**(statics or {}), CLASSES: known} if known else statics
 
 
 # -- flattening -----------------------------------------------------------------------------------

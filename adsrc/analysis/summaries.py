@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import gast
 
 from ..frontend.varargs import SHAPE, call_shape, parameters
+from ..pytree_nodes import CLASSES
 from ..ir import nodes as ir
 from ..errors import TransformError, in_call
 from . import aliases as al
@@ -110,6 +111,12 @@ def call_statics(stmt, resolve):
     for p in params:
         if p.name not in bound and p.default is not p.empty and _is_function(p.default):
             out[p.name] = p.default
+    classes = getattr(resolve, "classes", None)
+    if classes:      # arguments of registered pytree classes: the callee can follow their methods
+        known = tuple(sorted((name, classes[node.id]) for name, node in bound.items()
+                             if isinstance(node, gast.Name) and node.id in classes and name not in out))
+        if known:
+            out[CLASSES] = known
     return out
 
 

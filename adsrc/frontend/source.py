@@ -44,6 +44,7 @@ class UserFunction:
         self.builtins = b if isinstance(b, dict) else vars(b)
         self.locals = local_names(node)
         self.known = {}          # parameters whose values are known when transforming (static ones)
+        self.classes = {}        # parameters whose class is known when transforming (registered pytrees)
         self.guards = Guards()   # the global and closure names the transformation depended on
 
     def with_known(self, values):
@@ -53,9 +54,18 @@ class UserFunction:
         like globals (so `self.helper(x)` is a call adsrc can follow).
         """
         view = copy.copy(self)
-        assigned = astutil.names_stored(gast.Module(body=self.node.body, type_ignores=[]))
-        view.known = {k: v for k, v in values.items() if k not in assigned}
+        view.known = {k: v for k, v in values.items() if k not in self._assigned()}
         return view
+
+    def with_classes(self, classes):
+        """A view in which the given parameters (never assigned) hold objects of known classes, whose
+        methods are then calls adsrc can follow (registered pytree classes, pytree_nodes.py)."""
+        view = copy.copy(self)
+        view.classes = {k: v for k, v in classes.items() if k not in self._assigned()}
+        return view
+
+    def _assigned(self):
+        return astutil.names_stored(gast.Module(body=self.node.body, type_ignores=[]))
 
     def __deepcopy__(self, memo):
         return self   # shared: only its guards grow as the transformation resolves names

@@ -15,6 +15,7 @@ become loops or rules of their own.
 
 import builtins
 import functools
+import inspect
 import types
 
 import gast
@@ -320,6 +321,11 @@ class Calls(Primitives):
     def method_call(self, e, target):
         f = e.func
         name = f.attr
+        method = self.method_of_known_class(f)
+        if method is not None:
+            # model.apply(x) on an argument of a registered pytree class: apply(model, x)
+            return self.emit_op(ir.CallUser, target, self.plain_call(e, f), e, callee=method,
+                                receiver=self.atom(f.value))
         if self.is_dict_view(e):
             return self.helper_apply(target, _DICT_VIEWS[name], [self.atom(f.value)], e)
         if name in MUTATING_METHODS:
@@ -357,6 +363,14 @@ class Calls(Primitives):
                     f"instead, or register a rule with adsrc.defvjp.")
         call = self.plain_call(e, gast.Attribute(value=receiver, attr=name, ctx=gast.Load()))
         self.emit_op(ir.Opaque, target, call, e, describe=f"the method `.{name}()`", hint=hint)
+
+    def method_of_known_class(self, f):
+        """The Python function `v.name` calls when v is a parameter whose class is known (uf.classes)."""
+        v = f.value
+        if not isinstance(v, gast.Name) or v.id not in self.uf.classes or any(v.id in s for s in self.scopes[1:]):
+            return None
+        method = inspect.getattr_static(self.uf.classes[v.id], f.attr, None)
+        return method if is_user_function(method) else None
 
     def item_receiver(self, value, e):
         """The local name whose object a mutating method changes (`groups[k].append(v)`: an item of groups)."""
