@@ -88,6 +88,10 @@ class Calls(Primitives):
         obj = self.static(f)
         if obj is not rules_mod.NOT_STATIC:
             return self.static_call(e, obj, target)
+        method = self.method_of_known_class(f, "__call__")
+        if method is not None:
+            # model(x) on an argument of a registered pytree class: type(model).__call__(model, x)
+            return self.emit_op(ir.CallUser, target, self.plain_call(e, f), e, callee=method, receiver=f)
         shadowed = isinstance(f, gast.Name) and len(self.scopes) > 1 and f.id in self.scopes[-1]
         if isinstance(f, gast.Name) and f.id in self.functions and not shadowed:
             return self.local_function(e, self.functions[f.id], target)
@@ -321,7 +325,7 @@ class Calls(Primitives):
     def method_call(self, e, target):
         f = e.func
         name = f.attr
-        method = self.method_of_known_class(f)
+        method = self.method_of_known_class(f.value, name)
         if method is not None:
             # model.apply(x) on an argument of a registered pytree class: apply(model, x)
             return self.emit_op(ir.CallUser, target, self.plain_call(e, f), e, callee=method,
@@ -364,12 +368,11 @@ class Calls(Primitives):
         call = self.plain_call(e, gast.Attribute(value=receiver, attr=name, ctx=gast.Load()))
         self.emit_op(ir.Opaque, target, call, e, describe=f"the method `.{name}()`", hint=hint)
 
-    def method_of_known_class(self, f):
-        """The Python function `v.name` calls when v is a parameter whose class is known (uf.classes)."""
-        v = f.value
+    def method_of_known_class(self, v, name):
+        """The Python function `v.name(...)` calls when v is a parameter whose class is known (uf.classes)."""
         if not isinstance(v, gast.Name) or v.id not in self.uf.classes or any(v.id in s for s in self.scopes[1:]):
             return None
-        method = inspect.getattr_static(self.uf.classes[v.id], f.attr, None)
+        method = inspect.getattr_static(self.uf.classes[v.id], name, None)
         return method if is_user_function(method) else None
 
     def item_receiver(self, value, e):

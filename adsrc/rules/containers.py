@@ -315,10 +315,12 @@ def record_rule(cls):
         if dataclasses.is_dataclass(cls):
             fields = [f.name for f in dataclasses.fields(cls) if f.init]
             keys = {f: repr(f) for f in fields}
+            defaults = {f.name: f.default for f in dataclasses.fields(cls)
+                        if f.init and f.default is not dataclasses.MISSING}
         else:
             fields = list(cls._fields)
             keys = {f: str(i) for i, f in enumerate(fields)}
-        defaults = getattr(cls, "_field_defaults", {})
+            defaults = getattr(cls, "_field_defaults", {})
         params = [f + (f"={defaults[f]!r}" if f in defaults and _literal(defaults[f]) else "") for f in fields]
         rule = Rule(cls.__name__, ", ".join(params), {f: f"item_cot(g, {keys[f]})" for f in fields}, container=True)
         _RECORDS[cls] = rule
