@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from . import api, runtime
+from . import api, pytree_nodes, runtime
 from .kinds import describe
 
 
@@ -12,6 +12,10 @@ class GradientMismatch(AssertionError):
 
 def _leaves(x, path="x"):
     """(path, leaf) pairs of the float leaves of a pytree."""
+    node = pytree_nodes.node_of(x)
+    if node is not None:
+        children, _ = pytree_nodes.flatten(node, x)
+        return [p for i, v in enumerate(children) for p in _leaves(v, _child_path(node, path, i))]
     if isinstance(x, dict):
         return [p for k in x for p in _leaves(x[k], f"{path}[{k!r}]")]
     if isinstance(x, tuple) and hasattr(x, "_fields"):
@@ -29,6 +33,11 @@ def _leaves(x, path="x"):
 def _map(x, fn):
     """The pytree x with each float leaf replaced by fn(path, leaf)."""
     def go(v, path):
+        node = pytree_nodes.node_of(v)
+        if node is not None:
+            children, aux = pytree_nodes.flatten(node, v)
+            return pytree_nodes.unflatten(node, aux, [go(c, _child_path(node, path, i))
+                                                      for i, c in enumerate(children)])
         if isinstance(v, dict):
             return type(v)((k, go(v[k], f"{path}[{k!r}]")) for k in v)
         if isinstance(v, tuple) and hasattr(v, "_fields"):
@@ -43,6 +52,11 @@ def _map(x, fn):
             return fn(path, v)
         return v
     return go(x, "x")
+
+
+def _child_path(node, path, i):
+    """The path of child i of a registered pytree object: its attribute when known."""
+    return f"{path}.{node.data_names[i]}" if node.data_names is not None else f"{path}.<child {i}>"
 
 
 def _dot(grad, direction):

@@ -244,6 +244,8 @@ class Calls(Primitives):
         except TypeError as err:
             raise self.error(e, f"{err}.", None) from None
         self.emit_op(ir.Apply, target, expr, e, rule=rule, bound=bound)
+        if isinstance(target, str) and target in self.single and len(self.scopes) == 1:
+            self.local_classes[target] = cls        # its methods can be followed
 
     def rule_call(self, e, func, rule, target, receiver=None):
         out = next((k for k in e.keywords if k.arg == "out"), None)
@@ -363,16 +365,20 @@ class Calls(Primitives):
             owner = f.value.id
             hint = (f"adsrc has no rule for `.{name}()` and does not know what `{owner}` is when it transforms. "
                     f"If `{owner}` is an argument whose method is Python code, mark it static (static_argnums / "
-                    f"static_argnames) so adsrc can transform the method; otherwise call a NumPy function "
+                    f"static_argnames) so adsrc can transform the method; if it is an object of a registered "
+                    f"pytree class that is not itself an argument (an item of one), call the method through "
+                    f"its class (`Class.{name}({owner}, ...)`); otherwise call a NumPy function "
                     f"instead, or register a rule with adsrc.defvjp.")
         call = self.plain_call(e, gast.Attribute(value=receiver, attr=name, ctx=gast.Load()))
         self.emit_op(ir.Opaque, target, call, e, describe=f"the method `.{name}()`", hint=hint)
 
     def method_of_known_class(self, v, name):
-        """The Python function `v.name(...)` calls when v is a parameter whose class is known (uf.classes)."""
-        if not isinstance(v, gast.Name) or v.id not in self.uf.classes or any(v.id in s for s in self.scopes[1:]):
+        """The Python function `v.name(...)` calls when v's class is known: a parameter of a registered pytree
+        class (uf.classes), or a record made in this function."""
+        classes = {**self.uf.classes, **self.local_classes}
+        if not isinstance(v, gast.Name) or v.id not in classes or any(v.id in s for s in self.scopes[1:]):
             return None
-        method = inspect.getattr_static(self.uf.classes[v.id], name, None)
+        method = inspect.getattr_static(classes[v.id], name, None)
         return method if is_user_function(method) else None
 
     def item_receiver(self, value, e):

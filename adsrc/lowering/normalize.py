@@ -65,6 +65,7 @@ class Normalizer(Expressions, Calls, Loops):
         self.static_locals = {}  # loop targets bound to objects known when transforming (loops.py)
         self.single = _assigned_once(uf.node)
         self.tuple_lengths = {}  # names bound once to a tuple display: their length
+        self.local_classes = {}  # names bound once to a record (dataclass, namedtuple) made here: its class
 
     # -- entry -----------------------------------------------------------------------------------
     def function(self, fdef, name=None):
