@@ -50,6 +50,13 @@ def check_cotangent(ct, out, path="output"):
         for k in out:
             check_cotangent(ct[k], out[k], f"{path}[{k!r}]")
         return
+    node = pytree_nodes.node_of(out)
+    if node is not None:
+        if type(ct) is not type(out):
+            raise ValueError(f"the cotangent for {path} must be a {type(out).__name__}, got {type(ct).__name__}")
+        for i, (c, o) in enumerate(zip(pytree_nodes.flatten(node, ct)[0], pytree_nodes.flatten(node, out)[0])):
+            check_cotangent(c, o, f"{path}.<child {i}>")
+        return
     if hasattr(type(out), "__dataclass_fields__"):
         import dataclasses
         if type(ct) is not type(out):
@@ -119,7 +126,7 @@ def vjp(fun, *primals, has_aux=False):
     def pullback(cotangent):
         check_cotangent(cotangent, out)
         try:
-            grads = iter(raw_pullback(cotangent))
+            grads = iter(raw_pullback(pytree_nodes.internal_cotangent(cotangent, out)))
         except Exception as e:
             _annotate(e)
             raise

@@ -219,6 +219,34 @@ def _child_index(node, x, name, children, aux, holds_float):
                          "function as a child, or compute it in the differentiated function from the children.")
 
 
+def internal_cotangent(ct, out):
+    """A cotangent given for an output, in the form generated code keeps: the cotangent of an object with
+    attributes (a dataclass, a registered pytree) is a dict of its attributes' cotangents."""
+    if isinstance(out, (tuple, list)) and not hasattr(out, "_fields"):
+        return type(ct)(internal_cotangent(c, o) for c, o in zip(ct, out))
+    if isinstance(out, dict):
+        return {k: internal_cotangent(ct[k], out[k]) for k in out}
+    node = node_of(out)
+    if node is not None:
+        children = flatten(node, out)[0]
+        cots = flatten(node, ct)[0]
+        names = node.data_names or tuple(_attribute_of(node, out, child, i) for i, child in enumerate(children))
+        return {name: internal_cotangent(c, child) for name, c, child in zip(names, cots, children)}
+    if dataclasses.is_dataclass(out) and not isinstance(out, type):
+        return {f.name: internal_cotangent(getattr(ct, f.name), getattr(out, f.name))
+                for f in dataclasses.fields(out)}
+    return ct
+
+
+def _attribute_of(node, out, child, i):
+    names = [k for k, v in vars(out).items() if v is child] if hasattr(out, "__dict__") else []
+    if len(names) != 1:
+        raise TransformError(f"child {i} of the {node.name} output is {'several' if names else 'none'} of its "
+                             "attributes, so adsrc cannot tell where its cotangent goes. Return the object's "
+                             "attributes themselves, each once, from its flatten function.")
+    return names[0]
+
+
 def _in_aux(value, aux, depth=0):
     if aux is value:
         return True

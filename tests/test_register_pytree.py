@@ -325,3 +325,26 @@ def test_registered_dataclass_meta_field_is_not_a_leaf():
     assert g.scale == 2.0                               # static: kept, as in JAX
     np.testing.assert_allclose(g.W, 2.0 * 2 * s.W, rtol=1e-12)
     assert dataclasses.fields(g)[1].name == "scale"
+
+
+def test_vjp_of_functions_returning_registered_objects():
+    model = mlp()
+
+    def build(m):
+        return Linear(m.W * 2.0, np.sin(m.b), power=3)
+
+    out, pullback = adsrc.vjp(build, model)
+    assert type(out) is Linear and out.power == 3
+    ct = Linear(rand(3, 4), rand(4), power=3)
+    (dm,) = pullback(ct)
+    assert type(dm) is MLP
+    # <ct, build(m)> = 2 <ct.W, W> + <ct.b, sin(b)>: its gradient, by finite differences
+    check = check_grads(lambda m: np.sum(ct.W * build(m).W) + np.sum(ct.b * build(m).b), (model,), full=True,
+                        rtol=RTOL, atol=ATOL)
+    for name in ("W", "b", "V"):
+        np.testing.assert_allclose(getattr(dm, name), getattr(check, name), rtol=1e-10, atol=1e-12)
+    out, pullback = adsrc.vjp(lambda m: m, model)
+    (dm,) = pullback(MLP(model.W * 0 + 1.0, model.b * 0 + 2.0, model.V * 0 + 3.0))
+    assert np.all(dm.W == 1.0) and np.all(dm.b == 2.0) and np.all(dm.V == 3.0)
+    with pytest.raises(ValueError, match="must be a MLP"):
+        pullback({"W": model.W})
