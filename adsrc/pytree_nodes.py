@@ -17,6 +17,7 @@ an object of the same class, as in JAX.
 """
 
 import dataclasses
+import numbers
 
 from .errors import TransformError
 
@@ -206,6 +207,14 @@ def _child_index(node, x, name, children, aux, holds_float):
     value = getattr(x, name)
     hits = [i for i, child in enumerate(children) if child is value]
     if len(hits) == 1:
+        twins = [k for k, v in getattr(x, "__dict__", {}).items() if v is value and k != name]
+        if twins and isinstance(value, numbers.Number):
+            # Python shares equal constants (self.scale = 1.0; self.eps = 1.0): which one is the child?
+            raise TransformError(f"the attribute `{name}` of a {node.name} was differentiated, but it is the "
+                                 f"same {type(value).__name__} object as `{twins[0]}`, so adsrc cannot tell "
+                                 f"which of them is child {hits[0]} of its flatten function. Make the child an "
+                                 "array (np.asarray(v, float)) or register the class with "
+                                 "adsrc.register_dataclass, which names its children.")
         return hits[0]
     if len(hits) > 1:
         raise TransformError(f"the attribute `{name}` of a {node.name} was differentiated, but it is children "

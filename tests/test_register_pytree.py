@@ -348,3 +348,24 @@ def test_vjp_of_functions_returning_registered_objects():
     assert np.all(dm.W == 1.0) and np.all(dm.b == 2.0) and np.all(dm.V == 3.0)
     with pytest.raises(ValueError, match="must be a MLP"):
         pullback({"W": model.W})
+
+
+class SharedConstant:
+    def __init__(self, W, scale=None):
+        self.W = W
+        self.scale = 1.0 if scale is None else scale
+        self.eps = 1.0           # the same float object as scale: Python shares equal constants
+
+
+adsrc.register_pytree_node(SharedConstant, lambda s: ((s.W, s.scale), None),
+                           lambda aux, c: SharedConstant(*c))
+
+
+def test_float_child_shared_with_another_attribute_is_refused():
+    s = SharedConstant(rand(3))
+    assert s.scale is s.eps
+    with pytest.raises(adsrc.TransformError, match="same float object as `(scale|eps)`"):
+        adsrc.grad(lambda s: np.sum(s.W) * s.eps)(s)
+    s2 = SharedConstant(rand(3), scale=float(np.float64(1.5)))     # a float of its own: no ambiguity
+    g = check_grads(lambda s: np.sum(s.W ** 2) * s.scale, (s2,), full=True, rtol=RTOL, atol=ATOL)
+    assert isinstance(g.scale, float)

@@ -88,6 +88,8 @@ def from_key(k):
         return scalar("f")
     if k == "array":
         return AbsVal(ARRAY, dtype="f")
+    if isinstance(k, tuple) and k[0] == "node":
+        return UNKNOWN        # a registered pytree (pytree_nodes.py): its children are not its items
     if isinstance(k, tuple):
         ctype = {"list": "list", "tuple": "tuple", "dict": "dict", "fields": "fields"}.get(k[0])
         return AbsVal(CONTAINER, ctype=ctype, items=tuple((key, from_key(leaf)) for key, leaf in k[-1]))
