@@ -177,7 +177,19 @@ def aux_key(node, aux):
 
 # -- gradients --------------------------------------------------------------------------------------
 
-def child_cotangents(node, x, children, aux, g, add_cot, is_zero, holds_float):
+def node_gradient(node, g, x, grad_output, add_cot, is_zero):
+    """The gradient of a registered object x from its cotangent g: unflatten(aux, child gradients)."""
+    children, aux = flatten(node, x)
+    cots = child_cotangents(node, x, children, aux, g, add_cot, is_zero)
+    return unflatten(node, aux, [grad_output(c, v) for c, v in zip(cots, children)])
+
+
+def _holds_float(v):
+    from .kinds import _has_float_leaf, _leaf
+    return _has_float_leaf(_leaf(v))
+
+
+def child_cotangents(node, x, children, aux, g, add_cot, is_zero):
     """The cotangent of each child of x from g, x's cotangent: a dict of attribute cotangents (attribute
     reads, runtime.add_attr), or an object of x's class (a cotangent given for an output)."""
     if is_zero(g):
@@ -190,13 +202,13 @@ def child_cotangents(node, x, children, aux, g, add_cot, is_zero, holds_float):
     for name, c in g.items():
         if is_zero(c):
             continue
-        i = _child_index(node, x, name, children, aux, holds_float)
+        i = _child_index(node, x, name, children, aux)
         if i is not None:
             cots[i] = add_cot(cots[i], c)
     return cots
 
 
-def _child_index(node, x, name, children, aux, holds_float):
+def _child_index(node, x, name, children, aux):
     """Which child the attribute `name` of x is (None: a static attribute, no gradient); refuses when it
     cannot tell."""
     if node.data_names is not None:
@@ -220,7 +232,7 @@ def _child_index(node, x, name, children, aux, holds_float):
         raise TransformError(f"the attribute `{name}` of a {node.name} was differentiated, but it is children "
                              f"{hits} of its flatten function at once, so adsrc cannot tell which child its "
                              "gradient belongs to. Return each array once from the flatten function.")
-    if not holds_float(value) or _in_aux(value, aux):
+    if not _holds_float(value) or _in_aux(value, aux):
         return None
     raise TransformError(f"the attribute `{name}` of a {node.name} was differentiated, but it is not one of the "
                          f"children its flatten function returns (it is the same object as none of them), so "

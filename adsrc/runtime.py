@@ -181,9 +181,7 @@ def grad_tree(g, x):
     """Gradient of a container input: same structure, leaves as in grad_output."""
     node = pytree_nodes.node_of(x)
     if node is not None:     # a registered class: its children's gradients, unflattened (pytree_nodes.py)
-        children, aux = pytree_nodes.flatten(node, x)
-        cots = pytree_nodes.child_cotangents(node, x, children, aux, g, add_cot, is_zero, _holds_float)
-        return pytree_nodes.unflatten(node, aux, [grad_output(c, v) for c, v in zip(cots, children)])
+        return pytree_nodes.node_gradient(node, g, x, grad_output, add_cot, is_zero)
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         parts = [grad_output(_part(g, i, k), v) for i, (k, v) in enumerate(zip(x._fields, x))]
         return type(x)(*parts)
@@ -206,11 +204,6 @@ def grad_tree(g, x):
 
 def _is_dataclass_instance(x):
     return hasattr(type(x), "__dataclass_fields__")
-
-
-def _holds_float(v):
-    from .kinds import _leaf, _has_float_leaf
-    return _has_float_leaf(_leaf(v))
 
 
 def _part(g, index, key):
