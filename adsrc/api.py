@@ -22,6 +22,8 @@ from .transform import unit_guards
 
 _nd = np.ndarray
 _ARRAY_KEY = ("array",)
+_SCALAR_KEY = ("scalar",)
+_F64 = np.dtype(np.float64)
 _EMPTY = inspect.Parameter.empty
 
 
@@ -86,6 +88,7 @@ class Gradient:
         self.static_argnames = tuple(self._statics)
         self.static_argnums = tuple(i for i in (self._statics[n][0] for n in self._statics) if i is not None)
         self._cache = SpecializationCache(cache_size, name=fname)
+        self._data = self._cache._data
         self._key = keys.make_key_function(
             [(i, self._positional[i], sig.parameters[self._positional[i]].default) for i in norm],
             [(pos, n, default) for n, (pos, default) in self._statics.items()], arg_kind, static_key, fname,
@@ -150,25 +153,42 @@ class Gradient:
         return out
 
     def __call__(self, /, *args, **kwargs):
-        # the hot path: positional float arrays, a key already compiled
-        if self._first is not None and not kwargs and len(args) > self._first:
-            a = args[self._first]
-            key = _ARRAY_KEY if type(a) is _nd and a.dtype.kind == "f" else self._key(args, kwargs)
+        # the lean path: the one differentiated argument, a float or a float64 array, passed by position
+        first = self._first
+        if first is not None and not kwargs:
+            try:
+                a = args[first]
+            except IndexError:
+                a = None                  # missing: the key function says so
+            t = type(a)
+            key = _SCALAR_KEY if t is float else _ARRAY_KEY if t is _nd and a.dtype is _F64 else \
+                self._key(args, kwargs)
         else:
             key = self._key(args, kwargs)
-        cache = self._cache
-        fn = cache._data.get(key)         # the compiled gradient (see _build)
-        if fn is None or (fn.still_valid is not None and not fn.still_valid()):
-            fn = _compiled(cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
+        try:
+            fn = self._data[key]          # the compiled gradient (see _build)
+            valid = fn.still_valid
+            if valid is not None and not valid():
+                raise KeyError(key)       # out of date: _compiled transforms it again
+        except KeyError:
+            fn = self._miss(key, args, kwargs)
         else:
+            cache = self._cache
             cache.hits += 1
             if cache.several:
                 cache.touch(key)
         try:
-            return fn(*args, **kwargs)
+            return fn(*args, **kwargs) if kwargs else fn(*args)
         except Exception as e:
             _annotate(e)
             raise
+
+    def _miss(self, key, args, kwargs):
+        """The compiled gradient for a key not in the cache (or out of date), built now.
+
+        Not inlined in __call__: the closure would make every call create cells.
+        """
+        return _compiled(self._cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
 
     def _build(self, key, args, kwargs, statics=None):
         kinds = key[:len(self._wrt)]

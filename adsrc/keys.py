@@ -47,7 +47,7 @@ def make_key_function(differentiated, statics, arg_kind, static_key, fname, by_i
         v, k = namer.fresh("v"), namer.fresh("k")
         fetch(v, pos, name, default)
         lines.append(f"    {k} = 'array' if type({v}) is _nd and {v}.dtype.kind == 'f' "
-                     f"else arg_kind({v}, fname, {name!r})")
+                     f"else 'scalar' if type({v}) is float else arg_kind({v}, fname, {name!r})")
         parts.append(k)
     for pos, name, default in statics:
         v, t = namer.fresh("s"), namer.fresh("t")
