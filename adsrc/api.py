@@ -30,19 +30,22 @@ _EMPTY = inspect.Parameter.empty
 # -- the callable grad returns --------------------------------------------------------------------
 
 def _cached_function(unit):
-    """The compiled function of a unit, as the specialization caches hold it."""
+    """What the specialization caches hold for a unit: its compiled function and its guards' check.
+
+    The check (None when there is nothing to check) says whether the names
+    the transformation resolved still mean the same objects.
+    """
     fn = unit.fn
     fn.unit = unit            # its unit holds the source
-    fn.still_valid = unit_guards(unit).compile()   # do the names it resolved still mean the same objects?
-    return fn
+    return fn, unit_guards(unit).compile()
 
 
 def _compiled(cache, key, build, describe=None):
     """The cached function for key, built if missing or out of date (a name it resolved was rebound)."""
-    fn = cache.get(key, build, describe)
-    if fn.still_valid is not None and not fn.still_valid():
+    fn, still_valid = cache.get(key, build, describe)
+    if still_valid is not None and not still_valid():
         cache.discard(key, f"{unit_guards(fn.unit).changed()} changed since it was transformed")
-        fn = cache.get(key, build, describe)
+        fn, _ = cache.get(key, build, describe)
     return fn
 
 
@@ -166,8 +169,7 @@ class Gradient:
         else:
             key = self._key(args, kwargs)
         try:
-            fn = self._data[key]          # the compiled gradient (see _build)
-            valid = fn.still_valid
+            fn, valid = self._data[key]   # the compiled gradient and its guards (see _build)
             if valid is not None and not valid():
                 raise KeyError(key)       # out of date: _compiled transforms it again
         except KeyError:
