@@ -29,23 +29,30 @@ _EMPTY = inspect.Parameter.empty
 
 # -- the callable grad returns --------------------------------------------------------------------
 
-def _cached_function(unit):
-    """What the specialization caches hold for a unit: its compiled function and its guards' check.
+_NO_CODE = types.SimpleNamespace(__code__=None)    # the code holder of an entry without a code chain
 
-    The check (None when there is nothing to check) says whether the names
-    the transformation resolved still mean the same objects.
+
+def _cached_function(unit, function):
+    """What the specialization caches hold for a unit of `function`: (compiled function, *guards).
+
+    The guards say whether the names the transformation resolved still mean
+    the same objects: the function whose code was transformed and that code
+    (checked inline, see Guards.split_code), and a compiled check of the
+    other names (None when there is none).
     """
     fn = unit.fn
     fn.unit = unit            # its unit holds the source
-    return fn, unit_guards(unit).compile()
+    owner = frontend.source_function(function)
+    code, others = unit_guards(unit).split_code(owner)
+    return fn, owner if code is not None else _NO_CODE, code, others.compile()
 
 
 def _compiled(cache, key, build, describe=None):
     """The cached function for key, built if missing or out of date (a name it resolved was rebound)."""
-    fn, still_valid = cache.get(key, build, describe)
-    if still_valid is not None and not still_valid():
+    fn, owner, code, others = cache.get(key, build, describe)
+    if owner.__code__ is not code or (others is not None and not others()):
         cache.discard(key, f"{unit_guards(fn.unit).changed()} changed since it was transformed")
-        fn, _ = cache.get(key, build, describe)
+        fn = cache.get(key, build, describe)[0]
     return fn
 
 
@@ -169,8 +176,8 @@ class Gradient:
         else:
             key = self._key(args, kwargs)
         try:
-            fn, valid = self._data[key]   # the compiled gradient and its guards (see _build)
-            if valid is not None and not valid():
+            fn, owner, code, others = self._data[key]   # the compiled gradient and its guards
+            if owner.__code__ is not code or (others is not None and not others()):
                 raise KeyError(key)       # out of date: _compiled transforms it again
         except KeyError:
             fn = self._miss(key, args, kwargs)
@@ -201,7 +208,7 @@ class Gradient:
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single}
             transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
-            return _cached_function(unit)
+            return _cached_function(unit, self.fun)
 
     def _lowered_key(self, key):
         """The key of the lowered program: the static values, and which parameters they belong to.

@@ -81,6 +81,22 @@ class Guards:
     def merge(self, other):
         self.entries.update(other.entries)
 
+    def split_code(self, function):
+        """(the code `function` had, the other chains) when a chain checks `function.__code__`, else (None, self).
+
+        Every transformation depends on its function's code; a caller checks that
+        chain itself, inline, which costs less than calling the compiled check.
+        """
+        rest = Guards()
+        code = None
+        for entry, (namespace, value, method) in self.entries.items():
+            kind, _, _, path = entry
+            if kind == "static" and namespace is function and path == ((True, "__code__"),):
+                code = value
+            else:
+                rest.entries[entry] = (namespace, value, method)
+        return (code, rest) if code is not None else (None, self)
+
     def changed(self):
         """The first chain that no longer ends at the object it did, as the user would write it, or None."""
         for (kind, _, name, path), (namespace, value, _) in self.entries.items():

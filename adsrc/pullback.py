@@ -104,7 +104,7 @@ def vjp(fun, *primals, has_aux=False):
             unit = transform.Unit(lw.uf.name + "_vjp")
             options = {"final": True, "has_aux": bool(has_aux)}
             transform.build(lw, unit, wrt, {p: k for p, k in zip(free, kinds) if k}, "vjp", options)
-            return _cached_function(unit)
+            return _cached_function(unit, function)
 
     fn = _compiled(_vjp_cache(function), key, build)
     unit = fn.unit

@@ -81,7 +81,7 @@ def measure(samples=31):
         g = adsrc.grad(fun, argnums=argnums)
         if not np.allclose(np.asarray(g(*args), float), np.asarray(hand(*args), float)):
             raise SystemExit(f"{label}: adsrc disagrees with the hand-written gradient")
-        fn, _ = next(iter(g._cache._data.values()))   # the generated function of this specialization
+        fn = next(iter(g._cache._data.values()))[0]   # the generated function of this specialization
         wrapped = Dispatch(fn)
         t = timing.compare({"hand": lambda: hand(*args), "direct": lambda: fn(*args),
                             "adsrc": lambda: g(*args), "dispatch": lambda: wrapped(*args)}, samples=samples)
