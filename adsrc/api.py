@@ -47,10 +47,16 @@ def _cached_function(unit, function):
     return fn, owner if code is not None else _NO_CODE, code, others.compile()
 
 
+def _up_to_date(owner, code, others):
+    """Do the names a cache entry's transformation resolved still mean the same objects? (Gradient.__call__
+    has this test inline.)"""
+    return owner.__code__ is code and (others is None or others())
+
+
 def _compiled(cache, key, build, describe=None):
     """The cached function for key, built if missing or out of date (a name it resolved was rebound)."""
-    fn, owner, code, others = cache.get(key, build, describe)
-    if owner.__code__ is not code or (others is not None and not others()):
+    fn, *guards = cache.get(key, build, describe)
+    if not _up_to_date(*guards):
         cache.discard(key, f"{unit_guards(fn.unit).changed()} changed since it was transformed")
         fn = cache.get(key, build, describe)[0]
     return fn
@@ -177,7 +183,7 @@ class Gradient:
             key = self._key(args, kwargs)
         try:
             fn, owner, code, others = self._data[key]   # the compiled gradient and its guards
-            if owner.__code__ is not code or (others is not None and not others()):
+            if owner.__code__ is not code or (others is not None and not others()):   # _up_to_date, inline
                 raise KeyError(key)       # out of date: _compiled transforms it again
         except KeyError:
             fn = self._miss(key, args, kwargs)
