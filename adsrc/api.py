@@ -1,7 +1,8 @@
 """The public API: grad, value_and_grad and the callables they return.
 
-Argument kinds and static keys are in kinds.py, bound methods, callable
-objects and partials in callables.py, vjp in pullback.py.
+Argument kinds and static keys are in kinds.py, what the specialization
+caches hold in entries.py, bound methods, callable objects and partials in
+callables.py, vjp in pullback.py.
 """
 
 import functools
@@ -11,14 +12,13 @@ import types
 
 import numpy as np
 
-from . import callables, frontend, keys, transform, varargs
+from . import callables, entries, frontend, keys, transform, varargs
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import KNOWN, name_of
 from .custom import custom_vjp
 from .display import Source
 from .errors import transform_error
 from .kinds import arg_kind, describe, show_static, static_key
-from .transform import unit_guards
 
 _nd = np.ndarray
 _ARRAY_KEY = ("array",)
@@ -28,38 +28,6 @@ _EMPTY = inspect.Parameter.empty
 
 
 # -- the callable grad returns --------------------------------------------------------------------
-
-_NO_CODE = types.SimpleNamespace(__code__=None)    # the code holder of an entry without a code chain
-
-
-def _cached_function(unit, function):
-    """What the specialization caches hold for a unit of `function`: (compiled function, *guards).
-
-    The guards say whether the names the transformation resolved still mean
-    the same objects: the function whose code was transformed and that code
-    (checked inline, see Guards.split_code), and a compiled check of the
-    other names (None when there is none).
-    """
-    fn = unit.fn
-    fn.unit = unit            # its unit holds the source
-    owner = frontend.source_function(function)
-    code, others = unit_guards(unit).split_code(owner)
-    return fn, owner if code is not None else _NO_CODE, code, others.compile()
-
-
-def _up_to_date(owner, code, others):
-    """Do the names a cache entry's transformation resolved still mean the same objects? (Gradient.__call__
-    has this test inline.)"""
-    return owner.__code__ is code and (others is None or others())
-
-
-def _compiled(cache, key, build, describe=None):
-    """The cached function for key, built if missing or out of date (a name it resolved was rebound)."""
-    fn, *guards = cache.get(key, build, describe)
-    if not _up_to_date(*guards):
-        cache.discard(key, f"{unit_guards(fn.unit).changed()} changed since it was transformed")
-        fn = cache.get(key, build, describe)[0]
-    return fn
 
 
 class Gradient:
@@ -183,8 +151,8 @@ class Gradient:
             key = self._key(args, kwargs)
         try:
             fn, owner, code, others = self._data[key]   # the compiled gradient and its guards
-            if owner.__code__ is not code or (others is not None and not others()):   # _up_to_date, inline
-                raise KeyError(key)       # out of date: _compiled transforms it again
+            if owner.__code__ is not code or (others is not None and not others()):   # entries.up_to_date, inline
+                raise KeyError(key)       # out of date: entries.compiled transforms it again
         except KeyError:
             fn = self._miss(key, args, kwargs)
         else:
@@ -203,7 +171,7 @@ class Gradient:
 
         Not inlined in __call__: the closure would make every call create cells.
         """
-        return _compiled(self._cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
+        return entries.compiled(self._cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
 
     def _build(self, key, args, kwargs, statics=None):
         kinds = key[:len(self._wrt)]
@@ -214,7 +182,7 @@ class Gradient:
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single}
             transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
-            return _cached_function(unit, self.fun)
+            return entries.make(unit, self.fun)
 
     def _lowered_key(self, key):
         """The key of the lowered program: the static values, and which parameters they belong to.
@@ -269,7 +237,7 @@ class Gradient:
             key = self._key((), dict(zip(self._wrt, placeholders), **kwargs))
         if stage == "lowered":
             return Source(lowered_source(self.fun, statics, self._lowered_key(key)))
-        fn = _compiled(self._cache, key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
+        fn = entries.compiled(self._cache, key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
         return Source(unit_source(fn.unit))
 
     def cache_info(self):
