@@ -1,7 +1,8 @@
 """The public API: grad, value_and_grad and the callables they return.
 
-Argument kinds and static keys are in kinds.py, bound methods, callable
-objects and partials in callables.py, vjp in pullback.py.
+Argument kinds and static keys are in kinds.py, what the specialization
+caches hold in entries.py, bound methods, callable objects and partials in
+callables.py, vjp in pullback.py.
 """
 
 import functools
@@ -11,37 +12,22 @@ import types
 
 import numpy as np
 
-from . import callables, frontend, keys, pytree_nodes, transform, varargs
+from . import callables, entries, frontend, keys, pytree_nodes, transform, varargs
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import KNOWN, name_of
 from .custom import custom_vjp
 from .display import Source
 from .errors import transform_error
 from .kinds import arg_kind, describe, show_static, static_key
-from .transform import unit_guards
 
 _nd = np.ndarray
 _ARRAY_KEY = ("array",)
+_SCALAR_KEY = ("scalar",)
+_F64 = np.dtype(np.float64)
 _EMPTY = inspect.Parameter.empty
 
 
 # -- the callable grad returns --------------------------------------------------------------------
-
-def _cached_function(unit):
-    """The compiled function of a unit, as the specialization caches hold it."""
-    fn = unit.fn
-    fn.unit = unit            # its unit holds the source
-    fn.still_valid = unit_guards(unit).compile()   # do the names it resolved still mean the same objects?
-    return fn
-
-
-def _compiled(cache, key, build, describe=None):
-    """The cached function for key, built if missing or out of date (a name it resolved was rebound)."""
-    fn = cache.get(key, build, describe)
-    if fn.still_valid is not None and not fn.still_valid():
-        cache.discard(key, f"{unit_guards(fn.unit).changed()} changed since it was transformed")
-        fn = cache.get(key, build, describe)
-    return fn
 
 
 class Gradient:
@@ -86,6 +72,7 @@ class Gradient:
         self.static_argnames = tuple(self._statics)
         self.static_argnums = tuple(i for i in (self._statics[n][0] for n in self._statics) if i is not None)
         self._cache = SpecializationCache(cache_size, name=fname)
+        self._data = self._cache._data
         self._key = keys.make_key_function(
             [(i, self._positional[i], sig.parameters[self._positional[i]].default) for i in norm],
             [(pos, n, default) for n, (pos, default) in self._statics.items()], arg_kind, static_key, fname,
@@ -150,25 +137,41 @@ class Gradient:
         return out
 
     def __call__(self, /, *args, **kwargs):
-        # the hot path: positional float arrays, a key already compiled
-        if self._first is not None and not kwargs and len(args) > self._first:
-            a = args[self._first]
-            key = _ARRAY_KEY if type(a) is _nd and a.dtype.kind == "f" else self._key(args, kwargs)
+        # the lean path: the one differentiated argument, a float or a float64 array, passed by position
+        first = self._first
+        if first is not None and not kwargs:
+            try:
+                a = args[first]
+            except IndexError:
+                a = None                  # missing: the key function says so
+            t = type(a)
+            key = _SCALAR_KEY if t is float else _ARRAY_KEY if t is _nd and a.dtype is _F64 else \
+                self._key(args, kwargs)
         else:
             key = self._key(args, kwargs)
-        cache = self._cache
-        fn = cache._data.get(key)         # the compiled gradient (see _build)
-        if fn is None or (fn.still_valid is not None and not fn.still_valid()):
-            fn = _compiled(cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
+        try:
+            fn, owner, code, others = self._data[key]   # the compiled gradient and its guards
+            if owner.__code__ is not code or (others is not None and not others()):   # entries.up_to_date, inline
+                raise KeyError(key)       # out of date: entries.compiled transforms it again
+        except KeyError:
+            fn = self._miss(key, args, kwargs)
         else:
+            cache = self._cache
             cache.hits += 1
             if cache.several:
                 cache.touch(key)
         try:
-            return fn(*args, **kwargs)
+            return fn(*args, **kwargs) if kwargs else fn(*args)
         except Exception as e:
             _annotate(e)
             raise
+
+    def _miss(self, key, args, kwargs):
+        """The compiled gradient for a key not in the cache (or out of date), built now.
+
+        Not inlined in __call__: the closure would make every call create cells.
+        """
+        return entries.compiled(self._cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
 
     def _build(self, key, args, kwargs, statics=None):
         kinds = key[:len(self._wrt)]
@@ -180,7 +183,7 @@ class Gradient:
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single}
             transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
-            return _cached_function(unit)
+            return entries.make(unit, self.fun)
 
     def _lowered_key(self, key):
         """The key of the lowered program: the static values, and which parameters they belong to.
@@ -236,7 +239,7 @@ class Gradient:
         if stage == "lowered":
             statics = pytree_nodes.with_classes(statics, dict(zip(self._wrt, key)))
             return Source(lowered_source(self.fun, statics, self._lowered_key(key)))
-        fn = _compiled(self._cache, key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
+        fn = entries.compiled(self._cache, key, lambda: self._build(key, args, kwargs, statics), self._describe_miss)
         return Source(unit_source(fn.unit))
 
     def cache_info(self):

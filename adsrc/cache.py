@@ -45,7 +45,7 @@ class SpecializationCache:
             pass
 
     def lookup(self, key):
-        """The value for key, or None; counts a hit (the fast path of every call)."""
+        """The value for key, or None; counts a hit."""
         value = self._data.get(key)
         if value is not None:
             self.hits += 1          # a statistic: exact under the GIL, never used for correctness

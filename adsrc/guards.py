@@ -19,6 +19,7 @@ compared: `self.layer = Layer(...)` with a new layer of the same class keeps
 the gradient, since its method is the same function.
 """
 
+import keyword
 import types
 
 _MISSING = object()
@@ -38,13 +39,6 @@ def _cell_value(cell):
     try:
         return cell.cell_contents
     except ValueError:      # an empty cell
-        return _MISSING
-
-
-def _item(container, key):
-    try:
-        return container[key]
-    except Exception:
         return _MISSING
 
 
@@ -87,6 +81,22 @@ class Guards:
     def merge(self, other):
         self.entries.update(other.entries)
 
+    def split_code(self, function):
+        """(the code `function` had, the other chains) when a chain checks `function.__code__`, else (None, self).
+
+        Every transformation depends on its function's code; a caller checks that
+        chain itself, inline, which costs less than calling the compiled check.
+        """
+        rest = Guards()
+        code = None
+        for entry, (namespace, value, method) in self.entries.items():
+            kind, _, _, path = entry
+            if kind == "static" and namespace is function and path == ((True, "__code__"),):
+                code = value
+            else:
+                rest.entries[entry] = (namespace, value, method)
+        return (code, rest) if code is not None else (None, self)
+
     def changed(self):
         """The first chain that no longer ends at the object it did, as the user would write it, or None."""
         for (kind, _, name, path), (namespace, value, _) in self.entries.items():
@@ -100,23 +110,25 @@ class Guards:
         """A function () -> bool: does every chain still end where it did? (None when there is none.)
 
         Generated for the chains at hand, one expression per chain
-        (`ns0.get(name0, MISSING) is v0`, `getattr(ns1, 'act', MISSING) is v1`),
-        so a check costs tens of nanoseconds per chain on every call.
+        (`ns0['act'] is v0`, `ns1.cell_contents.act is v1`, `ns2.__code__ is v2`); a
+        step that fails (a missing name, attribute or key, an empty cell) fails the
+        check. A check costs tens of nanoseconds per chain on every call.
         """
         if not self.entries:
             return None
-        env = {"MISSING": _MISSING, "cell_value": _cell_value, "item": _item, "unbound": _unbound}
+        env = {"unbound": _unbound}
         tests = []
         for i, ((kind, _, name, path), (namespace, value, method)) in enumerate(self.entries.items()):
-            env[f"ns{i}"], env[f"v{i}"], env[f"name{i}"] = namespace, value, name
-            expr = {"global": f"ns{i}.get(name{i}, MISSING)", "closure": f"cell_value(ns{i})",
-                    "static": f"ns{i}"}[kind]
+            env[f"ns{i}"], env[f"v{i}"] = namespace, value
+            expr = {"global": f"ns{i}[{name!r}]", "closure": f"ns{i}.cell_contents", "static": f"ns{i}"}[kind]
             for j, (is_attr, step) in enumerate(path):
-                if is_attr:
-                    expr = f"getattr({expr}, {step!r}, MISSING)"
+                if is_attr and step.isidentifier() and not keyword.iskeyword(step):
+                    expr = f"{expr}.{step}"
+                elif is_attr:
+                    expr = f"getattr({expr}, {step!r})"
                 else:
                     env[f"key{i}_{j}"] = step
-                    expr = f"item({expr}, key{i}_{j})"
+                    expr = f"{expr}[key{i}_{j}]"
             tests.append(f"{'unbound(' + expr + ')' if method else expr} is v{i}")
         source = ("def still_valid():\n    try:\n        return " + " and ".join(tests) +
                   "\n    except Exception:\n        return False\n")

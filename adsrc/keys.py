@@ -29,8 +29,8 @@ def make_key_function(differentiated, statics, arg_kind, static_key, fname, by_i
     """
     namer = names.Namer({"args", "kwargs", "n"})
     lines = ["def key(args, kwargs):", "    n = len(args)"]
-    env = {"_nd": np.ndarray, "arg_kind": arg_kind, "static_key": static_key, "SIMPLE": SIMPLE_STATIC,
-           "fname": fname, "missing": _missing, "Identity": Identity}
+    env = {"_nd": np.ndarray, "F64": np.dtype(np.float64), "arg_kind": arg_kind, "static_key": static_key,
+           "SIMPLE": SIMPLE_STATIC, "fname": fname, "missing": _missing, "Identity": Identity}
     parts = []
 
     def fetch(var, pos, name, default):
@@ -46,8 +46,8 @@ def make_key_function(differentiated, statics, arg_kind, static_key, fname, by_i
     for pos, name, default in differentiated:
         v, k = namer.fresh("v"), namer.fresh("k")
         fetch(v, pos, name, default)
-        lines.append(f"    {k} = 'array' if type({v}) is _nd and {v}.dtype.kind == 'f' "
-                     f"else arg_kind({v}, fname, {name!r})")
+        lines.append(f"    {k} = 'scalar' if type({v}) is float else 'array' if type({v}) is _nd and "
+                     f"({v}.dtype is F64 or {v}.dtype.kind == 'f') else arg_kind({v}, fname, {name!r})")
         parts.append(k)
     for pos, name, default in statics:
         v, t = namer.fresh("s"), namer.fresh("t")

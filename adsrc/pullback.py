@@ -4,8 +4,8 @@ import numbers
 
 import numpy as np
 
-from . import callables, frontend, keys, pytree_nodes, transform, varargs
-from .api import _annotate, _cached_function, _compiled, check_function
+from . import callables, entries, frontend, keys, pytree_nodes, transform, varargs
+from .api import _annotate, check_function
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import name_of
 from .kinds import arg_kind
@@ -112,9 +112,9 @@ def vjp(fun, *primals, has_aux=False):
             unit = transform.Unit(lw.uf.name + "_vjp")
             options = {"final": True, "has_aux": bool(has_aux)}
             transform.build(lw, unit, wrt, {p: k for p, k in zip(free, kinds) if k}, "vjp", options)
-            return _cached_function(unit)
+            return entries.make(unit, function)
 
-    fn = _compiled(_vjp_cache(function), key, build)
+    fn = entries.compiled(_vjp_cache(function), key, build)
     unit = fn.unit
     try:
         result, raw_pullback = fn(*front, *primals, **fixed_kw)

@@ -159,6 +159,8 @@ def grad_output(g, x, borrowed=False):
         out = np.empty(x.shape, dtype=dtype)
         out[...] = _real_for(g, dtype)
         return out
+    if type(x) is float and type(g) in _REAL_NUMBERS:
+        return float(g)             # the common scalar case, without a round trip through NumPy
     if isinstance(x, float) and not isinstance(x, np.floating):
         return float(np.real(g)) if np.ndim(g) == 0 else _scalar_error(g)
     if isinstance(x, np.generic):
@@ -166,6 +168,9 @@ def grad_output(g, x, borrowed=False):
             return _scalar_error(g)
         return x.dtype.type(_real_for(g, x.dtype))
     return grad_tree(g, x)
+
+
+_REAL_NUMBERS = frozenset({float, int, np.float64, np.float32, np.float16})   # float(g) is float(np.real(g))
 
 
 def _real_for(g, dtype):

@@ -7,6 +7,7 @@
 Every implementation runs in this one process, and each gradient is checked
 against the hand-written NumPy gradient before it is timed. Times are
 medians of interleaved samples; ratios are to the hand-written gradient.
+A full run ends with the cost of a cache hit and of a call (call_overhead.py).
 """
 
 import argparse
@@ -19,9 +20,11 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]      # this checkout's adsrc, not another one installed
 
 import alternatives as alt  # noqa: E402
+import call_overhead  # noqa: E402
 import timing  # noqa: E402
 import workloads as wl  # noqa: E402
 from adsrc import transform  # noqa: E402
@@ -124,7 +127,7 @@ def specialization(samples):
              ("static k, by keyword", adsrc.grad(wl.scaled_sum, static_argnames="k"), (x,), {"k": 3}))
     for label, g, args, kwargs in cases:
         g(*args, **kwargs)
-        fn = next(iter(g._cache._data.values()))
+        fn = next(iter(g._cache._data.values()))[0]    # the generated function (then its guards)
         t = timing.compare({"cached": lambda: g(*args, **kwargs), "direct": lambda: fn(*args, **kwargs)},
                            samples=samples)
         rows.append({"case": label, "hit_overhead": t["cached"] - t["direct"], "direct": t["direct"]})
@@ -234,6 +237,8 @@ def main(argv=None):
             print(f"cache hit ({row['case']}): {row['hit_overhead'] * 1e6:.2f} us over calling the generated "
                   f"function directly")
         print(f"new specialization (transform + compile + first run): {timing.fmt_time(spec['new_specialization'])}")
+        spec["call_overhead"] = call_overhead.measure(max(args.samples, 21))
+        print("\n" + call_overhead.report(spec["call_overhead"]))
     print(f"\nfinished in {time.perf_counter() - started:.0f} s")
     if args.json:
         with open(args.json, "w") as fh:

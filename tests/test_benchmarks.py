@@ -27,3 +27,13 @@ def test_benchmark_prints_one_table_with_a_row_per_workload():
     assert sum(line.startswith("| workload |") for line in lines) == 1
     rows = [line for line in lines if line.startswith("| sum(exp(x))")]
     assert len(rows) == 3 and len(set(rows)) == 3          # n=10, n=1,000 and n=1,000,000, each once
+
+
+def test_call_overhead_benchmark_runs():
+    script = RUN.parent / "call_overhead.py"
+    proc = subprocess.run([sys.executable, str(script), "--samples", "3"], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split(" | ")[0]: line for line in proc.stdout.splitlines() if line.startswith("| ")}
+    assert rows["| x * x, a float"].endswith("| float |")          # a float's gradient is a float
+    assert rows["| sum(exp(x)), n=10"].endswith("| ndarray |")

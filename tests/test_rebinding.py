@@ -193,6 +193,27 @@ def edited_through_scaled():
     return through_scaled.__code__
 
 
+def alone(x):
+    return np.sum(x * x)
+
+
+def edited_alone():
+    def alone(x):
+        return np.sum(x * x * x)
+    return alone.__code__
+
+
+def test_replacing_the_code_of_a_function_that_calls_nothing_of_the_users(monkeypatch):
+    # its one guard, its own code, is checked inline on the lean call path (entries.py)
+    g = adsrc.grad(alone)
+    assert g(3.0) == 6.0
+    np.testing.assert_allclose(g(X), 2.0 * X)
+    monkeypatch.setattr(alone, "__code__", edited_alone())
+    assert g(3.0) == 27.0
+    np.testing.assert_allclose(g(X), 3.0 * X * X)
+    assert g.cache_info().misses == 4
+
+
 def test_replacing_a_functions_code_in_place(monkeypatch):
     g = adsrc.grad(through_scaled)
     np.testing.assert_allclose(g(X), [2.0, 2.0, 2.0])
