@@ -320,3 +320,45 @@ def dict_displays_with_unpacking_and_update_keywords(x, p):
     q = dict(e)
     q.update(p, w=x)
     return np.sum(d["a"] * e["w0"]) + np.sum(e["b"]) + np.sum(e["z"]) + np.sum(q["w"] * p["w0"]) + np.sum(q["c"])
+
+
+@case(np.array([-0.916, -1.37, 0.617]))
+def a_list_concatenation_holds_an_array_changed_later(xs):
+    hs = []
+    h = np.linspace(0.1, 0.7, 4)
+    hs.append(h)
+    y = np.mean(hs, axis=0)
+    hs = hs + [y]
+    y += np.concatenate([[xs.sum()]])
+    return np.sum(hs)
+
+
+@case(np.array([-1.462, 0.712, -0.851]), -0.643, np.array([[-1.332, 1.166, 0.832], [-0.658, -1.332, 0.743]]),
+      argnums=(0, 1, 2))
+def a_view_of_a_view_changed_twice_in_a_while_loop(xs, s, W):
+    c = 0
+    while c < 1:
+        xs = xs * 0.6
+        whole = xs[:]
+        every_other = whole[::2]
+        every_other += s
+        every_other[1] *= np.sum(W)
+        also = whole
+        break
+    return np.mean(xs)
+
+
+@case(np.array([-0.877, 0.082, 0.144]))
+def a_view_of_the_iterated_array_leaves_the_loop(xs):
+    xs = xs * 1.0
+    for t in xs:
+        xs[1:] *= t
+        column = xs[:, None]
+    return np.sum(column)
+
+
+@case(np.array([0.546, 0.272, -0.07]))
+def a_negative_constant_folded_into_an_augmented_assignment(xs):
+    y = np.array(xs)
+    y -= 0.5 * -1.2
+    return np.sum(xs * y)

@@ -37,6 +37,8 @@ VIEW_RULES = frozenset({
     "stop_gradient", "squeeze", "conj", "conjugate", "astype", "asfortranarray",
     "ascontiguousarray", "einsum", "diag", "diff", "as_strided", "require",
 })
+# operators that concatenate or repeat lists and tuples
+SEQUENCE_OPERATORS = frozenset({"+", "*"})
 # rules whose result may be one of their operands itself (not only the first)
 SAME_RULES = frozenset({"max", "min", "iterating"})
 # rules whose result is a new container holding parts of their operands
@@ -416,6 +418,14 @@ class Analysis:
                 for node in _operand_nodes(s):
                     held |= _parts(state, self.atom_refs(node, state))
                 state.store(site, held)
+                return site
+            if key in SEQUENCE_OPERATORS:
+                # list + list, list * n: a new list holding the operands' elements
+                held = set()
+                for node in _operand_nodes(s):
+                    held |= self.held_by(node, state)
+                if held:
+                    state.store(site, held)
                 return site
             if s.rule.container:
                 held = set()

@@ -148,7 +148,12 @@ class Adjoints:
         """Make the adjoint of n a buffer only this code holds (so it can be updated in place)."""
         st = self.adj.get(n)
         if st is not None and st.owned:
-            return astutil.name(self.dname(n))
+            var = self.dname(n)
+            if not (isinstance(st.expr, gast.Name) and st.expr.id == var):
+                # an owned buffer held under another name (a loop's carried adjoint): name it here
+                out.append(astutil.assign(var, st.expr))
+                self.adj[n] = AdjState(astutil.name(var), lazy=False, owned=True)
+            return astutil.name(var)
         init = self.materialize(n, out).expr if st is not None else astutil.const(0.0)
         var = self.dname(n)
         out.append(astutil.assign(var, self.hcall(make, init, astutil.name(n))))

@@ -35,8 +35,8 @@ def _dead(s, live):
     if isinstance(s, gast.AugAssign):
         if isinstance(s.target, gast.Name):
             return s.target.id not in live and not any(isinstance(n, gast.Call) for n in gast.walk(s.value))
-        base = s.target.value
-        return isinstance(base, gast.Name) and base.id not in live
+        # a change in place is kept: another name may hold the object it changes (`da = db` before it)
+        return False
     return False
 
 

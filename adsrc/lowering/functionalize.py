@@ -206,11 +206,12 @@ class Functionalizer:
                 target = part.id if part.id == m else self.namer.fresh(part.id)
                 writes.append(self.put(step, part, value, target, loc))
                 value = astutil.name(target)
-            # n is taken again from the new m: a view of it again, as in Python (later changes follow it)
-            again, retake = self.take(path, m, loc)
-            writes += retake + [ir.Copy(n, again, loc=loc)]
             pre, post = self.sharers(state, m, live, loc, done, structural=True)
-            return [check] + pre, [ir.If(astutil.name(test), takes + writes, [], loc=loc)] + post
+            # then n is taken again from m as m's own bases left it: a view of it again, as in Python
+            # (later changes follow it)
+            again, retake = self.take(path, m, loc)
+            return [check] + pre, [ir.If(astutil.name(test), takes + writes, [], loc=loc)] + post + \
+                [ir.If(astutil.name(test), retake + [ir.Copy(n, again, loc=loc)], [], loc=loc)]
         if kind == al.HOLDS:
             expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
                                                              astutil.name(n)])

@@ -61,11 +61,7 @@ def literal(value):
     if isinstance(value, _LITERAL_TYPES):
         if isinstance(value, float) and (math.isinf(value) or math.isnan(value)):
             return None
-        if isinstance(value, (int, float, complex)) and not isinstance(value, bool) and \
-                (value.real < 0 or str(value).startswith("-")):
-            node = literal(-value)
-            return gast.UnaryOp(op=gast.USub(), operand=node) if node is not None else None
-        return astutil.const(value)
+        return astutil.const(value)      # an atom, negative numbers too (as normalize makes them)
     if type(value) is tuple:
         parts = [literal(v) for v in value]
         return None if any(p is None for p in parts) else astutil.tuple_(parts)
