@@ -362,3 +362,14 @@ def a_negative_constant_folded_into_an_augmented_assignment(xs):
     y = np.array(xs)
     y -= 0.5 * -1.2
     return np.sum(xs * y)
+
+
+@case(np.array([-0.087, 0.136, -0.385]), -0.927, argnums=(0, 1))
+def a_closure_called_in_a_condition_reads_the_variable_as_rebound(xs, s):
+    def scaled(t):
+        return t * s
+    for t in xs:
+        s = s * 0.6 + t
+    if scaled(1.0) > -0.5:         # Python reads s after the loop (late binding)
+        return s * 2.0
+    return s * 3.0

@@ -95,12 +95,33 @@ class Expressions:
                 return node
 
         e = _WithinGrad().visit(astutil.clone(e))
+        e = self.hoist_nested_calls(e)
         self.refuse_generators(e)
         for n in gast.walk(e):
             if isinstance(n, gast.NamedExpr):
                 raise self.error(n, "assignment expressions (`:=`) are only supported as plain values.",
                                  "Assign the value in a separate statement first.")
         return e
+
+    def hoist_nested_calls(self, e):
+        """Calls of nested functions in an expression kept as written are computed first (and inlined), so they
+        read the enclosing function's variables as they are at the call, as in Python. Not where the expression
+        may skip the call (`and`/`or`, `x if c else y`, comprehensions, lambdas): those keep the call."""
+        lazy = (gast.BoolOp, gast.IfExp, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+        if any(isinstance(n, lazy) for n in gast.walk(e)):
+            return e
+        normalizer = self
+
+        class _Hoist(gast.NodeTransformer):
+            def visit_Call(self, node):
+                self.generic_visit(node)
+                f = node.func
+                if isinstance(f, gast.Name) and (f.id in normalizer.def_names or f.id in normalizer.local_defs):
+                    tmp = normalizer.temp(f.id)
+                    normalizer.value(node, tmp)
+                    return astutil.name(tmp)
+                return node
+        return _Hoist().visit(e)
 
     def value(self, e, target):
         """Emit statements assigning the value of expression e to target."""
