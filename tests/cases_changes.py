@@ -370,6 +370,6 @@ def a_closure_called_in_a_condition_reads_the_variable_as_rebound(xs, s):
         return t * s
     for t in xs:
         s = s * 0.6 + t
-    if scaled(1.0) > -0.5:         # Python reads s after the loop (late binding)
+    if scaled(1.0) > -0.7:         # Python reads s after the loop (late binding): -0.53, not -0.93
         return s * 2.0
     return s * 3.0
