@@ -373,3 +373,17 @@ def a_closure_called_in_a_condition_reads_the_variable_as_rebound(xs, s):
     if scaled(1.0) > -0.7:         # Python reads s after the loop (late binding): -0.53, not -0.93
         return s * 2.0
     return s * 3.0
+
+
+@case(np.array([-0.4, -0.963, 0.01]), np.array([[-0.91, -0.689], [0.737, -0.004]]), argnums=(0, 1))
+def dict_items_are_read_live_while_the_loop_changes_a_later_value(xs, W):
+    d = dict(a=W * 2.0, c=W)
+    for k, val in d.items():
+        xs = xs * 0.6 + np.sum(np.sin(val))
+        d["c"] = 0.5 * d["c"] + 1.0           # the iteration of "c" sees this value, as in Python
+    tot = 0.0
+    for v in d.values():
+        tot = tot + np.sum(v * v)
+    for pair in d.items():
+        tot = tot + np.sum(pair[1])
+    return np.sum(xs ** 2) + tot

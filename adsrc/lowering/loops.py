@@ -10,7 +10,7 @@ operation that the alias analysis and the differentiator see. A loop over a
 
 import gast
 
-from .. import astutil
+from .. import astutil, rules as rules_mod
 from ..ir import nodes as ir
 
 
@@ -39,6 +39,14 @@ class _Reversed:
         self.inner = inner
 
 
+class _DictView:
+    """d.items() / d.values(): the keys taken once, each value read from d when its iteration starts
+    (Python's views are live: a value the body assigns to a later key is the one that key yields)."""
+
+    def __init__(self, mapping, keys, kind):
+        self.mapping, self.keys, self.kind = mapping, keys, kind
+
+
 def _exprs(it):
     if isinstance(it, _Range):
         return list(it.args)
@@ -48,6 +56,8 @@ def _exprs(it):
         return _exprs(it.inner) + ([it.start] if it.start is not None else [])
     if isinstance(it, _Zip):
         return [e for inner in it.inners for e in _exprs(inner)]
+    if isinstance(it, _DictView):
+        return [it.mapping, it.keys]
     return _exprs(it.inner)
 
 
@@ -68,6 +78,13 @@ class Loops:
                 return _Zip([self.iteration(a) for a in it.args])
             if fn is reversed and len(it.args) == 1:
                 return _Reversed(self.iteration(it.args[0]))
+        if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and it.func.attr in ("items", "values") \
+                and isinstance(it.func.value, gast.Name) and not it.args and not it.keywords \
+                and self.static(it.func.value) is rules_mod.NOT_STATIC:
+            mapping = self.atom(it.func.value)
+            keys = self.temp(mapping.id + "_keys")
+            self.value(gast.Call(func=astutil.name("list"), args=[astutil.name(mapping.id)], keywords=[]), keys)
+            return _DictView(mapping, astutil.name(keys), it.func.attr)
         return _Seq(self.sequence(it))
 
     def stmt_For(self, s):
@@ -164,6 +181,8 @@ class Loops:
             return astutil.call("len", [astutil.call("range", astutil.clone(it.args))])
         if isinstance(it, _Seq):
             return astutil.call("len", [astutil.clone(it.seq)])
+        if isinstance(it, _DictView):
+            return astutil.call("len", [astutil.clone(it.keys)])
         if isinstance(it, (_Enumerate, _Reversed)):
             return self.length(it.inner)
         lengths = [self.length(i) for i in it.inners]
@@ -194,6 +213,21 @@ class Loops:
             names = [self.temp("item") for _ in parts]
             self.bind_item(it, index, tuple(names), node)
             self.store(target, ir.Pack, astutil.tuple_([astutil.name(n) for n in names]), node)
+            return
+        if isinstance(it, _DictView):
+            key = target[0] if it.kind == "items" and isinstance(target, tuple) and len(target) == 2 \
+                and isinstance(target[0], str) else self.temp("key")
+            self.emit(ir.GetItem(key, gast.Subscript(value=astutil.clone(it.keys), slice=astutil.clone(index),
+                                                     ctx=gast.Load())), node)
+            value = gast.Subscript(value=astutil.clone(it.mapping), slice=astutil.name(key), ctx=gast.Load())
+            if it.kind == "values":
+                self.store(target, ir.GetItem, value, node)
+            elif key == (target[0] if isinstance(target, tuple) else None):
+                self.store(target[1], ir.GetItem, value, node)
+            else:
+                item = self.temp("value")
+                self.emit(ir.GetItem(item, value), node)
+                self.store(target, ir.Pack, astutil.tuple_([astutil.name(key), astutil.name(item)]), node)
             return
         if isinstance(target, tuple):
             tmp = self.temp("item")
