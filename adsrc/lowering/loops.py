@@ -83,7 +83,8 @@ class Loops:
                 and self.static(it.func.value) is rules_mod.NOT_STATIC:
             mapping = self.atom(it.func.value)
             keys = self.temp(mapping.id + "_keys")
-            self.value(gast.Call(func=astutil.name("list"), args=[astutil.name(mapping.id)], keywords=[]), keys)
+            # the keys: constants to the differentiator (a dict's keys have no gradient)
+            self.emit(ir.Const(keys, astutil.call("list", [astutil.name(mapping.id)])), it)
             return _DictView(mapping, astutil.name(keys), it.func.attr)
         return _Seq(self.sequence(it))
 
