@@ -48,7 +48,13 @@ def relations(state, m, n):
     for r in out:
         if r not in unique:
             unique.append(r)
-    return unique
+    # in an order that does not depend on where objects live in memory (generated code is deterministic)
+    return sorted(unique, key=_order)
+
+
+def _order(relation):
+    kind, path = relation
+    return kind, repr([step.key for step in path]) if path else ""
 
 
 def _same_part(held, ref):
