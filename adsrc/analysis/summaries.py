@@ -22,7 +22,7 @@ from ..frontend.varargs import SHAPE, call_shape, parameters
 from ..pytree_nodes import CLASSES
 from ..ir import nodes as ir
 from ..errors import TransformError, in_call
-from . import aliases as al
+from . import aliases as al, relations
 
 
 def _value_key(v):
@@ -174,7 +174,7 @@ class Summaries:
 
         def visit(s, state):
             for name in _changed_names(s, oracle):
-                mutated.update(al.params_reached(state, name))
+                mutated.update(relations.params_reached(state, name))
         end = analysis.block(fn.body, analysis.initial(), visit)
         result = fn.result
         aliases = isinstance(result, gast.Name) and any(

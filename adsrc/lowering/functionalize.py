@@ -25,7 +25,7 @@ their updates are copies (copy-on-write).
 import gast
 
 from .. import astutil
-from ..analysis import aliases as al
+from ..analysis import aliases as al, relations as rel
 from ..analysis.liveness import Liveness
 from ..ir import nodes as ir
 from ..ir.walk import target_names
@@ -125,7 +125,7 @@ class Functionalizer:
         return pre + [new] + post
 
     def plan(self, state, name, live):
-        return [m for m in sorted(state.pts) if m != name and m in live and al.relations(state, m, name)]
+        return [m for m in sorted(state.pts) if m != name and m in live and rel.relations(state, m, name)]
 
     def sharers(self, state, n, live, loc, done, structural=False):
         """(before, after) statements bringing the live names that share n's object up to date.
@@ -135,9 +135,9 @@ class Functionalizer:
         """
         pre, post = [], []
         names = [m for m in self.plan(state, n, live) if m not in done]
-        rels = {m: al.relations(state, m, n) for m in names}
+        rels = {m: rel.relations(state, m, n) for m in names}
         if structural:
-            rels = {m: [r for r in rs if r[0] != al.UNKNOWN] for m, rs in rels.items()}
+            rels = {m: [r for r in rs if r[0] != rel.UNKNOWN] for m, rs in rels.items()}
             names = [m for m in names if rels[m]]
         old = []       # the old value of n, for those who need it after the update
 
@@ -153,14 +153,14 @@ class Functionalizer:
         # a name a base's sharers reached is followed there only when it is a part of that base as the
         # code runs: if that left it as it was, its own known links to n are followed
         handled, revisit = set(), set()
-        for m in sorted(names, key=lambda m: (not any(k == al.BASE for k, _ in rels[m]), m)):
+        for m in sorted(names, key=lambda m: (not any(k == rel.BASE for k, _ in rels[m]), m)):
             if m in done and m not in revisit:
                 continue
             handled.add(m)
             done.add(m)
             tests, mine = [], []      # tests: the links followed as the code runs, which an unknown sharing may be
-            for kind, path in sorted(rels[m], key=lambda r: r[0] == al.UNKNOWN):
-                if m in revisit and kind == al.UNKNOWN:
+            for kind, path in sorted(rels[m], key=lambda r: r[0] == rel.UNKNOWN):
+                if m in revisit and kind == rel.UNKNOWN:
                     continue
                 before = set(done)
                 a, b = self.follow(state, m, n, kind, path, live, loc, done, old_value, tests)
@@ -180,7 +180,7 @@ class Functionalizer:
     def follow(self, state, m, n, kind, path, live, loc, done, old_value, tests):
         """(before, after) statements bringing m up to date with n's change, given how they share.
         tests: the names of the tests of m's links to n made so far (this adds its own)."""
-        if kind == al.SAME:
+        if kind == rel.SAME:
             if n in state.same.get(m, ()):
                 return [], [ir.Copy(m, astutil.name(n), loc=loc)]
             test = self.namer.fresh("same")
@@ -188,12 +188,12 @@ class Functionalizer:
                              loc=loc)
             tests.append(test)
             return [check], [ir.If(astutil.name(test), [ir.Copy(m, astutil.name(n), loc=loc)], [], loc=loc)]
-        if kind == al.DERIVED:
+        if kind == rel.DERIVED:
             new_part, take_new = self.take(path, n, loc)
             test, check = self.linked(m, n, path, loc)
             tests.append(test)
             return [check], [ir.If(astutil.name(test), take_new + [ir.Copy(m, new_part, loc=loc)], [], loc=loc)]
-        if kind == al.BASE:
+        if kind == rel.BASE:
             parts, takes = [astutil.name(m)], []
             for step in path[:-1]:
                 part, take = self.take((step,), parts[-1].id, loc)
@@ -212,7 +212,7 @@ class Functionalizer:
             again, retake = self.take(path, m, loc)
             return [check] + pre, [ir.If(astutil.name(test), takes + writes, [], loc=loc)] + post + \
                 [ir.If(astutil.name(test), retake + [ir.Copy(n, again, loc=loc)], [], loc=loc)]
-        if kind == al.HOLDS:
+        if kind == rel.HOLDS:
             expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
                                                              astutil.name(n)])
             return [], [self.helper_op(m, expr, "replace_obj", loc)]
@@ -279,7 +279,7 @@ class Functionalizer:
         return ir.Apply(target, expr, rule, rule.bind(list(expr.args), []), loc=loc)
 
     def refuse_foreign(self, s, state, name, what):
-        if al.is_foreign(state, name):
+        if rel.is_foreign(state, name):
             raise self.uf.error(s.loc, f"{what} changes an object adsrc does not own (a global, a closure variable "
                                        f"or an attribute of an object known when transforming); adsrc cannot "
                                        "differentiate through that change.",
@@ -296,7 +296,7 @@ class Functionalizer:
             if rule is None or rule.nondiff:
                 return ir.Const(target, expr, loc=s.loc)
             return ir.Apply(target, expr, rule, {"x": expr.left, "y": expr.right}, loc=s.loc)
-        if al.is_foreign(state, t):
+        if rel.is_foreign(state, t):
             message = (f"`{t} {_OPS.get(type(s.op), 'op')}= ...` at {self.uf.filename}, line {s.loc.line} changes "
                        f"`{t}` in place, an object adsrc does not own (a global or an attribute of a static "
                        f"object). Write `{t} = {t} {_OPS.get(type(s.op), 'op')} ...` to make a new value.")

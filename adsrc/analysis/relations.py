@@ -1,0 +1,78 @@
+"""Queries on the alias analysis's facts (analysis/aliases.py): how two names may share an object.
+
+`relations(state, m, n)` is what lowering/functionalize.py follows when n's object
+changes; `params_reached` is what analysis/summaries.py reports a function changes.
+"""
+
+from .aliases import FOREIGN
+
+SAME, DERIVED, BASE, HOLDS, UNKNOWN = "same", "derived", "base", "holds", "unknown"
+
+
+def relations(state, m, n):
+    """How name m may relate to the object of name n: a list of (kind, path) pairs.
+
+    SAME: m may be n's object; DERIVED: m may be a part or view of it (path from n
+    to m); BASE: n may be a part or view of m's object (path from m to n); HOLDS: m
+    may hold n's object in a container; UNKNOWN: they may share memory in a way
+    adsrc does not know.
+    """
+    out = []
+    n_refs = state.refs(n)
+    m_refs = state.refs(m)
+    for rn in n_refs:
+        if rn.obj == FOREIGN:
+            continue
+        for rm in m_refs:
+            if rm.obj != rn.obj:
+                continue
+            if rn.path is None or rm.path is None:
+                out.append((UNKNOWN, None))
+            elif rm.path == rn.path:
+                out.append((SAME, ()))
+            elif rm.path[:len(rn.path)] == rn.path:
+                out.append((DERIVED, rm.path[len(rn.path):]))
+            elif rn.path[:len(rm.path)] == rm.path:
+                out.append((BASE, rn.path[len(rm.path):]))
+            else:
+                out.append((UNKNOWN, None))        # two parts of one object (a common base may be gone)
+        for rm in m_refs:
+            if rm.obj == rn.obj:
+                continue
+            held = [h for h in state.held(rm.obj) if h.obj == rn.obj]
+            if any(_same_part(h, rn) for h in held):
+                out.append((HOLDS, None))
+            elif held:
+                out.append((UNKNOWN, None))     # m holds another part of n's object (a view of it...)
+    unique = []
+    for r in out:
+        if r not in unique:
+            unique.append(r)
+    # in an order that does not depend on where objects live in memory (generated code is deterministic)
+    return sorted(unique, key=_order)
+
+
+def _order(relation):
+    kind, path = relation
+    return kind, repr([step.key for step in path]) if path else ""
+
+
+def _same_part(held, ref):
+    """Is a reference a container holds the part `ref` refers to (or possibly so)?"""
+    return held.obj == ref.obj and (held.path == ref.path or held.path is None or ref.path is None)
+
+
+def is_foreign(state, n):
+    return any(r.obj == FOREIGN for r in state.refs(n))
+
+
+def params_reached(state, n):
+    """Parameters whose objects a change to n's object may change."""
+    out = set()
+    for r in state.refs(n):
+        if r.obj[0] == "param":
+            out.add(r.obj[1])
+        for h in state.holders(r.obj):
+            if h[0] == "param":
+                out.add(h[1])
+    return out
