@@ -27,3 +27,17 @@ def test_benchmark_prints_one_table_with_a_row_per_workload():
     assert sum(line.startswith("| workload |") for line in lines) == 1
     rows = [line for line in lines if line.startswith("| sum(exp(x))")]
     assert len(rows) == 3 and len(set(rows)) == 3          # n=10, n=1,000 and n=1,000,000, each once
+
+
+def test_transform_time_benchmark_runs_quickly_and_writes_json(tmp_path):
+    out = tmp_path / "transform.json"
+    script = RUN.parent / "transform_time.py"
+    proc = subprocess.run([sys.executable, str(script), "--quick", "--repeats", "1", "--json", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(out.read_text())
+    families = {r["family"] for r in rows}
+    assert any(f.startswith("nested loops") for f in families)
+    assert any(f.startswith("straight-line") for f in families)
+    assert all(r["seconds"] > 0 and r["per_statement"] > 0 for r in rows)
+    assert "| README logistic loss |" in proc.stdout
