@@ -216,15 +216,36 @@ def rename(node, mapping):
 
 
 def substitute(node, mapping):
-    """Replace loaded Names by copies of the expressions in mapping (in a copy)."""
+    """A copy of node whose loaded Names in mapping are copies of the expressions they map to.
 
-    class _Sub(gast.NodeTransformer):
-        def visit_Name(self, n):
-            if isinstance(n.ctx, gast.Load) and n.id in mapping:
-                return clone(mapping[n.id])
-            return n
+    One pass that copies and replaces (each occurrence gets its own copy of
+    the expression; the parts of node itself that are shared stay shared).
+    """
+    return _substitute(node, mapping, {})
 
-    return _Sub().visit(clone(node))
+
+def _substitute(x, mapping, memo):
+    if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Load) and x.id in mapping:
+        return clone(mapping[x.id])
+    t = type(x)
+    if isinstance(x, gast.AST):
+        i = id(x)
+        if i in memo:
+            return memo[i]
+        new = t.__new__(t)
+        memo[i] = new
+        fields = t._fields
+        new.__dict__.update({k: _substitute(v, mapping, memo) if k in fields else _clone(v, memo)
+                             for k, v in x.__dict__.items()})
+        return new
+    if t is list:
+        i = id(x)
+        if i in memo:
+            return memo[i]
+        new = memo[i] = []
+        new.extend(_substitute(v, mapping, memo) for v in x)
+        return new
+    return _clone(x, memo)
 
 
 def located(node, like):
