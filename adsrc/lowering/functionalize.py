@@ -86,14 +86,13 @@ class Functionalizer:
             else:
                 s.test_body, inner = self.block(s.test_body, inner)
             s.body, _ = self.block(s.body, inner)
-            return [s], head
+            return [s], head.copy()       # the analysis remembers head: the block changes its own state
         if isinstance(s, ir.Def):
             inner = Functionalizer(s.fn, self.namer, self.oracle)
             s.fn.body, _ = inner.block(s.fn.body, inner.analysis.initial())
         new = self.rewrite(s, state)
-        after = state.copy()
-        self.analysis.transfer(s, after)
-        return new, after
+        self.analysis.transfer(s, state)      # in place: the block owns its state, nothing keeps it
+        return new, state
 
     # -- changes in place -------------------------------------------------------------------------------
     def rewrite(self, s, state):
