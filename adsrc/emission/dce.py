@@ -104,14 +104,20 @@ class _Pass:
         self.heads.pop(id(s), None)
 
     def live_in(self, s, live):
-        """Names live before s, given those live after it (s as eliminate() would leave it)."""
+        """Names live before s, given those live after it (s as eliminate() would leave it).
+
+        `live` is the caller's own set: it may be changed and returned.
+        """
         if self.dead(s, live):
             return live
         if _plain_assign(s):
-            return (live - self.stored(s)) | self.loads(s.value)
+            live -= self.stored(s)
+            live |= self.loads(s.value)
+            return live
         if isinstance(s, gast.AugAssign):
-            extra = {s.target.id} if isinstance(s.target, gast.Name) else self.loads(s.target)
-            return live | extra | self.loads(s.value)
+            live.add(s.target.id) if isinstance(s.target, gast.Name) else live.update(self.loads(s.target))
+            live |= self.loads(s.value)
+            return live
         if isinstance(s, gast.If):
             return self.live_before(s.body, live) | self.live_before(s.orelse, live) | self.loads(s.test)
         if isinstance(s, gast.For):
@@ -121,8 +127,9 @@ class _Pass:
         if isinstance(s, gast.Return):
             return set(self.loads(s.value)) if s.value is not None else set()
         if isinstance(s, gast.FunctionDef):
-            return (live - {s.name}) | self.loads(s)
-        return live | self.loads(s)
+            live.discard(s.name)
+        live |= self.loads(s)
+        return live
 
     def eliminate(self, stmts, live_out):
         live = set(live_out)
