@@ -139,18 +139,37 @@ def parse_expr(text):
     return clone(_parse_expr_cached(text))
 
 
+def walk(node):
+    """The nodes in node, itself first, in gast.walk's (breadth-first) order, as a list.
+
+    Several times faster than gast.walk, which makes a generator for each node's
+    children. The list is made before it is returned: changes to the tree while
+    going through it are not seen.
+    """
+    out = [node]
+    AST = gast.AST
+    for n in out:
+        for f in n._fields:
+            v = getattr(n, f, None)
+            if isinstance(v, AST):
+                out.append(v)
+            elif isinstance(v, list):
+                out.extend(x for x in v if isinstance(x, AST))
+    return out
+
+
 def names_loaded(node):
     """Names read anywhere in node (including nested functions' free reads)."""
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def names_stored(node):
-    return {n.id for n in gast.walk(node)
+    return {n.id for n in walk(node)
             if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
 
 
 def all_names(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, gast.Name)}
 
 
 def target_names(t):

@@ -22,6 +22,7 @@ with it) never do.
 
 import gast
 
+from .. import astutil
 from ..ir import nodes as ir
 from .state import comment
 
@@ -74,7 +75,7 @@ def _loads(adj, code):
 def _copies(code):
     """[(target, value Name node)] of every `a = b` between names in the code."""
     out = []
-    for n in gast.walk(gast.Module(body=list(code), type_ignores=[])):
+    for n in astutil.walk(gast.Module(body=list(code), type_ignores=[])):
         if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and \
                 isinstance(n.value, gast.Name):
             out.append((n.targets[0].id, n.value))
@@ -121,7 +122,7 @@ def _outermost_loop(code, node):
 
 def _getitem_values(code, base):
     out = []
-    for n in gast.walk(gast.Module(body=list(code), type_ignores=[])):
+    for n in astutil.walk(gast.Module(body=list(code), type_ignores=[])):
         if isinstance(n, gast.Assign) and isinstance(n.value, gast.Subscript) and \
                 isinstance(n.value.value, gast.Name) and n.value.value.id == base:
             out.append(n)

@@ -9,12 +9,14 @@ own (they run later, when the copy may no longer hold).
 
 import gast
 
+from .. import astutil
+
 
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
 
 
 def _stored_in(node, out):
-    for n in gast.walk(node):
+    for n in astutil.walk(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
             out.add(n.id)
 

@@ -20,17 +20,17 @@ from .. import astutil
 
 
 def _stores(target):
-    return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+    return {n.id for n in astutil.walk(target) if isinstance(n, gast.Name)}
 
 
 def _pure_value(s):
     if getattr(s, "adsrc_pure", False):
         return True
-    return not any(isinstance(n, (gast.Call, gast.Yield, gast.Await)) for n in gast.walk(s.value))
+    return not any(isinstance(n, (gast.Call, gast.Yield, gast.Await)) for n in astutil.walk(s.value))
 
 
 def _no_call(e):
-    return not any(isinstance(n, gast.Call) for n in gast.walk(e))
+    return not any(isinstance(n, gast.Call) for n in astutil.walk(e))
 
 
 def _plain_assign(s):
@@ -162,4 +162,4 @@ def eliminate(stmts, live_out=frozenset()):
 
 def _pure_expr(e):
     return not any(isinstance(n, gast.Call) and not (isinstance(n.func, gast.Name) and n.func.id in ("range", "len"))
-                   for n in gast.walk(e))
+                   for n in astutil.walk(e))

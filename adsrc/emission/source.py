@@ -258,6 +258,12 @@ def register_source(filename, text):
     linecache.cache[filename] = (len(text), None, lines, filename)
 
 
+def _moved_up(code):
+    """code (and the code nested in it) one line earlier: line numbers count from co_firstlineno."""
+    consts = tuple(_moved_up(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=code.co_firstlineno - 1, co_consts=consts)
+
+
 def compile_function(text, fname, filename, globals_, bindings, argdefs=None, kwdefaults=None):
     """Compile `text` (one def named fname) into a function.
 
@@ -266,11 +272,10 @@ def compile_function(text, fname, filename, globals_, bindings, argdefs=None, kw
     params = sorted(bindings)
     factory_src = "def __adsrc_factory__(" + ", ".join(params) + "):\n" + \
         "".join("    " + line + "\n" for line in text.splitlines()) + f"    return {fname}\n"
-    tree = ast.parse(factory_src, filename=filename)
-    ast.increment_lineno(tree, -1)
-    code = compile(tree, filename, "exec")
+    code = compile(factory_src, filename, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fname)
+    inner = _moved_up(inner)         # line k of text is line k + 1 of factory_src
     cells = []
     for n in inner.co_freevars:
         b = bindings[n]
