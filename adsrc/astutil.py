@@ -158,6 +158,19 @@ def walk(node):
     return out
 
 
+def children(node):
+    """node's child nodes in gast.iter_child_nodes' order, as a list."""
+    out = []
+    AST = gast.AST
+    for f in node._fields:
+        v = getattr(node, f, None)
+        if isinstance(v, AST):
+            out.append(v)
+        elif isinstance(v, list):
+            out.extend(x for x in v if isinstance(x, AST))
+    return out
+
+
 def names_loaded(node):
     """Names read anywhere in node (including nested functions' free reads)."""
     return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}

@@ -65,7 +65,7 @@ def _loads(adj, code):
             loads.setdefault(node.id, []).append(node)
             if inside:
                 passive.add(id(node))
-        for child in gast.iter_child_nodes(node):
+        for child in astutil.children(node):
             visit(child, inside)
     for stmt in code:
         visit(stmt, False)

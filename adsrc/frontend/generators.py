@@ -22,7 +22,7 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 def own_nodes(node):
     """Nodes in a function's own scope (nested functions, lambdas and classes are not entered)."""
-    for child in gast.iter_child_nodes(node):
+    for child in astutil.children(node):
         yield child
         if not isinstance(child, _SCOPES):
             yield from own_nodes(child)

@@ -211,7 +211,7 @@ def local_names(fdef):
             out.add(p.id)
 
     def visit(node):
-        for child in gast.iter_child_nodes(node):
+        for child in astutil.children(node):
             if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
                 out.add(child.name)
                 continue

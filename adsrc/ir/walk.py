@@ -6,6 +6,7 @@ statement is taught to the passes in one place.
 
 import gast
 
+from .. import astutil
 from . import nodes as ir
 
 
@@ -31,7 +32,7 @@ def _expr_reads(node, bound, out):
         for d in node.args.defaults:
             _expr_reads(d, bound, out)
         return
-    for child in gast.iter_child_nodes(node):
+    for child in astutil.children(node):
         _expr_reads(child, bound, out)
 
 
@@ -51,7 +52,7 @@ def _rename(node, mapping, bound):
         inner = bound | {a.id for a in node.args.args + node.args.posonlyargs + node.args.kwonlyargs}
         _rename(node.body, mapping, inner)
         return
-    for child in gast.iter_child_nodes(node):
+    for child in astutil.children(node):
         _rename(child, mapping, bound)
 
 
