@@ -40,4 +40,4 @@ def test_transform_time_benchmark_runs_quickly_and_writes_json(tmp_path):
     assert any(f.startswith("nested loops") for f in families)
     assert any(f.startswith("straight-line") for f in families)
     assert all(r["seconds"] > 0 and r["per_statement"] > 0 for r in rows)
-    assert "| README logistic loss |" in proc.stdout
+    assert "| README logistic loss, first gradient |" in proc.stdout
