@@ -32,6 +32,8 @@ _BLOCKS = ("body", "orelse")
 
 def finish_updates(adj, code):
     """Make adj.updates in place where nothing may see the object change (else they copy)."""
+    if not adj.updates:
+        return
     loads, passive = _loads(adj, code)
     copies = _copies(code)
     for node, s in adj.updates:
