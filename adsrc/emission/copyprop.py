@@ -80,29 +80,36 @@ class _Copies:
         return out
 
 
-class _Rewriter(gast.NodeTransformer):
-    """Replaces loaded names by new Name nodes (a Name node may be shared by several statements)."""
-
-    def __init__(self, mapping):
-        self.mapping = mapping
-
-    def visit_Name(self, n):
-        if isinstance(n.ctx, gast.Load) and n.id in self.mapping:
-            return gast.Name(id=self.mapping[n.id], ctx=gast.Load(), annotation=None, type_comment=None)
-        return n
-
-    def visit_FunctionDef(self, n):
-        return n
-
-    def visit_Lambda(self, n):
-        return n
-
-
 def _rewrite(node, mapping):
-    """Replace loaded names in node (not inside nested functions); returns the node."""
+    """Replace loaded names in node (not inside nested functions); returns the node.
+
+    New Name nodes replace the old (a Name node may be shared by several statements).
+    """
     if not mapping:
         return node
-    return _Rewriter(mapping).visit(node)
+    return _rewritten(node, mapping)
+
+
+def _rewritten(node, mapping):
+    if isinstance(node, gast.Name):
+        if isinstance(node.ctx, gast.Load) and node.id in mapping:
+            return gast.Name(id=mapping[node.id], ctx=gast.Load(), annotation=None, type_comment=None)
+        return node
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        return node
+    for f in node._fields:
+        v = getattr(node, f, None)
+        if isinstance(v, list):
+            for i, x in enumerate(v):
+                if isinstance(x, gast.AST):
+                    new = _rewritten(x, mapping)
+                    if new is not x:
+                        v[i] = new
+        elif isinstance(v, gast.AST):
+            new = _rewritten(v, mapping)
+            if new is not v:
+                setattr(node, f, new)
+    return node
 
 
 def propagate(stmts, copies=None, stores=None):

@@ -22,6 +22,8 @@ import types
 import astunparse
 import gast
 
+from .toast import gast_to_ast
+
 _PREC_BINOP = {
     "BitOr": 6, "BitXor": 7, "BitAnd": 8, "LShift": 9, "RShift": 9, "Add": 10, "Sub": 10,
     "Mult": 11, "MatMult": 11, "Div": 11, "FloorDiv": 11, "Mod": 11, "Pow": 13,
@@ -231,7 +233,7 @@ class Comments:
 
 def unparse(node):
     """Python source for a gast node (no comment handling)."""
-    tree = gast.gast_to_ast(node)
+    tree = gast_to_ast(node)
     buf = io.StringIO()
     Unparser(tree, file=buf)
     return buf.getvalue().strip("\n") + "\n"
