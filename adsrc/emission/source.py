@@ -22,7 +22,7 @@ import types
 import astunparse
 import gast
 
-from .toast import gast_to_ast
+from ..conversions import gast_to_ast
 
 _PREC_BINOP = {
     "BitOr": 6, "BitXor": 7, "BitAnd": 8, "LShift": 9, "RShift": 9, "Add": 10, "Sub": 10,
