@@ -28,12 +28,14 @@ def _clone(x, memo):
     if isinstance(x, gast.AST):
         new = t.__new__(t)
         memo[i] = new
-        new.__dict__.update({k: _clone(v, memo) for k, v in x.__dict__.items()})
+        d = new.__dict__
+        for k, v in x.__dict__.items():         # atoms (most fields) without a call
+            d[k] = v if type(v) in _ATOMIC else _clone(v, memo)
         return new
     if t is list:
         new = []
         memo[i] = new
-        new.extend(_clone(v, memo) for v in x)
+        new.extend([v if type(v) in _ATOMIC else _clone(v, memo) for v in x])
         return new
     if t is tuple:
         return tuple(_clone(v, memo) for v in x)
@@ -267,8 +269,9 @@ def _substitute(x, mapping, memo):
         new = t.__new__(t)
         memo[i] = new
         fields = t._fields
-        new.__dict__.update({k: _substitute(v, mapping, memo) if k in fields else _clone(v, memo)
-                             for k, v in x.__dict__.items()})
+        d = new.__dict__
+        for k, v in x.__dict__.items():
+            d[k] = v if type(v) in _ATOMIC else _substitute(v, mapping, memo) if k in fields else _clone(v, memo)
         return new
     if t is list:
         i = id(x)
