@@ -60,13 +60,15 @@ def block(body, live, p, apply):
             if kept is not None:
                 outs, reads = kept
                 out.append(s)
-                live = (live - set(outs)) | reads
+                live.difference_update(outs)        # in place: `live` is this block's own set
+                live |= reads
             continue
         names = target_names(s.target) if isinstance(s, ir.Op) else [s.name] if isinstance(s, ir.Def) else []
-        if _removable(s) and not (set(names) & live):
+        if _removable(s) and live.isdisjoint(names):
             continue
         out.append(s)
-        live = (live - set(names)) | own_reads(s)
+        live.difference_update(names)
+        live |= own_reads(s)
     if apply:
         body[:] = reversed(out)
     return live, bool(out)
