@@ -149,28 +149,25 @@ def walk(node):
     going through it are not seen.
     """
     out = [node]
-    AST = gast.AST
-    for n in out:
-        for f in n._fields:
-            v = getattr(n, f, None)
-            if isinstance(v, AST):
-                out.append(v)
-            elif isinstance(v, list):
-                out.extend(x for x in v if isinstance(x, AST))
+    for n in out:               # goes on through the nodes appended meanwhile
+        _add_children(n, out)
     return out
 
 
 def children(node):
     """node's child nodes in gast.iter_child_nodes' order, as a list."""
     out = []
-    AST = gast.AST
+    _add_children(node, out)
+    return out
+
+
+def _add_children(node, out):
     for f in node._fields:
         v = getattr(node, f, None)
-        if isinstance(v, AST):
+        if isinstance(v, gast.AST):
             out.append(v)
         elif isinstance(v, list):
-            out.extend(x for x in v if isinstance(x, AST))
-    return out
+            out.extend(x for x in v if isinstance(x, gast.AST))
 
 
 def names_loaded(node):
