@@ -161,13 +161,15 @@ def children(node):
     return out
 
 
-def _add_children(node, out):
+def _add_children(node, out, AST=gast.AST):
     for f in node._fields:
         v = getattr(node, f, None)
-        if isinstance(v, gast.AST):
+        if isinstance(v, AST):
             out.append(v)
         elif isinstance(v, list):
-            out.extend(x for x in v if isinstance(x, gast.AST))
+            for x in v:
+                if isinstance(x, AST):
+                    out.append(x)
 
 
 def names_loaded(node):

@@ -18,6 +18,19 @@ _MISSING = object()
 _GENERIC = object()
 
 
+# ast.NodeVisitor.visit_Constant calls these deprecated methods if a visitor has them, else generic_visit
+_CONSTANT_METHODS = ("visit_Num", "visit_Str", "visit_Bytes", "visit_NameConstant", "visit_Ellipsis")
+
+
+def _method(cls, node_type):
+    """cls's visit_ method for node_type, or _GENERIC for its generic_visit."""
+    method = getattr(cls, "visit_" + node_type.__name__, _GENERIC)
+    if method is getattr(ast.NodeVisitor, "visit_Constant", None) and \
+            not any(hasattr(cls, m) for m in _CONSTANT_METHODS):
+        return _GENERIC
+    return method
+
+
 def _fast(base, target):
     class Fast(base):
         _methods = {}       # node type -> the base converter's visit_ method, or _GENERIC
@@ -27,7 +40,7 @@ def _fast(base, target):
             t = type(node)
             method = self._methods.get(t)
             if method is None:
-                method = self._methods[t] = getattr(type(self), "visit_" + t.__name__, _GENERIC)
+                method = self._methods[t] = _method(type(self), t)
             if method is _GENERIC:
                 return self.generic_visit(node)
             return method(self, node)
