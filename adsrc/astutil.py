@@ -28,9 +28,11 @@ def _clone(x, memo):
     if isinstance(x, gast.AST):
         new = t.__new__(t)
         memo[i] = new
-        d = new.__dict__
-        for k, v in x.__dict__.items():         # atoms (most fields) without a call
-            d[k] = v if type(v) in _ATOMIC else _clone(v, memo)
+        d = x.__dict__.copy()
+        for k, v in d.items():                  # atoms (most fields) stay as copied
+            if type(v) not in _ATOMIC:
+                d[k] = _clone(v, memo)
+        new.__dict__ = d
         return new
     if t is list:
         new = []
