@@ -59,6 +59,8 @@ def _fast(base, target):
                 cls = self._classes[t] = getattr(target, t.__name__, None)
             if cls is None:
                 return None             # not part of the target's syntax trees (as gast's converter)
+            if not node._fields and not node._attributes:
+                return cls()            # Load, Store, Add, ...
             visit = self._visit
             new_node = cls(**{field: visit(getattr(node, field)) for field in node._fields
                               if hasattr(node, field)})
@@ -75,7 +77,33 @@ def _fast(base, target):
     return Fast
 
 
-_ToAst = _fast(GAstToAst3, ast)
+_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_SHARED = {}        # (old type, new type) -> the location attributes both have
+
+
+def _copy_location(new_node, old_node):
+    """ast.copy_location, with the attributes both node types have looked up once per pair of types."""
+    key = (type(old_node), type(new_node))
+    attrs = _SHARED.get(key)
+    if attrs is None:
+        attrs = _SHARED[key] = tuple(a for a in _LOCATION
+                                     if a in old_node._attributes and a in new_node._attributes)
+    for attr in attrs:
+        value = getattr(old_node, attr, None)
+        if value is not None or (hasattr(old_node, attr) and attr.startswith("end_")):
+            setattr(new_node, attr, value)
+    return new_node
+
+
+class _ToAst(_fast(GAstToAst3, ast)):
+    # the two most frequent nodes of generated code, as GAstToAst3 converts them
+    def visit_Name(self, node):
+        return _copy_location(ast.Name(self._visit(node.id), self._visit(node.ctx)), node)
+
+    def visit_Assign(self, node):
+        return _copy_location(ast.Assign(self._visit(node.targets), self._visit(node.value)), node)
+
+
 _ToGast = _fast(Ast3ToGAst, gast)
 
 
