@@ -28,12 +28,16 @@ def _clone(x, memo):
     if isinstance(x, gast.AST):
         new = t.__new__(t)
         memo[i] = new
-        new.__dict__.update({k: _clone(v, memo) for k, v in x.__dict__.items()})
+        d = x.__dict__.copy()
+        for k, v in d.items():                  # atoms (most fields) stay as copied
+            if type(v) not in _ATOMIC:
+                d[k] = _clone(v, memo)
+        new.__dict__ = d
         return new
     if t is list:
         new = []
         memo[i] = new
-        new.extend(_clone(v, memo) for v in x)
+        new.extend([v if type(v) in _ATOMIC else _clone(v, memo) for v in x])
         return new
     if t is tuple:
         return tuple(_clone(v, memo) for v in x)
@@ -139,18 +143,49 @@ def parse_expr(text):
     return clone(_parse_expr_cached(text))
 
 
+def walk(node):
+    """The nodes in node, itself first, in gast.walk's (breadth-first) order, as a list.
+
+    Several times faster than gast.walk, which makes a generator for each node's
+    children. The list is made before it is returned: changes to the tree while
+    going through it are not seen.
+    """
+    out = [node]
+    for n in out:               # goes on through the nodes appended meanwhile
+        _add_children(n, out)
+    return out
+
+
+def children(node):
+    """node's child nodes in gast.iter_child_nodes' order, as a list."""
+    out = []
+    _add_children(node, out)
+    return out
+
+
+def _add_children(node, out, AST=gast.AST):
+    for f in node._fields:
+        v = getattr(node, f, None)
+        if isinstance(v, AST):
+            out.append(v)
+        elif isinstance(v, list):
+            for x in v:
+                if isinstance(x, AST):
+                    out.append(x)
+
+
 def names_loaded(node):
     """Names read anywhere in node (including nested functions' free reads)."""
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def names_stored(node):
-    return {n.id for n in gast.walk(node)
+    return {n.id for n in walk(node)
             if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
 
 
 def all_names(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, gast.Name)}
 
 
 def target_names(t):
@@ -216,15 +251,37 @@ def rename(node, mapping):
 
 
 def substitute(node, mapping):
-    """Replace loaded Names by copies of the expressions in mapping (in a copy)."""
+    """A copy of node whose loaded Names in mapping are copies of the expressions they map to.
 
-    class _Sub(gast.NodeTransformer):
-        def visit_Name(self, n):
-            if isinstance(n.ctx, gast.Load) and n.id in mapping:
-                return clone(mapping[n.id])
-            return n
+    One pass that copies and replaces (each occurrence gets its own copy of
+    the expression; the parts of node itself that are shared stay shared).
+    """
+    return _substitute(node, mapping, {})
 
-    return _Sub().visit(clone(node))
+
+def _substitute(x, mapping, memo):
+    if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Load) and x.id in mapping:
+        return clone(mapping[x.id])
+    t = type(x)
+    if isinstance(x, gast.AST):
+        i = id(x)
+        if i in memo:
+            return memo[i]
+        new = t.__new__(t)
+        memo[i] = new
+        fields = t._fields
+        d = new.__dict__
+        for k, v in x.__dict__.items():
+            d[k] = v if type(v) in _ATOMIC else _substitute(v, mapping, memo) if k in fields else _clone(v, memo)
+        return new
+    if t is list:
+        i = id(x)
+        if i in memo:
+            return memo[i]
+        new = memo[i] = []
+        new.extend(_substitute(v, mapping, memo) for v in x)
+        return new
+    return _clone(x, memo)
 
 
 def located(node, like):

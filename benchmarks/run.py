@@ -3,6 +3,7 @@
     python benchmarks/run.py                 # everything (seconds with NumPy alone, about a minute with peers)
     python benchmarks/run.py --only RNN      # workloads whose name contains RNN
     python benchmarks/run.py --json results.json --plot ratios.png
+    python benchmarks/run.py --only "transformation time"    # transform_time.py's table alone
 
 Every implementation runs in this one process, and each gradient is checked
 against the hand-written NumPy gradient before it is timed. Times are
@@ -26,9 +27,11 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]      # this checkout's adsrc, not a
 import alternatives as alt  # noqa: E402
 import call_overhead  # noqa: E402
 import timing  # noqa: E402
+import transform_time  # noqa: E402
 import workloads as wl  # noqa: E402
 from adsrc import transform  # noqa: E402
 
+TRANSFORM_TIME = "transformation time"
 ORDER = [wl.HAND, wl.ADSRC, alt.AUTOGRAD, alt.JAX, alt.JAX_JIT, alt.TORCH]
 
 
@@ -212,6 +215,7 @@ def main(argv=None):
     p.add_argument("--samples", type=int, default=11)
     p.add_argument("--json", help="write results as JSON to this file")
     p.add_argument("--plot", help="write a bar chart of the ratios to this PNG file (needs matplotlib)")
+    p.add_argument("--quick", action="store_true", help="transformation times of small functions only")
     args = p.parse_args(argv)
     started = time.perf_counter()
     print(f"# {machine()}", flush=True)
@@ -239,10 +243,15 @@ def main(argv=None):
         print(f"new specialization (transform + compile + first run): {timing.fmt_time(spec['new_specialization'])}")
         spec["call_overhead"] = call_overhead.measure(max(args.samples, 21))
         print("\n" + call_overhead.report(spec["call_overhead"]))
+    transformation = None
+    if not args.only or args.only in TRANSFORM_TIME:
+        print(f"\n{TRANSFORM_TIME} (transform_time.py: fresh start to generated source, medians)\n", flush=True)
+        transformation = transform_time.report(quick=args.quick)
     print(f"\nfinished in {time.perf_counter() - started:.0f} s")
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"machine": machine(), "results": results, "specialization": spec}, fh, indent=2)
+            json.dump({"machine": machine(), "results": results, "specialization": spec,
+                       "transformation": transformation}, fh, indent=2)
     if args.plot:
         plot(results, columns, args.plot)
     return 0

@@ -37,3 +37,17 @@ def test_call_overhead_benchmark_runs():
     rows = {line.split(" | ")[0]: line for line in proc.stdout.splitlines() if line.startswith("| ")}
     assert rows["| x * x, a float"].endswith("| float |")          # a float's gradient is a float
     assert rows["| sum(exp(x)), n=10"].endswith("| ndarray |")
+
+
+def test_transform_time_benchmark_runs_quickly_and_writes_json(tmp_path):
+    out = tmp_path / "transform.json"
+    script = RUN.parent / "transform_time.py"
+    proc = subprocess.run([sys.executable, str(script), "--quick", "--repeats", "1", "--json", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(out.read_text())
+    families = {r["family"] for r in rows}
+    assert any(f.startswith("nested loops") for f in families)
+    assert any(f.startswith("straight-line") for f in families)
+    assert all(r["seconds"] > 0 and r["per_statement"] > 0 for r in rows)
+    assert "| README logistic loss, first gradient |" in proc.stdout

@@ -258,6 +258,7 @@ class Analysis:
         return state
 
     def block(self, stmts, state, visit=None):
+        """The state after stmts; `state` is the block's own (changed in place), never kept."""
         for s in stmts:
             state = self.stmt(s, state, visit)
         return state
@@ -273,9 +274,8 @@ class Analysis:
             head = self.loop_head(s, state)
             if visit is not None:
                 self.body(s, head.copy(), visit)
-            return head
-        state = state.copy()
-        self.transfer(s, state)
+            return head.copy()        # the remembered head stays as it is
+        self.transfer(s, state)       # in place: a block owns the state it is given (see `block`)
         return state
 
     def body(self, loop, state, visit=None):

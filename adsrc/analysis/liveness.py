@@ -32,7 +32,12 @@ def _kills(s):
 
 
 class Liveness:
-    def __init__(self, fn):
+    """kinds: the statement classes `after` is asked about (None: every statement); the names live
+    after the others are not kept (a copy of the live names for every statement costs time quadratic
+    in the length of straight-line code)."""
+
+    def __init__(self, fn, kinds=None):
+        self._kinds = kinds
         self._after = {}
         self._head = {}
         live_end = expr_reads(fn.result) if fn.result is not None else set()
@@ -47,8 +52,10 @@ class Liveness:
     def block(self, stmts, live):
         """Annotate statements; returns the names live before them."""
         live = set(live)
+        kinds = self._kinds
         for s in reversed(stmts):
-            self._after[id(s)] = frozenset(live)
+            if kinds is None or isinstance(s, kinds):
+                self._after[id(s)] = frozenset(live)
             live = self.live_in(s, live)
         return live
 
@@ -78,4 +85,6 @@ class Liveness:
             return head
         if isinstance(s, ir.Return):
             return expr_reads(s.value)
-        return (live - _kills(s)) | _reads(s)
+        live -= _kills(s)           # in place: `live` is the block's own set
+        live |= _reads(s)
+        return live

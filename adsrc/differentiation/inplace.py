@@ -22,6 +22,7 @@ with it) never do.
 
 import gast
 
+from .. import astutil
 from ..ir import nodes as ir
 from .state import comment
 
@@ -31,6 +32,8 @@ _BLOCKS = ("body", "orelse")
 
 def finish_updates(adj, code):
     """Make adj.updates in place where nothing may see the object change (else they copy)."""
+    if not adj.updates:
+        return
     loads, passive = _loads(adj, code)
     copies = _copies(code)
     for node, s in adj.updates:
@@ -64,7 +67,7 @@ def _loads(adj, code):
             loads.setdefault(node.id, []).append(node)
             if inside:
                 passive.add(id(node))
-        for child in gast.iter_child_nodes(node):
+        for child in astutil.children(node):
             visit(child, inside)
     for stmt in code:
         visit(stmt, False)
@@ -74,7 +77,7 @@ def _loads(adj, code):
 def _copies(code):
     """[(target, value Name node)] of every `a = b` between names in the code."""
     out = []
-    for n in gast.walk(gast.Module(body=list(code), type_ignores=[])):
+    for n in astutil.walk(gast.Module(body=list(code), type_ignores=[])):
         if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and \
                 isinstance(n.value, gast.Name):
             out.append((n.targets[0].id, n.value))
@@ -121,7 +124,7 @@ def _outermost_loop(code, node):
 
 def _getitem_values(code, base):
     out = []
-    for n in gast.walk(gast.Module(body=list(code), type_ignores=[])):
+    for n in astutil.walk(gast.Module(body=list(code), type_ignores=[])):
         if isinstance(n, gast.Assign) and isinstance(n.value, gast.Subscript) and \
                 isinstance(n.value.value, gast.Name) and n.value.value.id == base:
             out.append(n)

@@ -141,7 +141,7 @@ class OpAdjoints:
     def shape_only_args(self, expr):
         """In np.size(a), np.shape(a), np.ndim(a), only a's shape matters: use its representative."""
         np_name = self.namer.helper("np")
-        for n in gast.walk(expr):
+        for n in astutil.walk(expr):
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
                     isinstance(n.func.value, gast.Name) and n.func.value.id == np_name and \
                     n.func.attr in ("size", "shape", "ndim") and len(n.args) == 1 and isinstance(n.args[0], gast.Name):

@@ -22,6 +22,8 @@ import types
 import astunparse
 import gast
 
+from ..conversions import gast_to_ast
+
 _PREC_BINOP = {
     "BitOr": 6, "BitXor": 7, "BitAnd": 8, "LShift": 9, "RShift": 9, "Add": 10, "Sub": 10,
     "Mult": 11, "MatMult": 11, "Div": 11, "FloorDiv": 11, "Mod": 11, "Pow": 13,
@@ -231,7 +233,7 @@ class Comments:
 
 def unparse(node):
     """Python source for a gast node (no comment handling)."""
-    tree = gast.gast_to_ast(node)
+    tree = gast_to_ast(node)
     buf = io.StringIO()
     Unparser(tree, file=buf)
     return buf.getvalue().strip("\n") + "\n"
@@ -258,6 +260,12 @@ def register_source(filename, text):
     linecache.cache[filename] = (len(text), None, lines, filename)
 
 
+def _moved_up(code):
+    """code (and the code nested in it) one line earlier: line numbers count from co_firstlineno."""
+    consts = tuple(_moved_up(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=code.co_firstlineno - 1, co_consts=consts)
+
+
 def compile_function(text, fname, filename, globals_, bindings, argdefs=None, kwdefaults=None):
     """Compile `text` (one def named fname) into a function.
 
@@ -266,11 +274,10 @@ def compile_function(text, fname, filename, globals_, bindings, argdefs=None, kw
     params = sorted(bindings)
     factory_src = "def __adsrc_factory__(" + ", ".join(params) + "):\n" + \
         "".join("    " + line + "\n" for line in text.splitlines()) + f"    return {fname}\n"
-    tree = ast.parse(factory_src, filename=filename)
-    ast.increment_lineno(tree, -1)
-    code = compile(tree, filename, "exec")
+    code = compile(factory_src, filename, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fname)
+    inner = _moved_up(inner)         # line k of text is line k + 1 of factory_src
     cells = []
     for n in inner.co_freevars:
         b = bindings[n]

@@ -21,11 +21,17 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 def own_nodes(node):
-    """Nodes in a function's own scope (nested functions, lambdas and classes are not entered)."""
-    for child in gast.iter_child_nodes(node):
-        yield child
+    """Nodes in a function's own scope (nested functions, lambdas and classes are not entered), a list."""
+    out = []
+    _own(node, out)
+    return out
+
+
+def _own(node, out):
+    for child in astutil.children(node):
+        out.append(child)
         if not isinstance(child, _SCOPES):
-            yield from own_nodes(child)
+            _own(child, out)
 
 
 def yields(fdef):
@@ -36,7 +42,7 @@ def yields(fdef):
 def rewrite_generators(tree, error):
     """Rewrite every generator def in tree (itself included) in place; error(node, problem, hint) raises.
     Returns whether there was one."""
-    found = [node for node in gast.walk(tree) if isinstance(node, gast.FunctionDef) and yields(node)]
+    found = [node for node in astutil.walk(tree) if isinstance(node, gast.FunctionDef) and yields(node)]
     for node in found:
         _to_list_function(node, error)
     return bool(found)

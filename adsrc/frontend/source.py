@@ -16,7 +16,7 @@ import types
 
 import gast
 
-from .. import astutil
+from .. import astutil, conversions
 from ..errors import Location, transform_error
 from ..guards import Guards, depends_on
 from .generators import rewrite_generators
@@ -221,7 +221,7 @@ def local_names(fdef):
             out.add(p.id)
 
     def visit(node):
-        for child in gast.iter_child_nodes(node):
+        for child in astutil.children(node):
             if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
                 out.add(child.name)
                 continue
@@ -410,7 +410,7 @@ def load(fun):
             problem = ("adsrc cannot tell which lambda on this line to differentiate."
                        if cands else "adsrc cannot find this lambda's source (was the file edited since it was loaded?).")
             raise transform_error(where, problem, "Give the function a name with `def`.")
-        lam = gast.ast_to_gast(cands[0])
+        lam = conversions.ast_to_gast(cands[0])
         body = gast.Return(value=lam.body)
         body.lineno = lam.body.lineno
         body.col_offset = lam.body.col_offset
@@ -428,7 +428,7 @@ def load(fun):
             raise transform_error(Location(filename, found.lineno, found.col_offset),
                                   f"`{fun.__qualname__}` is an async function.",
                                   "adsrc differentiates plain functions.")
-        node = gast.ast_to_gast(found)
+        node = conversions.ast_to_gast(found)
         node.decorator_list = []
     _fill_args(node.args)
     uf = UserFunction(fun, node, filename)

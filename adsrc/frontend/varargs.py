@@ -150,7 +150,7 @@ def _only_read(fdef, name):
     from .generators import own_nodes
     parents = {}
     for n in gast.walk(fdef):
-        for child in gast.iter_child_nodes(n):
+        for child in astutil.children(n):
             parents[id(child)] = n
     own = {id(m) for m in own_nodes(fdef)}
     for n in gast.walk(fdef):

@@ -6,6 +6,7 @@ statement is taught to the passes in one place.
 
 import gast
 
+from .. import astutil
 from . import nodes as ir
 
 
@@ -31,8 +32,14 @@ def _expr_reads(node, bound, out):
         for d in node.args.defaults:
             _expr_reads(d, bound, out)
         return
-    for child in gast.iter_child_nodes(node):
-        _expr_reads(child, bound, out)
+    for f in node._fields:          # astutil.children, inlined: this is the hottest recursion
+        v = getattr(node, f, None)
+        if isinstance(v, gast.AST):
+            _expr_reads(v, bound, out)
+        elif isinstance(v, list):
+            for child in v:
+                if isinstance(child, gast.AST):
+                    _expr_reads(child, bound, out)
 
 
 def rename_expr(node, mapping):
@@ -51,7 +58,7 @@ def _rename(node, mapping, bound):
         inner = bound | {a.id for a in node.args.args + node.args.posonlyargs + node.args.kwonlyargs}
         _rename(node.body, mapping, inner)
         return
-    for child in gast.iter_child_nodes(node):
+    for child in astutil.children(node):
         _rename(child, mapping, bound)
 
 

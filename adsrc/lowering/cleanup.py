@@ -11,8 +11,6 @@ known pure ones (which might draw random numbers), are kept.
 
 import gast
 
-from .. import astutil
-
 from ..ir import nodes as ir
 from ..ir.walk import expr_reads, own_reads, target_names
 
@@ -39,86 +37,117 @@ def _removable(s):
     return isinstance(s, ir.Def)
 
 
-def block(body, live):
-    """Remove dead statements (in place); returns the names live before the block."""
+class _Pass:
+    """One elimination. `apply` False only computes what would be kept (nothing changes).
+
+    needed: (id of a loop, carries needed after it) -> the carries it needs, a
+    fixpoint over its body (see _needed). Each loop's body is analyzed once per
+    such set, not again for every pass of every enclosing loop's fixpoint (which
+    made the cost grow exponentially with the depth of nesting).
+    """
+
+    def __init__(self):
+        self.needed = {}
+
+
+def block(body, live, p, apply):
+    """The names live before the block, and whether any statement is kept (removes the others if apply)."""
     live = set(live)
     out = []
     for s in reversed(body):
-        if isinstance(s, ir.Cond):
-            reads = _cond(s, live)
-            if reads is not None:
+        if isinstance(s, (ir.Cond, ir.Scan, ir.WhileLoop)):
+            kept = (_cond if isinstance(s, ir.Cond) else _loop)(s, live, p, apply)
+            if kept is not None:
+                outs, reads = kept
                 out.append(s)
-                live = (live - set(s.outs)) | expr_reads(s.pred) | reads
-            continue
-        if isinstance(s, (ir.Scan, ir.WhileLoop)):
-            keep = _loop(s, live)
-            if keep is not None:
-                out.append(s)
-                live = (live - set(s.outs)) | keep
+                live.difference_update(outs)        # in place: `live` is this block's own set
+                live |= reads
             continue
         names = target_names(s.target) if isinstance(s, ir.Op) else [s.name] if isinstance(s, ir.Def) else []
-        if _removable(s) and not (set(names) & live):
+        if _removable(s) and live.isdisjoint(names):
             continue
         out.append(s)
-        live = (live - set(names)) | own_reads(s)
-    body[:] = reversed(out)
-    return live
+        live.difference_update(names)
+        live |= own_reads(s)
+    if apply:
+        body[:] = reversed(out)
+    return live, bool(out)
 
 
-def _cond(s, live):
-    """Drop unused outputs; returns the names the branches read (None: remove the Cond)."""
+def _cond(s, live, p, apply):
+    """(outputs kept, names read) of a Cond, None if it goes; unused outputs dropped if apply."""
     used = [k for k, o in enumerate(s.outs) if o in live]
-    s.outs = [s.outs[k] for k in used]
-    reads = set()
+    outs = [s.outs[k] for k in used]
+    reads, work = set(), False
     for br in (s.true, s.false):
-        br.results = [br.results[k] for k in used]
-        need = set().union(*(expr_reads(r) for r in br.results)) if br.results else set()
-        reads |= block(br.body, need)
-    if not s.outs and not s.true.body and not s.false.body and _pure_const(s.pred):
+        results = [br.results[k] for k in used]
+        need = set().union(*(expr_reads(r) for r in results)) if results else set()
+        inner, kept = block(br.body, need, p, apply)
+        reads |= inner
+        work = work or kept
+        if apply:
+            br.results = results
+    if apply:
+        s.outs = outs
+    if not outs and not work and _pure_const(s.pred):
         return None
-    return reads
+    return outs, expr_reads(s.pred) | reads
 
 
-def _loop(s, live):
-    """Drop carries nothing needs; returns the names the loop reads before it (None: remove it)."""
+def _reads(exprs):
+    return set().union(*(expr_reads(e) for e in exprs)) if exprs else set()
+
+
+def _body_reads(s, body_live, p, apply):
+    """Names live before a loop's body (and its test), and whether the body keeps work."""
+    inner, work = block(s.body, body_live, p, apply)
+    if isinstance(s, ir.WhileLoop):
+        inner, _ = block(s.test_body, expr_reads(s.test) | inner | body_live, p, apply)
+    return inner, work
+
+
+def _needed(s, live, p):
+    """Indices of the carries the loop needs given the names live after it (memoized)."""
     needed = {k for k, o in enumerate(s.outs) if o in live}
     if isinstance(s, ir.Scan) and s.stop is not None:
         needed.add(s.stop)
+    key = (id(s), frozenset(needed))
+    found = p.needed.get(key)
+    if found is not None:
+        return found
     while True:
-        trial = astutil.clone(s.body)
-        test_reads = set()
-        body_live = set().union(*(expr_reads(s.results[k]) for k in needed)) if needed else set()
+        body_live = _reads([s.results[k] for k in needed])
+        inner, _ = block(s.body, body_live, p, False)
         if isinstance(s, ir.WhileLoop):
             # every iteration runs the test: what it reads is needed
-            test_body = astutil.clone(s.test_body)
-            test_reads = block(test_body, expr_reads(s.test) | block(trial, body_live))
-            inner = test_reads
-        else:
-            inner = block(trial, body_live)
+            inner, _ = block(s.test_body, expr_reads(s.test) | inner, p, False)
         more = {k for k, c in enumerate(s.carry) if c in inner} - needed
         if not more:
             break
         needed |= more
-    keep = sorted(needed)
-    stop_carry = s.carry[s.stop] if isinstance(s, ir.Scan) and s.stop is not None else None
-    s.carry, s.init = [s.carry[k] for k in keep], [s.init[k] for k in keep]
-    s.results, s.outs = [s.results[k] for k in keep], [s.outs[k] for k in keep]
-    if isinstance(s, ir.Scan) and stop_carry is not None:
-        s.stop = s.carry.index(stop_carry)
-    body_live = set().union(*(expr_reads(r) for r in s.results)) if s.results else set()
-    if isinstance(s, ir.WhileLoop):
-        inner = block(s.body, body_live)
-        inner = block(s.test_body, expr_reads(s.test) | inner | body_live)
-    else:
-        inner = block(s.body, body_live)
-    if isinstance(s, ir.Scan) and not s.carry and not s.body:
+    p.needed[key] = needed
+    return needed
+
+
+def _loop(s, live, p, apply):
+    """(outputs kept, names read before it) of a loop, None if it goes; unneeded carries dropped if apply."""
+    keep = sorted(_needed(s, live, p))
+    carry, init = [s.carry[k] for k in keep], [s.init[k] for k in keep]
+    results, outs = [s.results[k] for k in keep], [s.outs[k] for k in keep]
+    inner, work = _body_reads(s, _reads(results), p, apply)
+    if apply:
+        stop_carry = s.carry[s.stop] if isinstance(s, ir.Scan) and s.stop is not None else None
+        s.carry, s.init, s.results, s.outs = carry, init, results, outs
+        if stop_carry is not None:
+            s.stop = s.carry.index(stop_carry)
+    if isinstance(s, ir.Scan) and not carry and not work:
         return None
-    reads = set().union(*(expr_reads(a) for a in s.init)) if s.init else set()
+    reads = _reads(init)
     if isinstance(s, ir.Scan):
         reads |= expr_reads(s.xs)
-    return reads | (inner - set(s.carry) - ({s.item} if isinstance(s, ir.Scan) and s.item else set()))
+    return outs, reads | (inner - set(carry) - ({s.item} if isinstance(s, ir.Scan) and s.item else set()))
 
 
 def eliminate_dead_code(fn):
-    block(fn.body, expr_reads(fn.result) if fn.result is not None else set())
+    block(fn.body, expr_reads(fn.result) if fn.result is not None else set(), _Pass(), True)
     return fn

@@ -36,6 +36,10 @@ _METHODS = {"extend": "list_extend", "insert": "list_insert", "clear": "clear_co
             "__delitem__": "delete_item", "pop": "delete_item", "setdefault": "dict_setdefault"}
 
 
+# the statements rewritten here, whose live names after them `changed` asks for
+_CHANGES = (ir.SetItem, ir.InplaceOp, ir.MutatingCall, ir.CallUser)
+
+
 class Functionalizer:
     def __init__(self, fn, namer, oracle=None):
         self.fn = fn
@@ -43,7 +47,7 @@ class Functionalizer:
         self.namer = namer
         self.analysis = al.Analysis(fn, oracle)
         self.oracle = self.analysis.oracle
-        self.live = Liveness(fn)
+        self.live = Liveness(fn, _CHANGES)
 
     # -- blocks ------------------------------------------------------------------------------------
     def run(self, returns_params=()):
@@ -54,7 +58,7 @@ class Functionalizer:
             shadows.append(shadow)
             self.fn.body.insert(0, ir.Copy(shadow, astutil.name(p), loc=ir.Loc(self.fn.lineno)))
         if shadows:
-            self.live = Liveness(self.fn)
+            self.live = Liveness(self.fn, _CHANGES)
             # the shadows are read at the end: keep them live
             self.live = _with_live_end(self.fn, shadows)
         self.fn.body, _ = self.block(self.fn.body, state)
@@ -86,14 +90,13 @@ class Functionalizer:
             else:
                 s.test_body, inner = self.block(s.test_body, inner)
             s.body, _ = self.block(s.body, inner)
-            return [s], head
+            return [s], head.copy()       # the analysis remembers head: the block changes its own state
         if isinstance(s, ir.Def):
             inner = Functionalizer(s.fn, self.namer, self.oracle)
             s.fn.body, _ = inner.block(s.fn.body, inner.analysis.initial())
         new = self.rewrite(s, state)
-        after = state.copy()
-        self.analysis.transfer(s, after)
-        return new, after
+        self.analysis.transfer(s, state)      # in place: the block owns its state, nothing keeps it
+        return new, state
 
     # -- changes in place -------------------------------------------------------------------------------
     def rewrite(self, s, state):
@@ -405,7 +408,7 @@ def _with_live_end(fn, names):
     saved = fn.result
     fn.result = astutil.tuple_([saved] + [astutil.name(n) for n in names])
     try:
-        return Liveness(fn)
+        return Liveness(fn, _CHANGES)
     finally:
         fn.result = saved
 

@@ -412,7 +412,7 @@ def _assigned_once(fdef):
         counts[name] = counts.get(name, 0) + weight
 
     def visit(node, weight):
-        for child in gast.iter_child_nodes(node):
+        for child in astutil.children(node):
             if isinstance(child, gast.FunctionDef):
                 add(child.name, weight)
                 continue

@@ -24,7 +24,7 @@ class Lowerer:
     def __init__(self, fn, namer):
         self.fn = fn
         self.namer = namer
-        self.live = Liveness(fn)
+        self.live = Liveness(fn, (ir.If,))      # `after` is asked of branches only
 
     def undefined(self):
         return astutil.name(self.namer.helper("UNDEFINED"))

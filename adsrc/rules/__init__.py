@@ -44,6 +44,7 @@ never mixes into the real part); rules from complex to real values
 
 import ast
 import copy
+import functools
 import sys
 import threading
 
@@ -120,12 +121,22 @@ class _Referenced(set):
 
 
 class Template:
-    """A parsed rule expression; names other than placeholders are helpers."""
+    """A parsed rule expression; names other than placeholders are helpers.
+
+    Parsed once per text (see `template`): `expr` is shared and never changed;
+    astutil.substitute makes each instance.
+    """
 
     def __init__(self, text):
         self.text = text
         self.expr = astutil.parse_expr(text)
-        self.names = astutil.names_loaded(self.expr)
+        self.names = frozenset(astutil.names_loaded(self.expr))
+
+
+@functools.lru_cache(maxsize=4096)
+def template(text):
+    """The Template of text, parsed once."""
+    return Template(text)
 
 
 class Rule:
@@ -171,7 +182,7 @@ class Rule:
         out = set(dict.keys(self.vjps))
         for v in dict.values(self.vjps):
             if isinstance(v, str):
-                out |= Template(v.replace("{key}", "None")).names & set(self.param_names)
+                out |= template(v.replace("{key}", "None")).names & set(self.param_names)
             else:
                 out |= set(self.param_names)
         if self.real_only:
@@ -254,7 +265,7 @@ class Rule:
             # not complex-ready: the contribution refuses complex arguments when the code runs
             args = ", ".join(p for p in dict.keys(self.vjps))
             t = f"real_only({t}, {self.name!r}, {args})"
-        return Template(t)
+        return template(t)
 
     def is_scalar_output(self, static):
         return bool(self.scalar_out and self.scalar_out(**static))
