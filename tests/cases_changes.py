@@ -387,3 +387,14 @@ def dict_items_are_read_live_while_the_loop_changes_a_later_value(xs, W):
     for pair in d.items():
         tot = tot + np.sum(pair[1])
     return np.sum(xs ** 2) + tot
+
+
+@case(np.array([0.827, -0.548, -0.239]), 0.633, argnums=(0, 1))
+def a_list_minus_a_number_rebinds_rather_than_changes(xs, s):
+    a = [0.2, float(xs[0])]
+    alias = a
+    a -= np.sum(s * xs)          # lists have no -=: a = a - v, a new array; alias is still the list
+    b = [xs[1]]
+    b_alias = b
+    b += [s]                     # lists do have +=: b_alias sees it
+    return np.sum(alias) * 2.0 + np.sum(a) + np.sum(b_alias) * 3.0

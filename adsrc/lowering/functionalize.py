@@ -311,13 +311,14 @@ class Functionalizer:
             return [make(t)]
         # arrays and lists change in place, numbers and tuples are rebound: decided when the code runs
         test = self.namer.fresh("mutable")
+        op = astutil.const(_OPS.get(type(s.op), "?"))
         if s.item_of is not None:
             # base[k] op= v: an item of an array is written back, and only a list's or dict's item
             # changes in place (the sharers then follow the change)
             check = ir.Const(test, astutil.call(self.helper("is_mutable_item"),
-                                                [astutil.name(t), astutil.name(s.item_of)]), loc=s.loc)
+                                                [astutil.name(t), astutil.name(s.item_of), op]), loc=s.loc)
             return [check, ir.If(astutil.name(test), pre + [make(t)] + post, [make(t)], loc=s.loc)]
-        check = ir.Const(test, astutil.call(self.helper("is_mutable"), [astutil.name(t)]), loc=s.loc)
+        check = ir.Const(test, astutil.call(self.helper("is_mutable"), [astutil.name(t), op]), loc=s.loc)
         return [check] + pre + [make(t)] + ([ir.If(astutil.name(test), post, [], loc=s.loc)] if post else [])
 
     def mutating_call(self, s, state):

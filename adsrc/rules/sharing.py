@@ -24,17 +24,25 @@ def _mutable(x):
     return isinstance(x, (_nd, list, dict, set)) or (hasattr(x, "__dict__") and not isinstance(x, type))
 
 
-@helper
-def is_mutable(x):
-    """Does `x op= v` change x's object in place (arrays, lists) rather than rebind the name?"""
-    return isinstance(x, (_nd, list, dict, set, bytearray))
+# the augmented operators each mutable type implements in place; any other falls back to x = x op v
+_IN_PLACE = ((_nd, None), (list, "+*"), (bytearray, "+*"), (dict, "|"), (set, "|&-^"))
 
 
 @helper
-def is_mutable_item(x, base):
+def is_mutable(x, op=None):
+    """Does `x op= v` change x's object in place (arrays; lists for += and *=, ...) rather than rebind
+    the name? (op None: any operator.)"""
+    for cls, ops in _IN_PLACE:
+        if isinstance(x, cls):
+            return ops is None or op is None or op in ops
+    return False
+
+
+@helper
+def is_mutable_item(x, base, op=None):
     """Does `base[k] op= v` (x = base[k]) change x's object in place beyond writing x back into base?
     Not when base is an array: base[k] = base[k] op v is then the whole change."""
-    return type(base) is not _nd and is_mutable(x)
+    return type(base) is not _nd and is_mutable(x, op)
 
 
 @helper
