@@ -26,7 +26,7 @@ import traceback
 import numpy as np
 
 import adsrc
-from proginst import Timeout, same, time_limit
+from proginst import Timeout, leaves, same, time_limit
 
 PASS, MISMATCH, CHANGED, CRASH, REFUSED, UNRELIABLE = "pass", "mismatch", "changed input", "crash", "refused", \
     "unreliable"
@@ -87,17 +87,6 @@ def _crash(e, which):
 
 def _refused(e, which):
     return Outcome(REFUSED, _first(e), str(e), which)
-
-
-def leaves(x, path=()):
-    if isinstance(x, dict):
-        for k in x:
-            yield from leaves(x[k], path + (k,))
-    elif isinstance(x, (list, tuple)):
-        for i, v in enumerate(x):
-            yield from leaves(v, path + (i,))
-    else:
-        yield path, x
 
 
 def _get(x, path):

@@ -252,14 +252,15 @@ def same(a, b):
     return type(a) is type(b) and a == b
 
 
-def _leaves(x, path=()):
+def leaves(x, path=()):
+    """(path, leaf) for each leaf of nested dicts, lists and tuples."""
     if isinstance(x, dict):
         for k in x:
-            yield from _leaves(x[k], path + (k,))
+            yield from leaves(x[k], path + (k,))
     elif isinstance(x, (list, tuple)):
         for i, v in enumerate(x):
-            yield from _leaves(v, path + (i,))
-    elif isinstance(x, np.ndarray):
+            yield from leaves(v, path + (i,))
+    else:
         yield path, x
 
 
@@ -272,8 +273,9 @@ def validate(src, inputs):
     recs = []
     for args in inputs:
         mine = copy.deepcopy(args)
-        for _, leaf in _leaves(mine):
-            leaf.flags.writeable = False        # a write into an input's memory raises
+        for _, leaf in leaves(mine):
+            if isinstance(leaf, np.ndarray):
+                leaf.flags.writeable = False        # a write into an input's memory raises
         try:
             with time_limit(RUN_SECONDS):   # a shrunk program may loop forever
                 rec, out = probe.run(mine)

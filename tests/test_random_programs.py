@@ -38,8 +38,8 @@ import pytest  # noqa: E402
 
 import adsrc  # noqa: E402
 from progcheck import (CHANGED, CRASH, MISMATCH, PASS, REFUSED, UNRELIABLE, Outcome, _central, _get,  # noqa: E402
-                       check, expected_refusal, is_failure, leaves, show_inputs)
-from proginst import Case, make_case, validate  # noqa: E402
+                       check, expected_refusal, is_failure, show_inputs)
+from proginst import Case, leaves, make_case, validate  # noqa: E402
 from progshrink import shrink  # noqa: E402
 
 COUNT = int(os.environ.get("ADSRC_RANDOM_PROGRAMS", 250))

@@ -62,11 +62,10 @@ class _Pass:
         """Is s an assignment without effects whose result nothing reads?"""
         if _plain_assign(s):
             return not (self.stored(s) & live) and self._fact("pure", s, _pure_value)
-        if isinstance(s, gast.AugAssign):
-            if isinstance(s.target, gast.Name):
-                return s.target.id not in live and self._fact("nocall", s.value, _no_call)
-            # a change in place is kept: another name may hold the object it changes (`da = db` before it)
-            return False
+        if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name):
+            return s.target.id not in live and self._fact("nocall", s.value, _no_call)
+        # anything else is kept, a change in place of a subscript too: another name may hold the object
+        # it changes (`da = db` before it)
         return False
 
     def live_before(self, stmts, live_out):

@@ -256,9 +256,10 @@ class Expressions:
                                                 values=[self.atom(v) for v in e.values])), e)
             return
         # {**p, "a": x, **q}  ->  t = dict(p); t["a"] = x; t.update(q)   (in order: later keys win)
-        first = 1 if e.keys[0] is None else e.keys.index(None)
-        if e.keys[0] is None:
+        first = e.keys.index(None)
+        if first == 0:
             self.value(gast.Call(func=astutil.name("dict"), args=[e.values[0]], keywords=[]), target)
+            first = 1
         else:
             self.op_Dict(gast.Dict(keys=e.keys[:first], values=e.values[:first]), target)
         for k, v in zip(e.keys[first:], e.values[first:]):

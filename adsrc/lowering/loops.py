@@ -78,8 +78,7 @@ class Loops:
                 return _Zip([self.iteration(a) for a in it.args])
             if fn is reversed and len(it.args) == 1:
                 return _Reversed(self.iteration(it.args[0]))
-        if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and it.func.attr in ("items", "values") \
-                and isinstance(it.func.value, gast.Name) and not it.args and not it.keywords \
+        if self.is_dict_view(it) and it.func.attr != "keys" and isinstance(it.func.value, gast.Name) \
                 and self.static(it.func.value) is rules_mod.NOT_STATIC:
             mapping = self.atom(it.func.value)
             keys = self.temp(mapping.id + "_keys")

@@ -29,17 +29,17 @@ _IN_PLACE = ((_nd, None), (list, "+*"), (bytearray, "+*"), (dict, "|"), (set, "|
 
 
 @helper
-def is_mutable(x, op=None):
+def is_mutable(x, op):
     """Does `x op= v` change x's object in place (arrays; lists for += and *=, ...) rather than rebind
-    the name? (op None: any operator.)"""
+    the name?"""
     for cls, ops in _IN_PLACE:
         if isinstance(x, cls):
-            return ops is None or op is None or op in ops
+            return ops is None or op in ops
     return False
 
 
 @helper
-def is_mutable_item(x, base, op=None):
+def is_mutable_item(x, base, op):
     """Does `base[k] op= v` (x = base[k]) change x's object in place beyond writing x back into base?
     Not when base is an array: base[k] = base[k] op v is then the whole change."""
     return type(base) is not _nd and is_mutable(x, op)
