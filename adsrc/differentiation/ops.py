@@ -121,10 +121,10 @@ class OpAdjoints:
             return self.hcall("full", g, self.shape_of(s.target))
         return astutil.tuple_([self.hcall("full", e, astutil.load(t)) for t, e in zip(s.target, g.elts)])
 
-    def instantiate(self, template, rule, bound, g, ans):
-        """The template's expression with its placeholders replaced."""
+    def instantiate(self, template, rule, bound, g, ans, extra=None):
+        """The template's expression with its placeholders replaced (and the names in `extra`)."""
         from ..rules import NOT_STATIC
-        mapping = {"g": g, "ans": ans}
+        mapping = {"g": g, "ans": ans, **(extra or {})}
         for p in rule.params:
             node = bound.get(p.name)
             if node is None:

@@ -25,9 +25,11 @@ from ..frontend import varargs_hint
 from ..frontend.varargs import call_shape, parameters
 from ..guards import Guards
 from .assemble import assemble_grad, assemble_vjp
+from .forward import Forward, assemble_jvp
 from .reverse import Adjoint
 
 _VJP_UNITS = weakref.WeakKeyDictionary()   # function -> {key: Unit}
+_JVP_UNITS = weakref.WeakKeyDictionary()   # function -> {key: Unit}
 _RESULTS = {}                               # (function, statics, returns, arg values) -> AbsVal
 _DEPS = {}                                  # (function, statics, returns) -> [set of parameters]
 _DEPS_BUSY, _DEPS_STACK = {}, []            # recursive callees being computed (see result_dependences)
@@ -45,6 +47,7 @@ class Unit:
         self.callees = []              # Units this one calls
         self.building = True
         self.lowered = None
+        self.tangent_params = ()       # forward mode: the names of its tangent parameters
 
 
 class CallInfo:
@@ -121,6 +124,33 @@ class Context:
         expr = astutil.call(astutil.name(ref), args, {k.arg: astutil.clone(k.value) for k in call.keywords})
         pullback = self.namer.fresh(_stem(s.target) + "_pullback")
         return CallInfo(expr, pullback, [bound[p] for p in wrt])
+
+    def jvp_call(self, fw, s):
+        """The call to a callee's jvp unit: `f_jvp(args, x_dot=...)` -> (value, tangent)."""
+        callee = s.callee
+        params, bound = bind_arguments(callee, s)
+        if params is None:
+            raise fw.error(s, f"adsrc cannot match the arguments of the call to `{_name(callee)}`.",
+                           "Pass the arguments explicitly, one per parameter.")
+        statics = call_statics(s, self.pipeline.resolver(fw.uf))
+        wrt = [p for p in params if p in bound and p not in statics and not isinstance(bound[p], (list, dict))
+               and fw.tangent(bound[p]) is not None]
+        vals = tuple(fw.values.of(bound[p]).without_shape() for p in wrt)
+        try:
+            unit, tnames = jvp_unit(self.pipeline, callee, tuple(wrt), vals, statics, s.returns_params)
+        except TransformError as e:
+            raise in_call(e, fw.uf.loc(s.loc), callee_name(callee)) from None
+        if unit is not self.unit:
+            self.unit.callees.append(unit)
+        ref = self.namer.fresh(unit.name)
+        self.refs[ref] = unit
+        call = s.expr
+        args = ([astutil.clone(s.receiver)] if s.receiver is not None else []) + \
+            [astutil.clone(a) for a in call.args]
+        kw = {k.arg: astutil.clone(k.value) for k in call.keywords}
+        for p, tn in zip(wrt, tnames):
+            kw[tn] = fw.tangent(bound[p])
+        return astutil.call(astutil.name(ref), args, kw), tnames
 
     def bindings(self, uf, fn):
         out = {name: runtime.HELPERS[base] for name, base in self.namer.helpers.items()}
@@ -323,6 +353,27 @@ def vjp_unit(pipeline, fun, wrt, vals, statics=None, returns=()):
         return unit
 
 
+def jvp_unit(pipeline, fun, wrt, vals, statics=None, returns=()):
+    """(unit, tangent parameter names): `f_jvp(args, *, x_dot...) -> (out, out_dot)` for fun."""
+    statics = statics or {}
+    with LOCK:
+        table = _JVP_UNITS.setdefault(fun, {})
+        key = (wrt, vals, _statics_key(statics), returns)
+        unit = table.get(key)
+        if unit is not None and (unit.building or unit_guards(unit).changed() is None):
+            return unit, unit.tangent_params
+        lw = pipeline.lowered(fun, statics, returns)
+        suffix = "" if list(wrt) == lw.fn.params else "_" + "_".join(wrt)
+        unit = Unit(lw.uf.name + "_jvp" + suffix)
+        table[key] = unit
+        try:
+            build(pipeline, lw, unit, list(wrt), dict(zip(wrt, vals)), mode="jvp")
+        except BaseException:
+            del table[key]
+            raise
+        return unit, unit.tangent_params
+
+
 def build(pipeline, lw, unit, wrt, vals, mode, options=None):
     """Generate, print and compile `unit` from a lowered function.
 
@@ -336,11 +387,20 @@ def build(pipeline, lw, unit, wrt, vals, mode, options=None):
     params = {p: (v if isinstance(v, values_mod.AbsVal) else values_mod.from_key(v)) for p, v in vals.items()}
     values = values_mod.Values(fn, params, results)
     act = Activity(fn, wrt, deps)
+    if mode == "jvp":
+        fw = Forward(fn, namer, wrt, values, act, ctx)
+        unit.tangent_params = [fw.tname(p) for p in wrt]      # known before the body (recursion)
+        fdef = assemble_jvp(fw, fn, unit.name, options)
+        return _finish(unit, fdef, lw, ctx, fn)
     adj = Adjoint(fn, namer, wrt, values, act, ctx, callee=mode == "vjp" and not options.get("final"))
     if mode == "grad":
         fdef = assemble_grad(adj, fn, unit.name, options)
     else:
         fdef = assemble_vjp(adj, fn, unit.name, options)
+    return _finish(unit, fdef, lw, ctx, fn)
+
+
+def _finish(unit, fdef, lw, ctx, fn):
     unit.text = emit.render(fdef, lw.line_text)
     unit.filename = emit.filename_for(unit.name, f"{lw.uf.filename}:{lw.uf.node.lineno}")
     unit.fn = emit.compile_function(unit.text, unit.name, unit.filename, lw.uf.globals, ctx.bindings(lw.uf, fn),
@@ -354,5 +414,6 @@ def build(pipeline, lw, unit, wrt, vals, mode, options=None):
 def clear_caches():
     with LOCK:
         _VJP_UNITS.clear()
+        _JVP_UNITS.clear()
         _RESULTS.clear()
         _DEPS.clear()

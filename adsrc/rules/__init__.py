@@ -142,6 +142,10 @@ def template(text):
 class Rule:
     """How the output cotangent of one callable flows back to its arguments."""
 
+    jvp_form = None    # forward mode: 'linear' or 'multilinear' (set by jvp_rules.py)
+    jvps = None        # forward mode: templates by parameter (set by jvp_rules.py)
+    jvp_joint = None   # forward mode: one template over all tangents (containers; jvp_rules.py)
+
     def __init__(self, name, signature, vjps=None, kind="general", nondiff=False,
                  scalar_out=None, lazy=False, tuple_output=False, container=False, real_only=False,
                  variants=None, listing=None, check=None, view=False):

@@ -323,6 +323,7 @@ def record_rule(cls):
             defaults = getattr(cls, "_field_defaults", {})
         params = [f + (f"={defaults[f]!r}" if f in defaults and _literal(defaults[f]) else "") for f in fields]
         rule = Rule(cls.__name__, ", ".join(params), {f: f"item_cot(g, {keys[f]})" for f in fields}, container=True)
+        rule.jvp_form = "linear"         # forward mode: the record of the fields' tangents
         _RECORDS[cls] = rule
     return rule
 

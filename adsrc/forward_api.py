@@ -1,0 +1,151 @@
+"""adsrc.jvp: forward mode (Jacobian-vector products), as in JAX.
+
+    out, out_dot = adsrc.jvp(f, (x, y), (x_dot, y_dot))
+
+The forward code is generated once per specialization (the primals' kinds,
+which of them have tangents, the static arguments' values) and cached;
+`adsrc.jvp.source(f, primals, tangents)` shows it.
+"""
+
+import numbers
+
+import numpy as np
+
+from . import callables, entries, frontend, pytree_nodes, transform, varargs
+from .api import _annotate, check_function
+from .cache import DEFAULT_MAXSIZE, SpecializationCache
+from .callables import name_of
+from .display import Source
+from .kinds import arg_kind, static_key
+from .pullback import check_cotangent
+
+_nd = np.ndarray
+_CACHES = {}        # id(function) -> (function, SpecializationCache)
+
+
+def _cache(fun):
+    with transform.LOCK:
+        entry = _CACHES.get(id(fun))
+        if entry is None or entry[0] is not fun:
+            entry = (fun, SpecializationCache(DEFAULT_MAXSIZE, name=getattr(fun, "__qualname__", repr(fun))))
+            _CACHES[id(fun)] = entry
+        return entry[1]
+
+
+def _kind(x, fname, pname):
+    """arg_kind, or None for values without tangents (integers, booleans, None, strings)."""
+    if isinstance(x, (numbers.Integral, np.bool_, str, bytes)) or x is None or \
+            (type(x) is _nd and x.dtype.kind in "biuSUO"):
+        return None
+    return arg_kind(x, fname, pname)
+
+
+def _as_tuple(v, what):
+    if not isinstance(v, (tuple, list)):
+        raise TypeError(f"adsrc.jvp expects {what} as a tuple or list (one entry per argument), got "
+                        f"{type(v).__name__}; for one argument write `({what[:-1]},)`")
+    return tuple(v)
+
+
+class _Call:
+    """One jvp call, matched to its compiled forward code."""
+
+    def __init__(self, fun, primals, tangents, has_aux, static_argnums, static_argnames):
+        primals = _as_tuple(primals, "primals")
+        tangents = _as_tuple(tangents, "tangents")
+        if len(primals) != len(tangents):
+            raise ValueError(f"adsrc.jvp got {len(primals)} primals but {len(tangents)} tangents: give one "
+                             "tangent per primal (None for a static or integer one)")
+        parts = callables.split(fun)
+        function = parts.function
+        if function is fun and varargs.takes_varargs(fun):
+            fun = function = varargs.bound(fun, len(primals))
+            parts = callables.split(fun)
+        check_function(function)
+        self.fname = fname = name_of(fun)
+        params = [p.name for p in frontend.signature(function).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.front = tuple(f.value for f in parts.positional)
+        free = params[len(self.front):]
+        if len(primals) > len(free):
+            raise TypeError(f"`{fname}` takes {len(free)} positional arguments but jvp got {len(primals)} primals")
+        nums = {i + len(free) if i < 0 else i for i in
+                ((static_argnums,) if isinstance(static_argnums, numbers.Integral) else static_argnums or ())}
+        names = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames or ())
+        static = {free[i] for i in nums if i < len(free)} | names
+        statics = {p: v for p, v in zip(free, primals) if p in static}
+        kinds = []
+        for p, x, t in zip(free, primals, tangents):
+            k = None if p in static or t is None else _kind(x, fname, p)
+            if k is not None:
+                check_cotangent(t, x, f"tangent of `{p}`")
+            kinds.append(k)
+        self.kinds = tuple(kinds)
+        self.wrt = [p for p, k in zip(free, kinds) if k is not None]
+        self.tangents = [t for t, k in zip(tangents, kinds) if k is not None]
+        self.primals = primals
+        self.function = function
+        self.has_aux = bool(has_aux)
+        self.fixed_kw = {k: f.value for k, f in parts.keywords.items()}
+        known = {**parts.known(), **statics}
+        self.statics = known
+        skey = tuple(sorted((n, static_key(v, n, fname)) for n, v in statics.items()))
+        self.key = (self.kinds, self.has_aux, skey, tuple(sorted(parts.known())))
+        if not self.wrt:
+            raise TypeError(f"adsrc.jvp of `{fname}`: no primal with a tangent holds floating-point values")
+
+    def build(self):
+        with transform.LOCK:
+            known = pytree_nodes.with_classes(self.statics, {p: k for p, k in zip(self.wrt, self._wrt_kinds())})
+            lw = transform.lowered(self.function, known, self.key[2:]) if known else \
+                transform.lowered(self.function)
+            unit = transform.Unit(lw.uf.name + "_jvp")
+            options = {"final": True, "has_aux": self.has_aux}
+            transform.build(lw, unit, self.wrt, dict(zip(self.wrt, self._wrt_kinds())), "jvp", options)
+            return entries.make(unit, self.function)
+
+    def _wrt_kinds(self):
+        return [k for k in self.kinds if k is not None]
+
+    def compiled(self):
+        return entries.compiled(_cache(self.function), self.key, self.build)
+
+    def run(self):
+        fn = self.compiled()
+        tkw = dict(zip(fn.unit.tangent_params, self.tangents))
+        try:
+            result, out_dot = fn(*self.front, *self.primals, **self.fixed_kw, **tkw)
+        except Exception as e:
+            _annotate(e)
+            raise
+        if self.has_aux:
+            out, aux = result
+            return out, out_dot, aux
+        return result, out_dot
+
+
+class _Jvp:
+    """adsrc.jvp(fun, primals, tangents, has_aux=False, *, static_argnums=(), static_argnames=())."""
+
+    def __call__(self, fun, primals, tangents, has_aux=False, *, static_argnums=(), static_argnames=()):
+        """(fun(*primals), J tangents): the output and its tangent (a Jacobian-vector product), as in JAX.
+
+        `primals` and `tangents` are tuples with one entry per positional
+        argument; a tangent has its primal's structure and shapes (None: the
+        argument is constant). Static arguments are constants of the generated
+        code (one specialization per value). With has_aux=True, fun returns
+        `(out, aux)` and jvp returns `(out, out_dot, aux)`.
+        """
+        return _Call(fun, primals, tangents, has_aux, static_argnums, static_argnames).run()
+
+    def source(self, fun, primals, tangents, has_aux=False, *, static_argnums=(), static_argnames=()):
+        """The generated forward-mode source for this call's specialization."""
+        from .api import unit_source
+        call = _Call(fun, primals, tangents, has_aux, static_argnums, static_argnames)
+        return Source(unit_source(call.compiled().unit))
+
+    def __repr__(self):
+        return "<adsrc.jvp>"
+
+
+jvp = _Jvp()

@@ -1,0 +1,249 @@
+"""The helpers forward-mode code calls (differentiation/forward.py).
+
+A tangent has exactly its value's shape, or is absent: the generated code
+tracks which names have one, so a zero tangent costs nothing. Where a zero
+must exist as a value (a branch that does not change a carried value, a
+loop's first iteration, an output), `zeros_tangent` makes one. Tangents of
+tuples, lists, dicts and registered classes are containers of the same
+structure.
+"""
+
+import copy
+import numbers
+
+import numpy as np
+
+from . import pytree_nodes
+from .runtime import helper, is_zero
+
+_nd = np.ndarray
+
+
+def _float_dtype(dtype):
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
+
+
+@helper
+def zeros_tangent(x):
+    """A zero tangent with x's structure and shape (0.0 for numbers and anything without a tangent)."""
+    if type(x) is _nd:
+        return np.zeros(x.shape, _float_dtype(x.dtype))
+    if isinstance(x, np.generic):
+        return np.zeros((), _float_dtype(x.dtype))[()]
+    if isinstance(x, complex):
+        return 0j
+    if isinstance(x, (bool, numbers.Number, str, bytes)) or x is None:
+        return 0.0
+    node = pytree_nodes.node_of(x)
+    if node is not None:
+        children, aux = pytree_nodes.flatten(node, x)
+        return pytree_nodes.unflatten(node, aux, [zeros_tangent(c) for c in children])
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*[zeros_tangent(v) for v in x])
+    if isinstance(x, tuple):
+        return tuple(zeros_tangent(v) for v in x)
+    if isinstance(x, list):
+        return [zeros_tangent(v) for v in x]
+    if isinstance(x, dict):
+        return _dict_like(x, {k: zeros_tangent(v) for k, v in x.items()})
+    if hasattr(type(x), "__dataclass_fields__"):
+        import dataclasses
+        return dataclasses.replace(x, **{f.name: zeros_tangent(getattr(x, f.name))
+                                         for f in dataclasses.fields(x) if f.init})
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return np.zeros(np.shape(x), _float_dtype(np.dtype(x.dtype)))
+    return 0.0
+
+
+def _dict_like(x, items):
+    """A dict of x's type (a defaultdict keeps its factory) holding items."""
+    if type(x) is dict:
+        return items
+    out = copy.copy(x)
+    out.clear()
+    out.update(items)
+    return out
+
+
+@helper
+def tangent_output(t, x):
+    """The output tangent handed to the user: x's structure, arrays of x's shape (fresh, writable)."""
+    if is_zero(t) and not isinstance(x, float):
+        return zeros_tangent(x)
+    if type(x) is _nd:
+        if type(t) is _nd and t.shape == x.shape and t.flags.writeable:
+            return t
+        return np.array(np.broadcast_to(t, x.shape))
+    if isinstance(x, (tuple, list)) and not hasattr(x, "_fields"):
+        parts = [tangent_output(ti, xi) for ti, xi in zip(t, x)]
+        return parts if isinstance(x, list) else tuple(parts)
+    if isinstance(x, tuple):
+        return type(x)(*[tangent_output(ti, xi) for ti, xi in zip(t, x)])
+    if isinstance(x, dict):
+        return _dict_like(x, {k: tangent_output(t[k], v) for k, v in x.items()})
+    node = pytree_nodes.node_of(x)
+    if node is not None:
+        tc, _ = pytree_nodes.flatten(node, t)
+        xc, aux = pytree_nodes.flatten(node, x)
+        return pytree_nodes.unflatten(node, aux, [tangent_output(a, b) for a, b in zip(tc, xc)])
+    if type(x) is float and type(t) is not float and np.ndim(t) == 0 and not np.iscomplexobj(t):
+        return float(t)
+    return t
+
+
+@helper
+def jvp_from_vjp(pullback, tangents, ans):
+    """J t from a rule's vector-Jacobian product: entry k of J t is <J^T e_k, t>.
+
+    For rules without a forward template: one pullback per output element
+    (one call for a scalar output). `pullback(g)` returns one cotangent per
+    tangent in `tangents`, each broadcastable to its argument.
+    """
+    outs = ans if isinstance(ans, tuple) else (ans,)
+    results = []
+    for j, out in enumerate(outs):
+        shape = np.shape(out)
+        dtype = np.result_type(out, *[t for t in tangents if not isinstance(t, (list, tuple, dict))], float)
+        flat = np.zeros(int(np.prod(shape)), dtype)
+        for k in range(flat.size):
+            e = np.zeros(flat.size)
+            e[k] = 1.0
+            g = e.reshape(shape)
+            if isinstance(ans, tuple):
+                g = tuple(g if i == j else np.zeros(np.shape(o)) for i, o in enumerate(outs))
+            cots = pullback(g)
+            flat[k] = sum(_pair(c, t) for c, t in zip(cots, tangents))
+        results.append(flat.reshape(shape) if shape else flat[0])
+    if not isinstance(ans, tuple):
+        r = results[0]
+        return float(r) if type(ans) is float and not np.iscomplexobj(r) else r
+    return tuple(results)
+
+
+def _pair(c, t):
+    """sum(c * t) over matching structures (bilinear: no conjugate, as the rules' convention)."""
+    if isinstance(t, (list, tuple)):
+        return sum(_pair(ci, ti) for ci, ti in zip(c, t))
+    if is_zero(c):
+        return 0.0
+    return np.sum(np.broadcast_to(c, np.shape(t)) * t) if np.shape(c) != np.shape(t) else np.sum(c * t)
+
+
+# -- forward templates' helpers (rules/jvp_rules.py) ---------------------------------------------
+
+@helper
+def abs_jvp(g, x, ans):
+    """d|x|: sign(x) t for real x; Re(conj(x) t) / |x| for complex x (0 where x = 0)."""
+    if np.iscomplexobj(x):
+        safe = np.where(ans == 0, 1.0, ans)
+        return np.where(ans == 0, 0.0, np.real(np.conj(x) * g) / safe)
+    return np.sign(x) * np.real(g)
+
+
+@helper
+def angle_jvp(g, z, deg):
+    """d angle(z) = Im(conj(z) t) / |z|^2 (0 for real z, whose angle is piecewise constant)."""
+    if not np.iscomplexobj(z):
+        return np.zeros(np.shape(z)) * np.real(g)
+    m2 = np.real(z * np.conj(z))
+    out = np.where(m2 == 0, 0.0, np.imag(np.conj(z) * g) / np.where(m2 == 0, 1.0, m2))
+    return out * (180.0 / np.pi) if deg else out
+
+
+@helper
+def det_jvp(g, a, ans):
+    """d det(A) = det(A) tr(A^-1 dA), batched over leading axes."""
+    return ans * np.trace(np.linalg.solve(a, g), axis1=-2, axis2=-1)
+
+
+@helper
+def add_tangent(tx, ty, ans):
+    """The tangent of `x + y` where x and y may be lists or tuples (concatenated) or numbers."""
+    if isinstance(ans, (list, tuple)):
+        return type(ans)(tx) + type(ans)(ty) if not hasattr(ans, "_fields") else tx + ty
+    return _full(tx + ty, ans)
+
+
+@helper
+def mul_tangent(x, y, tx, ty, ans):
+    """The tangent of `x * y` where one of them may be a list or tuple repeated by a count."""
+    if isinstance(x, (list, tuple)):
+        return tx * y
+    if isinstance(y, (list, tuple)):
+        return x * ty
+    return _full(tx * y + x * ty, ans)
+
+
+def _full(t, ans):
+    if type(ans) is _nd and np.shape(t) != ans.shape:
+        return np.array(np.broadcast_to(t, ans.shape))
+    return t
+
+
+# -- containers (rules/jvp_rules.py JOINT): where a value went is read from the primal -------------
+
+@helper
+def items_tangent(td):
+    """Tangent of d.items(): (key, value) pairs whose keys have no tangent."""
+    return [(0.0, v) for v in td.values()]
+
+
+@helper
+def enumerate_tangent(tseq):
+    return [(0.0, v) for v in tseq]
+
+
+def _pairs_tangent(x, tx):
+    """{key: tangent} for dict(x) / d.update(x), x a dict or pairs."""
+    if isinstance(x, dict):
+        return dict(tx)
+    return {k: tp[1] for (k, _), tp in zip(x, tx)}
+
+
+@helper
+def dict_tangent(x, tx):
+    return _pairs_tangent(x, tx)
+
+
+@helper
+def dict_update_tangent(td, other, tother):
+    out = dict(td)
+    out.update(_pairs_tangent(other, tother))
+    return out
+
+
+@helper
+def sorted_tangent(items, titems, key, reverse):
+    """Tangent of sorted(items, key=..., reverse=...): the tangents in the primal's (stable) order."""
+    items, titems = list(items), list(titems)
+    keyf = (lambda i: items[i]) if key is None else (lambda i: key(items[i]))
+    return [titems[i] for i in sorted(range(len(items)), key=keyf, reverse=bool(reverse))]
+
+
+@helper
+def sort_tangent(x, tx, reverse):
+    """Tangent of x.sort() (sorted_value): arrays along their last axis, lists by value."""
+    if type(x) is _nd:
+        order = np.argsort(x, axis=-1, kind="stable")
+        if reverse:
+            order = np.flip(order, axis=-1)
+        return np.take_along_axis(np.broadcast_to(tx, x.shape), order, axis=-1)
+    return sorted_tangent(x, tx, None, reverse)
+
+
+@helper
+def remove_tangent(lst, tlst, v):
+    out = list(tlst)
+    del out[list(lst).index(v)]
+    return out
+
+
+@helper
+def replace_obj_tangent(m, old, tm, tnew):
+    """Tangent of replace_obj(m, old, new): tnew wherever m holds old."""
+    from .rules.sharing import _mutable, _positions, _set_path
+    if not _mutable(old):
+        return tm
+    for path in _positions(m, old):
+        tm = _set_path(tm, path, tnew)
+    return tm
