@@ -106,8 +106,9 @@ def install():
     if _installed and _installed[-1] == state:
         return
     _installed.append(state)
+    from . import jvp_more
     by_name = _rules_by_name()
-    for names, kind in ((LINEAR, "linear"), (MULTILINEAR, "multilinear")):
+    for names, kind in ((LINEAR + jvp_more.LINEAR, "linear"), (MULTILINEAR + jvp_more.MULTILINEAR, "multilinear")):
         for n in names:
             for r in by_name.get(n.replace("\0", " "), ()):
                 r.jvp_form = kind
@@ -117,6 +118,6 @@ def install():
             if not first or r.param_names[0] == first:
                 if first or r.param_names[0] not in [k.partition("/")[2] for k in JOINT if k.startswith(name + "/")]:
                     r.jvp_joint = text
-    for n, ts in TEMPLATES.items():
+    for n, ts in {**TEMPLATES, **jvp_more.TEMPLATES}.items():
         for r in by_name.get(n, ()):
             r.jvps = ts
