@@ -178,12 +178,13 @@ class Gradient:
         if statics is None:
             statics = self._static_values(args, kwargs) if self._statics else {}
         statics = pytree_nodes.with_classes(statics, dict(zip(self._wrt, kinds)))
+        fun = frontend.resolve(self.fun, args, kwargs)      # a gradient's generated function (higher order)
         with transform.LOCK:
-            lw = transform.lowered(self.fun, statics, self._lowered_key(key))
+            lw = transform.lowered(fun, statics, self._lowered_key(key))
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single}
             transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
-            return entries.make(unit, self.fun)
+            return entries.make(unit, fun)
 
     def _lowered_key(self, key):
         """The key of the lowered program: the static values, and which parameters they belong to.
@@ -214,6 +215,19 @@ class Gradient:
                 else:
                     changes.append(f"argument `{n}` changed kind from {old} to {new}")
         return "; ".join(changes) or "a key evicted earlier was needed again"
+
+    def _adsrc_resolve(self, args, kwargs):
+        """The generated gradient function for these arguments (what a higher-order derivative transforms)."""
+        key = self._key(args, kwargs)
+        return entries.compiled(self._cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
+
+    def _adsrc_general(self):
+        """The generated gradient for float arrays (None with static arguments), for calls inside a
+        function adsrc transforms: its code serves floats and arrays of any shape alike."""
+        if self._statics or self.has_aux:
+            return None
+        placeholders = {p: np.zeros(1) for p in self._wrt}
+        return self._adsrc_resolve((), placeholders)
 
     # -- inspecting -----------------------------------------------------------------------------
     def source(self, /, *args, stage="adjoint", **kwargs):
@@ -336,7 +350,9 @@ class FixedGradient:
 
 def check_function(fun):
     """Raise the error explaining what adsrc differentiates unless fun is something it can read."""
-    target = frontend.unwrap(fun)      # refuses derivatives computed by adsrc
+    target = frontend.unwrap(fun)      # refuses derivatives computed by adsrc that it cannot transform
+    if hasattr(target, "_adsrc_resolve"):
+        return                         # a gradient: its generated function is transformed (higher order)
     if isinstance(target, custom_vjp):
         frontend.load(fun)             # refuses a custom_vjp without a rule
     elif isinstance(target, types.FunctionType) and target.__code__.co_flags & inspect.CO_GENERATOR:

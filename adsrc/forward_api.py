@@ -63,6 +63,8 @@ class _Call:
             parts = callables.split(fun)
         check_function(function)
         self.fname = fname = name_of(fun)
+        front = tuple(f.value for f in parts.positional)
+        function = frontend.resolve(function, front + tuple(primals), {k: f.value for k, f in parts.keywords.items()})
         params = [p.name for p in frontend.signature(function).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         self.front = tuple(f.value for f in parts.positional)

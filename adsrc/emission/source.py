@@ -283,6 +283,7 @@ def compile_function(text, fname, filename, globals_, bindings, argdefs=None, kw
         b = bindings[n]
         cells.append(b if isinstance(b, types.CellType) else types.CellType(b))
     fn = types.FunctionType(inner, globals_, fname, argdefs, tuple(cells))
+    fn.__qualname__ = fname
     if kwdefaults:
         fn.__kwdefaults__ = dict(kwdefaults)
     register_source(filename, text)

@@ -347,6 +347,8 @@ def unwrap(fun):
     seen = set()
     while True:
         if is_gradient(fun):
+            if hasattr(fun, "_adsrc_resolve"):
+                return fun          # a gradient: its generated function is transformed (see resolve)
             raise higher_order_error(fun)
         if isinstance(fun, (custom_vjp, types.FunctionType)):
             return fun     # a decorator's wrapper function is transformed as written: it may change the value
@@ -364,8 +366,18 @@ def source_function(fun):
     return fun.fun if isinstance(fun, custom_vjp) else fun
 
 
+def resolve(fun, args, kwargs):
+    """The function adsrc transforms for a call fun(*args, **kwargs): fun itself, or for a gradient
+    adsrc made (adsrc.grad, value_and_grad), the generated function for those arguments (higher order)."""
+    resolver = getattr(unwrap(fun), "_adsrc_resolve", None)
+    return fun if resolver is None else resolver(args, kwargs)
+
+
 def signature(fun):
     """The parameters of the function adsrc transforms for `fun` (not those of what it wraps)."""
+    inner = unwrap(fun)
+    if hasattr(inner, "_adsrc_resolve"):
+        return signature(inner.fun)          # a generated gradient takes its function's parameters
     return inspect.signature(source_function(fun), follow_wrapped=False)
 
 

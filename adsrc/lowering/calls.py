@@ -48,6 +48,8 @@ def is_user_function(obj):
     if not isinstance(obj, types.FunctionType):
         return False
     module = getattr(obj, "__module__", None) or ""
+    if module.startswith("adsrc.rules."):
+        return True          # a rule's helper, called by generated code: transformed for higher order
     return module.split(".")[0] not in ("numpy", "builtins", "math", "adsrc")
 
 
@@ -180,7 +182,12 @@ class Calls(Primitives):
         if primitives.is_primitive(obj):
             return getattr(self, "prim_" + primitives.primitive_name(obj))(e, target)
         if is_gradient(obj):
-            raise higher_order_error(obj, self.uf.loc(e))
+            general = getattr(obj, "_adsrc_general", None)
+            fn = general() if general is not None else None
+            if fn is None:
+                raise higher_order_error(obj, self.uf.loc(e))
+            # a gradient called here: its generated function (for arrays) is followed like any other
+            return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=fn)
         if any(obj is f for f in _READS_NAMES):
             raise self.error(e, f"`{obj.__name__}` reads or runs code through names adsrc cannot follow, so "
                                 "its gradient would be lost.", "Write the expression out in the function.")

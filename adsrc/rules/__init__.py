@@ -385,5 +385,7 @@ def _load_tables():
 _loading.append("adsrc")
 _load_tables()
 _loading.pop()
+from . import runtime_rules  # noqa: E402  (after the tables, outside _loading: see its docstring)
+runtime_rules.install()
 
 from .numpy_more import bind_subscript, subscript_rule  # noqa: E402,F401  (np.r_[...], np.c_[...])

@@ -162,7 +162,7 @@ def matmul_dx(g, x, y):
         if xn == 1:
             return g * y
         if xn == 2:
-            return np.multiply.outer(g, y)
+            return np.tensordot(g, y, axes=0)
         return np.asarray(g)[..., None] * y
     if xn == 2 and yn == 2:
         return np.matmul(g, np.transpose(y))
@@ -182,7 +182,7 @@ def matmul_dy(g, x, y):
         if yn == 1:
             return g * x
         if yn == 2:
-            return np.multiply.outer(x, g)
+            return np.tensordot(x, g, axes=0)
         return sum_leading(np.matmul(np.asarray(x)[:, None], np.expand_dims(g, -2)), np.shape(y))
     g = np.asarray(g)
     if yn == 1:

@@ -20,7 +20,7 @@ def _vec(b):
 
 def _outer(u, v):
     """u v^T for vectors, u v^T for matrices (columns)."""
-    return np.multiply.outer(u, v) if np.ndim(u) == 1 else np.matmul(u, _T(v))
+    return np.tensordot(u, v, axes=0) if np.ndim(u) == 1 else np.matmul(u, _T(v))
 
 
 @helper
