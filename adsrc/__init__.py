@@ -18,13 +18,14 @@ from .checks import GradientMismatch, check_grads
 from .custom import custom_vjp, defvjp
 from .errors import TransformError
 from .forward_api import jvp
+from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
 from .primitives import cond, fori_loop, scan, stop_gradient, while_loop, within_grad
 from .pullback import vjp
 from .pytree_nodes import register_dataclass, register_pytree_node, register_pytree_node_class
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "Gradient", "TransformError", "CacheInfo",
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "Gradient", "TransformError", "CacheInfo",
            "check_grads", "GradientMismatch", "custom_vjp", "defvjp",
            "cond", "scan", "while_loop", "fori_loop", "stop_gradient", "within_grad",
            "register_pytree_node", "register_pytree_node_class", "register_dataclass"]

@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from . import callables, entries, frontend, pytree_nodes, transform, varargs
+from . import callables, entries, frontend, keys, pytree_nodes, transform, varargs
 from .api import _annotate, check_function
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import name_of
@@ -92,14 +92,16 @@ class _Call:
         known = {**parts.known(), **statics}
         self.statics = known
         skey = tuple(sorted((n, static_key(v, n, fname)) for n, v in statics.items()))
-        self.key = (self.kinds, self.has_aux, skey, tuple(sorted(parts.known())))
+        fixed = tuple(sorted((n, id(v)) for n, v in parts.known().items()))   # constants of the code: by identity
+        self.key = (self.kinds, self.has_aux, skey, fixed)
         if not self.wrt:
             raise TypeError(f"adsrc.jvp of `{fname}`: no primal with a tangent holds floating-point values")
 
     def build(self):
         with transform.LOCK:
             known = pytree_nodes.with_classes(self.statics, {p: k for p, k in zip(self.wrt, self._wrt_kinds())})
-            lw = transform.lowered(self.function, known, self.key[2:]) if known else \
+            lw = transform.lowered(self.function, known, (self.key[2], tuple(n for n, _ in self.key[3]))
+                                   + tuple((keys.Identity, i) for _, i in self.key[3])) if known else \
                 transform.lowered(self.function)
             unit = transform.Unit(lw.uf.name + "_jvp")
             options = {"final": True, "has_aux": self.has_aux}

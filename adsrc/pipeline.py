@@ -70,7 +70,7 @@ class Front:
         specialize(self.uf, fn, self.statics)
         _check(fn, verify_mod.STRUCTURED)
         assigned = astutil.names_stored(self.uf.node)
-        for base in ("np", "math"):
+        for base in ("np", "math", *_helper_names(self.uf)):
             if base not in assigned and self.uf.lookup(base)[1] is runtime.HELPERS[base]:
                 namer.share(base)
         eliminate_jumps(fn, namer)
@@ -80,6 +80,13 @@ class Front:
 
     def fresh(self):
         return astutil.clone(self.fn), astutil.clone(self.namer)
+
+
+def _helper_names(uf):
+    """Free names of generated code (a gradient differentiated again) that are adsrc's own helpers."""
+    if not uf.filename.startswith("<adsrc "):
+        return ()
+    return sorted(n for n in astutil.names_loaded(uf.node) if n in runtime.HELPERS and n not in ("np", "math"))
 
 
 def front(fun, statics=None):

@@ -89,8 +89,11 @@ class TangentOps(OpAdjoints):
         if self.values.on_sequences(s):
             return self.set_tangent(s.target, self.sequence_tangent(s), out)
         form = jvp_rules.form(rule)
-        if rule.kind == "elementwise" or form == "elementwise":
-            expr = self.elementwise_tangent(s, diff, static, ans)
+        if form == "elementwise":
+            expr = self.elementwise_tangent(s, diff, lambda p: rule.template(p, static), ans)
+        elif form == "templates" and rule.kind == "elementwise":
+            expr = self.elementwise_tangent(s, [(p, n) for p, n in diff if p in rule.jvps],
+                                            lambda p: jvp_rules.template(rule, p, static), ans)
         elif form in ("linear", "multilinear"):
             expr = self.linear_tangent(s, diff, form == "linear")
         elif form == "joint":
@@ -122,12 +125,12 @@ class TangentOps(OpAdjoints):
             e = gast.BinOp(left=e, op=gast.Add(), right=p)
         return e
 
-    def elementwise_tangent(self, s, diff, static, ans):
+    def elementwise_tangent(self, s, diff, template_of, ans):
         rule, bound = s.rule, s.bound
         operands = [n for n in bound.values() if not isinstance(n, list)]
         parts, exact = [], False
         for p, node, t in self.with_tangents(diff):
-            parts.append(self.instantiate(rule.template(p, static), rule, bound, t, ans))
+            parts.append(self.instantiate(template_of(p), rule, bound, t, ans))
             exact = exact or self.shaped_like(node, operands) or (
                 isinstance(s.target, str) and self.values.rep(node.id) == self.values.rep(s.target))
         expr = self.sum_of(parts)

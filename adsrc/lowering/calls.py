@@ -44,6 +44,13 @@ _WRITERS = {np.put: "np.put", np.place: "np.place", np.putmask: "np.putmask",
             np.put_along_axis: "np.put_along_axis", np.random.shuffle: "np.random.shuffle"}
 
 
+_FUNCTIONAL = {runtime.HELPERS["index_update"]: (ir.Update, "index_update"),
+               runtime.HELPERS["index_update_inplace"]: (ir.Update, "index_update"),
+               runtime.HELPERS["list_append"]: (ir.Append, "list_append"),
+               runtime.HELPERS["list_append_inplace"]: (ir.Append, "list_append"),
+               runtime.HELPERS["scan_slice"]: (ir.ScanSlice, "scan_slice")}
+
+
 def is_user_function(obj):
     if not isinstance(obj, types.FunctionType):
         return False
@@ -209,6 +216,11 @@ class Calls(Primitives):
             return self.ufunc_at(e, obj, target)
         if obj is np.copyto or obj is np.fill_diagonal:
             return self.writer(e, obj, target)
+        functional = _FUNCTIONAL.get(obj) if _hashable(obj) else None
+        if functional is not None and not e.keywords:
+            # generated code differentiated again: its updates are the IR's own operations
+            cls, base = functional
+            return self.emit_op(cls, target, self.plain_call(e, astutil.name(self.namer.helper(base))), e)
         rule = rules_mod.lookup(obj)
         if rule is not None:
             return self.rule_call(e, e.func, rule, target)

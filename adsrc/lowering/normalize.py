@@ -377,7 +377,7 @@ class Normalizer(Expressions, Calls, Loops):
         if not isinstance(a, gast.Name):
             return a
         seq = self.temp(a.id + "_seq")
-        self.emit_call_rule(seq, self.namer.helper("sequence"), [a], e)
+        self.emit_call_rule(seq, "sequence", [a], e)
         return astutil.name(seq)
 
 def _free_globals(uf):

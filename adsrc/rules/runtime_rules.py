@@ -10,6 +10,8 @@ Loaded after the tables, outside `_loading`: these helpers may return their
 argument itself, so their results are not fresh arrays for the alias analysis.
 """
 
+import numpy as np
+
 from .. import runtime, tangents
 from . import general, nondiff
 
@@ -30,7 +32,7 @@ def install():
     _linear(h["add_at"], "add_at", "dx, x, idx, c, /", dx="g", c="gather_cot(g, idx, c)")
     _linear(tangents.tangent_output, "tangent_output", "t, x, /", t="unbroadcast(g, t, x)")
     nondiff(tangents.zeros_tangent, "zeros_tangent")
-    nondiff(runtime.HELPERS["zeros_cot"], "zeros_cot")
+    install_linear_helpers()
 
 
 @runtime.helper
@@ -48,3 +50,69 @@ def gather_cot(g, idx, c):
     """The cotangent of c in add_at(dx, x, idx, c): g read at idx, summed down to c's shape."""
     part = g[idx]
     return runtime.unbroadcast(part, c, part)
+
+
+# Helpers that move cotangents around (containers, indexing, copies): linear in the parameters named here,
+# the others only say where. Their forward rule is the helper on tangents; their reverse rule transposes
+# them one basis vector at a time (transpose_linear): exact, and these act on small containers or slices.
+_MODULES = ("adsrc.runtime", "adsrc.rules.containers", "adsrc.rules.sharing", "adsrc.rules.operator_rules")
+_SPECIAL = {"add_attr": ("dx", "g"), "scan_slice_cot": ("dxs", "g"), "stack_cot": ("parts",),
+            "getitem_cot": ("g",), "product_operand_cot": ("g", "other")}
+_NONDIFF = ("part_along", "same_part", "zeros_cot")
+
+
+def _linear_helpers():
+    import inspect
+    for name, fn in sorted(runtime.HELPERS.items()):
+        if not callable(fn) or getattr(fn, "__module__", "") not in _MODULES:
+            continue
+        params = list(inspect.signature(fn).parameters)
+        if name in _SPECIAL:
+            yield name, fn, params, _SPECIAL[name]
+        elif (name.endswith("_cot") or name in ("split_last", "list_copy", "full_tuple", "owned_tree", "zero_at",
+                                                 "snapshot", "index_update_vjp_value", "index_update_vjp_base")) \
+                and params and params[0] in ("g", "x"):
+            yield name, fn, params, (params[0],)
+
+
+def install_linear_helpers():
+    from . import FUNCTIONS
+    for name in _NONDIFF:
+        if runtime.HELPERS.get(name) is not None and runtime.HELPERS[name] not in FUNCTIONS:
+            nondiff(runtime.HELPERS[name], name)
+    for name, fn, params, linear in _linear_helpers():
+        if fn in FUNCTIONS:
+            continue
+        args = "(" + ", ".join(params) + ("," if len(params) == 1 else "") + ")"
+        vjps = {p: f"transpose_linear({name}, {params.index(p)}, g, {args})" for p in linear}
+        rule = general(fn, name, ", ".join(params) + ", /", **vjps)
+        rule.jvp_form = "multilinear" if name == "product_operand_cot" else "linear"
+
+
+@runtime.helper
+def transpose_linear(fn, k, g, args):
+    """The cotangent of argument k of a helper linear in it: entry e of it is <g, fn(..., e_e, ...)>."""
+    from ..checks import _leaves, _map
+    c = args[k]
+
+    def pair(a, b):
+        if runtime.is_zero(a) or runtime.is_zero(b):
+            return 0.0
+        if isinstance(a, dict):
+            return sum(pair(v, b[key]) for key, v in a.items() if key in b)
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            return sum(pair(x, y) for x, y in zip(a, b))
+        return float(np.sum(np.broadcast_to(a, np.broadcast_shapes(np.shape(a), np.shape(b))) * b))
+
+    def entry(path, leaf):
+        flat = np.zeros(np.size(leaf))
+        for e in range(flat.size):
+            def basis(p, v, e=e):
+                z = np.zeros(np.shape(v))
+                if p == path:
+                    z.reshape(-1)[e] = 1.0
+                return float(z) if np.ndim(v) == 0 and not isinstance(v, np.ndarray) else z
+            u = _map(c, basis)
+            flat[e] = pair(fn(*args[:k], u, *args[k + 1:]), g)
+        return float(flat[0]) if np.ndim(leaf) == 0 and not isinstance(leaf, np.ndarray) else flat.reshape(np.shape(leaf))
+    return _map(c, entry)

@@ -1,0 +1,155 @@
+"""Jacobians, Hessians and Hessian-vector products, with JAX's names and conventions.
+
+    adsrc.jacfwd(f, argnums=0)(x)      one jvp per input element        (forward mode)
+    adsrc.jacrev(f, argnums=0)(x)      one pullback per output element  (reverse mode)
+    adsrc.jacobian                     = jacrev (autograd's name)
+    adsrc.hessian(f, argnums=0)(x)     jacfwd of adsrc.grad(f): forward over reverse
+    adsrc.hvp(f, x, v, *args)          H v = jvp(grad(f), (x, *args), (v, ...)): no Hessian formed
+
+A Jacobian has the output's structure, each leaf holding the input's
+structure, each of those leaves an array of shape out.shape + in.shape (for
+several argnums, a tuple over them), as in JAX. Leaves are real float
+values (complex inputs are not supported here).
+"""
+
+import functools
+import numbers
+import weakref
+
+import numpy as np
+
+from .checks import _leaves, _map
+from .forward_api import jvp
+from .pullback import vjp
+
+
+def _nums(argnums):
+    return (argnums,) if isinstance(argnums, numbers.Integral) else tuple(argnums)
+
+
+def _chosen(args, argnums):
+    """The differentiated arguments: one value for an int argnums, else a tuple."""
+    return args[argnums] if isinstance(argnums, numbers.Integral) else tuple(args[i] for i in argnums)
+
+
+def _basis(v, k):
+    e = np.zeros(np.shape(v), dtype=np.result_type(v, float))
+    e.reshape(-1)[k] = 1.0
+    return float(e) if isinstance(v, float) else e
+
+
+def _zeros(v):
+    return 0.0 if isinstance(v, float) else np.zeros(np.shape(v), dtype=np.result_type(v, float))
+
+
+def _leaf_at(tree, path):
+    return dict(_leaves(tree))[path]
+
+
+def _blocks(out, xs, columns, out_major):
+    """Assemble the Jacobian: columns[(in path)] is the list of tangent trees (jacfwd) or of
+    gradient trees (jacrev, one per output element, keyed by out path)."""
+    def block(out_path, out_leaf, in_path, in_leaf):
+        if out_major:     # jacrev: rows are gradients, one per output element
+            rows = [np.ravel(_leaf_at(r, in_path)) for r in columns[out_path]]
+            m = np.stack(rows) if rows else np.zeros((0, np.size(in_leaf)))
+        else:             # jacfwd: columns are tangents, one per input element
+            cols = [np.ravel(_leaf_at(c, out_path)) for c in columns[in_path]]
+            m = np.stack(cols, axis=-1) if cols else np.zeros((np.size(out_leaf), 0))
+        return m.reshape(np.shape(out_leaf) + np.shape(in_leaf))
+    return _map(out, lambda op, ol: _map(xs, lambda ip, il: block(op, ol, ip, il)))
+
+
+def _with(args, argnums, chosen):
+    out = list(args)
+    for i, v in zip(_nums(argnums), (chosen,) if isinstance(argnums, numbers.Integral) else chosen):
+        out[i] = v
+    return tuple(out)
+
+
+def jacfwd(fun, argnums=0, has_aux=False, *, static_argnums=(), static_argnames=()):
+    """The Jacobian of fun with respect to argnums, column by column with forward mode (as jax.jacfwd)."""
+    @functools.wraps(fun)
+    def jacobian_fwd(*args):
+        xs = _chosen(args, argnums)
+        columns, out, aux = {}, None, None
+        for path, leaf in _leaves(xs):
+            cols = columns[path] = []
+            for k in range(np.size(leaf)):
+                t = _map(xs, lambda p, v, path=path, k=k: _basis(v, k) if p == path else _zeros(v))
+                tangents = [None] * len(args)
+                for i, ti in zip(_nums(argnums), (t,) if isinstance(argnums, numbers.Integral) else t):
+                    tangents[i] = ti
+                res = jvp(fun, args, tangents, has_aux, static_argnums=static_argnums,
+                          static_argnames=static_argnames)
+                out = res[0]
+                aux = res[2] if has_aux else None
+                cols.append(res[1])
+        if out is None:
+            out = fun(*args)
+            out, aux = out if has_aux else (out, None)
+        jac = _blocks(out, xs, columns, out_major=False)
+        return (jac, aux) if has_aux else jac
+    return jacobian_fwd
+
+
+def jacrev(fun, argnums=0, has_aux=False):
+    """The Jacobian of fun with respect to argnums, row by row with reverse mode (as jax.jacrev).
+
+    Every float argument is a primal of the vjp; the rows keep those in argnums.
+    """
+    @functools.wraps(fun)
+    def jacobian_rev(*args):
+        res = vjp(fun, *args, has_aux=has_aux)
+        out, pullback = res[0], res[1]
+        rows = {}
+        nums = _nums(argnums)
+        for path, leaf in _leaves(out):
+            rows[path] = []
+            for k in range(np.size(leaf)):
+                ct = _map(out, lambda p, v, path=path, k=k: _basis(v, k) if p == path else _zeros(v))
+                grads = pullback(ct)
+                chosen = grads[argnums] if isinstance(argnums, numbers.Integral) else tuple(grads[i] for i in nums)
+                rows[path].append(chosen)
+        jac = _blocks(out, _chosen(args, argnums), rows, out_major=True)
+        return (jac, res[2]) if has_aux else jac
+    return jacobian_rev
+
+
+jacobian = jacrev
+
+
+_GRADS = weakref.WeakKeyDictionary()     # fun -> {options: adsrc.grad(fun, ...)}, for hvp
+
+
+def _grad_of(fun, argnums, static_argnums=(), static_argnames=()):
+    from .api import grad
+    key = (argnums if isinstance(argnums, numbers.Integral) else tuple(argnums),
+           tuple(_nums(static_argnums)) if static_argnums is not None else (),
+           (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ()))
+    try:
+        table = _GRADS.setdefault(fun, {})
+    except TypeError:       # not weakly referable
+        return grad(fun, argnums, static_argnums=static_argnums or None, static_argnames=static_argnames or None)
+    g = table.get(key)
+    if g is None:
+        g = table[key] = grad(fun, argnums, static_argnums=static_argnums or None,
+                              static_argnames=static_argnames or None)
+    return g
+
+
+def hessian(fun, argnums=0, *, static_argnums=(), static_argnames=()):
+    """The Hessian of a scalar function: jacfwd of its adsrc gradient (forward over reverse), as jax.hessian."""
+    g = _grad_of(fun, argnums, static_argnums, static_argnames)
+    h = jacfwd(g, argnums, static_argnums=static_argnums, static_argnames=static_argnames)
+    return functools.wraps(fun)(lambda *args: h(*args))
+
+
+def hvp(fun, x, v, *args):
+    """The Hessian of fun at x (its first argument) times v, exactly, without forming the Hessian.
+
+    `fun(x, *args)` must return a scalar; the other arguments are held fixed.
+    The signature suits `scipy.optimize.minimize(..., hessp=lambda x, p, *a: adsrc.hvp(f, x, p, *a))`.
+    """
+    g = _grad_of(fun, 0)
+    return jvp(g, (x,) + args, (v,) + (None,) * len(args))[1]
