@@ -62,3 +62,11 @@ def test_second_derivatives_not_supported_yet_are_refused_clearly(case):
 def test_enough_cases():
     assert len(CASES) >= 270
     assert len([c for c in HVP_CASES if c.id not in HVP_REFUSED]) >= 180
+
+
+def test_a_real_value_times_a_complex_literal_has_a_complex_tangent():
+    import numpy as np
+    x, t = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    out, tout = adsrc.jvp(lambda x: x * 1j + 2j * x - x / 1j, (x,), (t,))
+    np.testing.assert_allclose(tout, 4j * t, rtol=1e-14)      # x/1j = -1j x
+    np.testing.assert_allclose(out, 4j * x, rtol=1e-14)

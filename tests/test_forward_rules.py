@@ -37,8 +37,7 @@ ALL_CASES = CASES + OTHER_CASES + SCIPY_CASES + FORWARD_CASES
 # template as its forward form before looking at jvp_rules.TEMPLATES, so np.imag (and .imag, np.abs and
 # np.angle of complex values) get the wrong tangent: jvp of np.imag(z) along t is -1j t instead of Im t.
 _IMAG_BUG = "tangent_ops.tan_Apply: np.imag's reverse template used as its forward form"
-KNOWN_BUGS = {"fft_1d": _IMAG_BUG, "fft_nd": _IMAG_BUG, "rfft_irfft": _IMAG_BUG,
-              "eig_complex_pair_projector": _IMAG_BUG}
+KNOWN_BUGS = {}
 
 
 def _params():
@@ -209,8 +208,6 @@ def test_fallback_allow_list_is_current():
     assert not stale, f"allowed to fall back, but no such rule or it has a forward form: {stale}"
 
 
-@pytest.mark.xfail(reason="forward.py installs the forward forms after lowering, which copies rules with variants "
-                          "(svd, scipy eigh, logsumexp): the first jvp in a process falls back", strict=True)
 def test_rules_with_variants_have_forward_forms_in_a_fresh_process(tmp_path):
     import os
     import subprocess

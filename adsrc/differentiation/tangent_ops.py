@@ -90,7 +90,7 @@ class TangentOps(OpAdjoints):
             return self.set_tangent(s.target, self.sequence_tangent(s), out)
         form = jvp_rules.form(rule)
         if form == "elementwise":
-            expr = self.elementwise_tangent(s, diff, lambda p: rule.template(p, static), ans)
+            expr = self.elementwise_tangent(s, diff, lambda p: jvp_rules.reverse_as_forward(rule, p, static), ans)
         elif form == "templates" and rule.kind == "elementwise":
             expr = self.elementwise_tangent(s, [(p, n) for p, n in diff if p in rule.jvps],
                                             lambda p: jvp_rules.template(rule, p, static), ans)

@@ -182,9 +182,10 @@ class Rule:
         return [p for p in self.param_names if p in self.vjps]
 
     def referenced_params(self):
-        """Parameters some template may read (so they must be cheap atoms)."""
+        """Parameters some template may read (so they must be cheap atoms), forward templates included."""
         out = set(dict.keys(self.vjps))
-        for v in dict.values(self.vjps):
+        forward = list((self.jvps or {}).values()) + ([self.jvp_joint] if self.jvp_joint else [])
+        for v in list(dict.values(self.vjps)) + forward:
             if isinstance(v, str):
                 out |= template(v.replace("{key}", "None")).names & set(self.param_names)
             else:
@@ -366,6 +367,9 @@ def load_scipy_tables(all_tables=False):
                 _loading.pop()
             _scipy_loaded.add(table)
             new = True
+    if new:
+        from . import jvp_rules
+        jvp_rules.install()       # forward forms for the new rules, before any call is lowered with them
     return new
 
 
@@ -387,5 +391,7 @@ _load_tables()
 _loading.pop()
 from . import runtime_rules  # noqa: E402  (after the tables, outside _loading: see its docstring)
 runtime_rules.install()
+from . import jvp_rules  # noqa: E402
+jvp_rules.install()       # forward forms, before any call is lowered (lowering copies rules with variants)
 
 from .numpy_more import bind_subscript, subscript_rule  # noqa: E402,F401  (np.r_[...], np.c_[...])

@@ -111,6 +111,7 @@ def _projecting(pname, text, params):
         if any(isinstance(static.get(q), complex) for q in params if q != pname):
             return f"real_like({text}, {pname})"
         return text
+    template.forward = text      # J t needs no projection: a real tangent times 1j is the tangent of 1j x
     return template
 
 

@@ -13,7 +13,7 @@ output element): exact, but slow for large outputs, so common rules belong here.
 Rules are named as `python -m adsrc rules` lists them.
 """
 
-from . import METHODS, ATTRIBUTES, FUNCTIONS, OPERATORS, load_scipy_tables, template as parse
+from . import METHODS, ATTRIBUTES, FUNCTIONS, OPERATORS, template as parse
 
 LINEAR = """
 np.sum np.mean np.nansum np.reshape np.ravel np.transpose np.swapaxes np.moveaxis np.rollaxis np.squeeze
@@ -80,6 +80,15 @@ def form(rule):
     return "elementwise" if rule.kind == "elementwise" else None
 
 
+def reverse_as_forward(rule, pname, static):
+    """An elementwise rule's reverse template read as its forward one (without a cotangent projection)."""
+    t = rule.vjps[pname]
+    forward = getattr(t, "forward", None)
+    if forward is not None and not rule.real_only:
+        return parse(forward)
+    return rule.template(pname, static)
+
+
 def template(rule, pname, static):
     t = rule.jvps[pname]
     return parse(t if isinstance(t, str) else t(**static))
@@ -101,7 +110,6 @@ _installed = []
 def install():
     """Mark the rules loaded so far with their forward forms (again after SciPy tables load)."""
     from . import _scipy_loaded
-    load_scipy_tables()
     state = (len(FUNCTIONS), len(_scipy_loaded))
     if _installed and _installed[-1] == state:
         return
