@@ -37,6 +37,13 @@ def as_array(x):
     return np.asarray(x)
 
 
+def as_float(x):
+    """np.asarray(x, dtype=float), keeping a duck array's type."""
+    if is_duck(x):
+        return x if np.dtype(x.dtype) == np.float64 else x.astype(np.float64)
+    return np.asarray(x, dtype=float)
+
+
 def type_name(t):
     """`dask.array.core.Array` for a class."""
     module = getattr(t, "__module__", "") or ""
@@ -65,10 +72,10 @@ def need_values(rule, *xs):
                 "dependent shapes (np.where(mask, x, 0.0) instead of x[mask]).")
 
 
-UNSUPPORTED = ("Arrays adsrc differentiates: NumPy arrays, arrays whose type implements NumPy's "
-               "__array_function__ and __array_ufunc__ protocols (Dask, CuPy), and arrays of the array API "
-               "standard (__array_namespace__) in functions that call their namespace (xp = "
-               "array_namespace(x); xp.exp(x)).")
+UNSUPPORTED = ("adsrc differentiates NumPy arrays and arrays whose type implements NumPy's __array_function__ "
+               "and __array_ufunc__ protocols (Dask, CuPy). Arrays that only implement the array API standard "
+               "(__array_namespace__: array_api_strict, PyTorch tensors) are not supported yet: convert them "
+               "with np.asarray(x) or use the library's own autodiff.")
 
 
 def unsupported_array(x):
@@ -78,8 +85,8 @@ def unsupported_array(x):
         return None
     missing = [p for p in ("__array_function__", "__array_ufunc__") if not hasattr(t, p)]
     if not missing and not hasattr(x, "dtype"):
-        return f"it is a {type_name(t)} without a dtype. {UNSUPPORTED}"
+        return f"it is an array of type {type_name(t)} without a dtype. {UNSUPPORTED}"
     if missing:
-        return (f"it is a {type_name(t)}, an array type that does not implement {' and '.join(missing)}, so "
-                f"NumPy's functions cannot run on it. {UNSUPPORTED}")
+        return (f"it is an array of type {type_name(t)}, which does not implement {' and '.join(missing)}, so "
+                f"the generated NumPy code cannot run on it. {UNSUPPORTED}")
     return None

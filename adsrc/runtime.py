@@ -180,6 +180,8 @@ def grad_output(g, x, borrowed=False):
     borrowed: g may be an array the caller holds, so it is copied.
     """
     if type(x) is _nd:
+        if type(g) is not _nd and is_duck(g):
+            return _duck_for_numpy(g, x, borrowed)
         if type(g) is _nd and g.shape == x.shape and g.dtype is x.dtype and g is not x \
                 and g.flags.writeable and not borrowed:
             return g
@@ -216,6 +218,19 @@ def _duck_output(g, x, borrowed):
         g = g.astype(x.dtype)
         borrowed = False
     return g.copy() if borrowed or g is x else g
+
+
+def _duck_for_numpy(g, x, borrowed):
+    """The gradient of a NumPy array input computed from duck arrays (a NumPy w, Dask data): of g's library,
+    with x's shape and dtype, so a lazy computation stays lazy (NumPy would compute it)."""
+    dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    if _complex_array(g) and dtype.kind != "c":
+        g = np.real(g)
+    if g.shape != x.shape:
+        g, borrowed = np.broadcast_to(g, x.shape), False
+    if g.dtype != dtype:
+        g, borrowed = g.astype(dtype), False
+    return g.copy() if borrowed else g
 
 
 def _duck_scalar(g):
@@ -376,7 +391,11 @@ def _duck_add_at(dx, idx, g):
     if _complex_array(g) and not _complex_array(dx):
         g = np.real(g)
     if _is_basic_index(idx):
-        dx[idx] = dx[idx] + g
+        if isinstance(idx, tuple) and None in idx:      # Dask assigns through no new axes: drop them
+            plain = tuple(i for i in idx if i is not None)
+            dx[plain] = np.reshape(dx[idx] + g, shape(dx[plain]))
+        else:
+            dx[idx] = dx[idx] + g
         return dx
     parts = idx if isinstance(idx, tuple) else (idx,)
     if any(is_duck(p) for p in parts):
@@ -411,14 +430,20 @@ def _scatter_repeated(dx, parts, g):
     lead = len(arrs)
     b = np.broadcast_arrays(*arrs)
     flat = np.ravel_multi_index(tuple(b), dx.shape[:lead], mode="wrap").ravel()
-    n = int(np.prod(dx.shape[:lead]))
-    onehot = np.zeros((n, flat.size), dtype=dx.dtype)
-    onehot[flat, np.arange(flat.size)] = 1.0
     rest = dx.shape[lead:]
     gg = np.broadcast_to(g, b[0].shape + rest) if shape(g) != b[0].shape + rest else g
     gg = np.reshape(gg, (flat.size,) + rest)
-    scattered = np.tensordot(onehot, gg, axes=1)
+    scattered = onehot_scatter(int(np.prod(dx.shape[:lead])), flat, gg)
     return dx + np.reshape(scattered, dx.shape)
+
+
+def onehot_scatter(n, flat, g):
+    """zeros((n,) + g.shape[1:]) with row j of g added to row flat[j] (repeats accumulate), as a product
+    with a 0/1 matrix the size of the index (NumPy) that g's library computes: no ufunc.at needed."""
+    flat = np.asarray(flat)
+    onehot = np.zeros((n, flat.size), dtype=np.result_type(_dtype_of(g), np.float32))
+    onehot[flat % n if n else flat, np.arange(flat.size)] = 1.0
+    return np.tensordot(onehot, g, axes=1)
 
 
 def _iter_cot(g, n):

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from ..arrays import as_array, is_lazy
+from ..arrays import as_array, as_float, is_duck, is_lazy, need_values
 from ..facade import size as array_size
-from ..runtime import HELPERS, helper, full, is_zero, item_cot
+from ..runtime import HELPERS, helper, full, is_zero, item_cot, onehot_scatter
 
 HELPERS["math"] = math
 
@@ -646,6 +646,8 @@ def _order_stat_vjp(gk, x, axis, weights):
 @helper
 def median_vjp(g, x, axis, keepdims):
     """The median is the middle element (or the mean of the two middle ones) of the sorted values."""
+    if is_lazy(x):
+        need_values('np.median', x)     # it sorts the values
     x = as_array(x)
     n = reduced_size(x, axis)
     w = np.zeros(n)
@@ -677,6 +679,8 @@ def _quantile_weights(q, n):
 @helper
 def quantile_vjp(g, a, q, axis, keepdims, scale, k):
     """np.quantile / np.percentile with method='linear' (q divided by `scale` first); k = 0: a, 1: q."""
+    if is_lazy(a):
+        need_values('np.quantile / np.percentile', a)     # it sorts the values
     a = np.asarray(a, dtype=float)
     qs = np.asarray(q, dtype=float) / scale
     n = reduced_size(a, axis)
@@ -777,6 +781,9 @@ def tile_vjp(g, x, reps):
 
 def _scatter_add(shape, axis, idx, g):
     """zeros(shape) with g[j] added at position idx[j] along axis (repeats accumulate)."""
+    if is_duck(g):      # a duck array has no ufunc.at: sum through a one-hot product instead
+        gm = np.moveaxis(g, axis, 0)
+        return np.moveaxis(onehot_scatter(shape[axis], np.ravel(idx), gm), 0, axis)
     out = _zeros(shape, g)
     moved = np.moveaxis(out, axis, 0)
     np.add.at(moved, as_array(idx), np.moveaxis(as_array(g), axis, 0))
@@ -889,19 +896,20 @@ def take_along_axis_vjp(g, x, indices, axis):
 @helper
 def compress_vjp(g, condition, x, axis):
     """np.compress keeps the positions where condition is true (along axis, or of the raveled array)."""
+    if is_lazy(condition):
+        need_values("np.compress", condition)
     sel = np.flatnonzero(as_array(condition))
     if axis is None:
-        out = _zeros(array_size(x), g)
-        out[sel] = g
-        return np.reshape(out, np.shape(x))
+        return np.reshape(_scatter_add((array_size(x),), 0, sel, g), np.shape(x))
     return _scatter_add(np.shape(x), axis % np.ndim(x), sel, g)
 
 
 @helper
 def extract_vjp(g, condition, x):
-    out = _zeros(array_size(x), g)
-    out[np.flatnonzero(np.ravel(condition))] = g
-    return np.reshape(out, np.shape(x))
+    if is_lazy(condition):
+        need_values("np.extract", condition)
+    sel = np.flatnonzero(np.ravel(condition))
+    return np.reshape(_scatter_add((array_size(x),), 0, sel, g), np.shape(x))
 
 
 @helper
@@ -928,6 +936,10 @@ def diagonal_vjp(g, x, offset, axis1, axis2):
     n = np.shape(g)[-1]
     rows = np.arange(n) + max(-offset, 0)
     cols = np.arange(n) + max(offset, 0)
+    if is_duck(g):      # no item assignment through index arrays: a product with a 0/1 tensor instead
+        place = np.zeros(moved.shape[-2:] + (n,))
+        place[rows, cols, np.arange(n)] = 1.0
+        return np.moveaxis(np.einsum("...j,rcj->...rc", g, place), (-2, -1), (a1, a2))
     moved[..., rows, cols] = g
     return out
 
@@ -950,6 +962,8 @@ def diag_vjp(g, v, k):
 @helper
 def sort_vjp(g, x, axis):
     """np.sort permutes: element j of the output is element perm[j] of the input."""
+    if is_lazy(x):
+        need_values('np.sort', x)     # it sorts the values
     x = as_array(x)
     if axis is None:
         perm = np.argsort(x, axis=None, kind="stable")
@@ -1018,6 +1032,8 @@ def arange_vjp(g, start, stop, step, k):
 @helper
 def unique_vjp(g, x):
     """np.unique(x) (values only): each output value is shared equally by the inputs equal to it."""
+    if is_lazy(x):
+        need_values('np.unique', x)     # it sorts the values
     _, inv, counts = np.unique(x, return_inverse=True, return_counts=True)
     return np.reshape((as_array(g) / counts)[np.ravel(inv)], np.shape(x))
 
@@ -1542,7 +1558,7 @@ def multi_dot_vjp(g, arrays):
 
 def _vector_norm_vjp(g, x, ans, ord, axis, keepdims):
     """Cotangent of a vector p-norm over `axis` (an int, a tuple, or None for all axes)."""
-    x = np.asarray(x, dtype=float)
+    x = as_float(x)
     ge = expand_to(g, x, axis, keepdims)
     ae = expand_to(ans, x, axis, keepdims)
     if ord is None or ord == 2:
@@ -1559,7 +1575,7 @@ def _vector_norm_vjp(g, x, ans, ord, axis, keepdims):
 
 
 def _matrix_norm_vjp(g, x, ans, ord, axes, keepdims):
-    x = np.asarray(x, dtype=float)
+    x = as_float(x)
     nd = x.ndim
     r, c = axes[0] % nd, axes[1] % nd
     xm = np.moveaxis(x, (r, c), (-2, -1))

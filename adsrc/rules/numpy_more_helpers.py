@@ -7,7 +7,7 @@ returns one argument's cotangent, with its derivation in the docstring.
 
 import numpy as np
 
-from ..arrays import as_array
+from ..arrays import as_array, is_lazy, need_values
 from ..runtime import helper, is_zero, item_cot
 from .helpers import _T, cast_cot, einsum_vjp, pinv_vjp, qr_vjp, svdvals_vjp, sum_like
 
@@ -228,6 +228,8 @@ def gradient_vjp(g, f, varargs, axis, edge_order):
 def partition_vjp(g, a, ans, axis):
     """np.partition only moves a's elements: matching the elements of a and of the result by rank
     (a stable sort of each) gives the permutation, which carries g back."""
+    if is_lazy(a):
+        need_values("np.partition", a)     # it sorts the values
     a = as_array(a)
     if axis is None:
         return np.reshape(partition_vjp(g, np.ravel(a), ans, -1), a.shape)
