@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from . import keys, pytree_nodes
+from . import arrays, keys, pytree_nodes
 
 _nd = np.ndarray
 
@@ -72,6 +72,9 @@ def arg_kind(x, fname, pname):
             return "array"
     elif t is float or isinstance(x, (np.floating, np.complexfloating, complex)):
         return "scalar"
+    elif arrays.is_duck(x):
+        if _float_dtype(x):
+            return duck_kind(t)
     elif _is_container(x):
         structure = pytree_structure(x)
         if not _has_float_leaf(structure):
@@ -87,12 +90,32 @@ def arg_kind(x, fname, pname):
     if isinstance(x, numbers.Integral):
         raise TypeError(f"{head} Pass a float (e.g. {as_float_literal(x)} or np.asarray(x, dtype=float)), or "
                         "leave it out of argnums.")
-    if t is _nd:
+    if t is _nd or arrays.is_duck(x):
         raise TypeError(f"{head} Convert it with x.astype(float), or leave it out of argnums.")
+    unsupported = arrays.unsupported_array(x)
+    if unsupported:
+        raise TypeError(f"adsrc cannot differentiate `{fname}` with respect to `{pname}`: {unsupported}")
     raise TypeError(f"adsrc cannot differentiate `{fname}` with respect to `{pname}`, {describe(x)}. "
                     "Differentiable arguments are floats, float arrays, and tuples, lists, dicts, "
                     "namedtuples, dataclasses and registered pytree classes of them."
                     + _register_hint(t))
+
+
+def duck_kind(t):
+    """The key entry of a float array of another library: its type is part of the specialization key."""
+    return ("duck", t)
+
+
+def is_array_kind(k):
+    """Whether a key entry is an array: 'array' (NumPy) or ('duck', type)."""
+    return k == "array" or (type(k) is tuple and len(k) == 2 and k[0] == "duck")
+
+
+def _float_dtype(x):
+    try:
+        return np.dtype(x.dtype).kind in "fc"
+    except TypeError:
+        return False
 
 
 def _register_hint(t):
@@ -132,6 +155,8 @@ def _leaf(v):
     t = type(v)
     if t is _nd:
         return "array" if v.dtype.kind in "fc" else "const"
+    if arrays.is_duck(v):
+        return duck_kind(t) if _float_dtype(v) else "const"
     if t is float or isinstance(v, (np.floating, np.complexfloating, complex)):
         return "scalar"
     if _is_container(v):
@@ -140,8 +165,8 @@ def _leaf(v):
 
 
 def _has_float_leaf(structure):
-    if isinstance(structure, str):
-        return structure in ("array", "scalar")
+    if isinstance(structure, str) or is_array_kind(structure):
+        return structure in ("array", "scalar") or is_array_kind(structure)
     return any(_has_float_leaf(leaf) for _, leaf in structure[-1])
 
 

@@ -8,6 +8,8 @@ their adjoints (see `lowering/` and `differentiation/`).
 
 import numpy as np
 
+from .arrays import is_duck
+
 
 class _Undefined:
     """The value of a variable that one branch of an `if` never assigned."""
@@ -66,7 +68,7 @@ def _stack(ys):
         return {k: _stack([y[k] for y in ys]) for k in first}
     if hasattr(first, "_fields"):
         return type(first)(*(_stack([y[k] for y in ys]) for k in range(len(first))))
-    return np.stack([np.asarray(y) for y in ys])
+    return np.stack([y if is_duck(y) else np.asarray(y) for y in ys])
 
 
 def scan_length(xs, length):

@@ -18,6 +18,7 @@ import types
 import numpy as np
 
 from . import pytree_nodes
+from .arrays import is_duck, need_values
 from .primitives import UNDEFINED, _leaves, _slice, _stack, scan_length as _scan_length
 
 HELPERS = {}
@@ -39,7 +40,17 @@ def is_zero(c):
 
 
 def shape(x):
-    return x.shape if type(x) is _nd else np.shape(x)
+    """x's shape, read from the array itself for NumPy and duck arrays (np.shape would not dispatch)."""
+    s = getattr(x, "shape", None)
+    return s if type(s) is tuple else np.shape(x)
+
+
+def _complex_array(g):
+    """Whether g is a complex number or array (NumPy or duck)."""
+    if type(g) is complex:
+        return True
+    dtype = getattr(g, "dtype", None)
+    return dtype is not None and getattr(dtype, "kind", None) == "c"
 
 
 # -- shapes ------------------------------------------------------------------------------
@@ -51,9 +62,10 @@ def unbroadcast(g, x, out):
     `out` was computed from `x` by broadcasting. Returns a cotangent
     broadcastable to x's shape.
     """
-    xs = x.shape if type(x) is _nd else np.shape(x)
-    os_ = out.shape if type(out) is _nd else np.shape(out)
-    if (type(g) is _nd and g.dtype.kind == "c" or type(g) is complex) and not _complex_value(x):
+    xs = x.shape if type(x) is _nd else shape(x)
+    os_ = out.shape if type(out) is _nd else shape(out)
+    if (type(g) is _nd and g.dtype.kind == "c" or type(g) is not _nd and _complex_array(g)) and \
+            not _complex_value(x):
         g = g.real          # x real, out complex: x's cotangent is the real part (see rules/__init__.py)
     if xs == os_:
         return g
@@ -65,6 +77,8 @@ def _complex_value(x):
         return x.dtype.kind == "c"
     if isinstance(x, (float, int)):
         return False
+    if is_duck(x):
+        return _complex_array(x)
     try:
         return np.iscomplexobj(x)       # complex scalars, lists of complex numbers
     except ValueError:                  # a ragged list: do not project
@@ -72,7 +86,7 @@ def _complex_value(x):
 
 
 def _sum_to(g, xs, os_):
-    gs = np.shape(g)
+    gs = shape(g)
     nlead = len(os_) - len(xs)
     goff = len(os_) - len(gs)
     factor = 1
@@ -89,7 +103,7 @@ def _sum_to(g, xs, os_):
         g = np.sum(g, axis=tuple(axes), keepdims=True)
     drop = nlead - goff
     if drop > 0:
-        g = np.reshape(g, np.shape(g)[drop:])
+        g = np.reshape(g, shape(g)[drop:])
     if factor != 1:
         g = g * factor
     return g
@@ -130,11 +144,25 @@ def full(g, like):
             return g
     elif isinstance(like, (tuple, list, dict)):
         return g            # a container's cotangent (stacked scan outputs that are tuples...)
+    elif is_duck(like):
+        return _full_duck(g, like)
     else:
         ls = np.shape(like)
     if ls == () and np.ndim(g) == 0:
         return g
     return np.broadcast_to(g, ls)
+
+
+def _full_duck(g, like):
+    """full() for a duck array: g of like's shape and of like's library (laid out like it: Dask's chunks)."""
+    if type(g) is type(like):
+        return g if g.shape == like.shape else np.broadcast_to(g, like.shape)
+    return np.zeros_like(like, dtype=np.result_type(like.dtype, _dtype_of(g))) + g
+
+
+def _dtype_of(g):
+    dtype = getattr(g, "dtype", None)
+    return dtype if dtype is not None else np.result_type(g)
 
 
 @helper
@@ -152,6 +180,8 @@ def grad_output(g, x, borrowed=False):
     borrowed: g may be an array the caller holds, so it is copied.
     """
     if type(x) is _nd:
+        if type(g) is not _nd and is_duck(g):
+            return _duck_for_numpy(g, x, borrowed)
         if type(g) is _nd and g.shape == x.shape and g.dtype is x.dtype and g is not x \
                 and g.flags.writeable and not borrowed:
             return g
@@ -161,6 +191,10 @@ def grad_output(g, x, borrowed=False):
         return out
     if type(x) is float and type(g) in _REAL_NUMBERS:
         return float(g)             # the common scalar case, without a round trip through NumPy
+    if is_duck(x):
+        return _duck_output(g, x, borrowed)
+    if is_duck(g) and isinstance(x, (float, np.floating)):
+        return _duck_scalar(g)
     if isinstance(x, float) and not isinstance(x, np.floating):
         return float(np.real(g)) if np.ndim(g) == 0 else _scalar_error(g)
     if isinstance(x, np.generic):
@@ -171,6 +205,40 @@ def grad_output(g, x, borrowed=False):
 
 
 _REAL_NUMBERS = frozenset({float, int, np.float64, np.float32, np.float16})   # float(g) is float(np.real(g))
+
+
+def _duck_output(g, x, borrowed):
+    """grad_output for a duck array x: an array of x's type, shape and dtype, computed lazily if x is lazy."""
+    if _complex_array(g) and not _complex_array(x):
+        g = np.real(g)
+    if type(g) is not type(x) or g.shape != x.shape:
+        g = np.zeros_like(x) + g
+        borrowed = False
+    if g.dtype != x.dtype:
+        g = g.astype(x.dtype)
+        borrowed = False
+    return g.copy() if borrowed or g is x else g
+
+
+def _duck_for_numpy(g, x, borrowed):
+    """The gradient of a NumPy array input computed from duck arrays (a NumPy w, Dask data): of g's library,
+    with x's shape and dtype, so a lazy computation stays lazy (NumPy would compute it)."""
+    dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    if _complex_array(g) and dtype.kind != "c":
+        g = np.real(g)
+    if g.shape != x.shape:
+        g, borrowed = np.broadcast_to(g, x.shape), False
+    if g.dtype != dtype:
+        g, borrowed = g.astype(dtype), False
+    return g.copy() if borrowed else g
+
+
+def _duck_scalar(g):
+    """The gradient of a float input computed from duck arrays: a 0-d array of their library, so a lazy
+    computation stays lazy (float() would compute it)."""
+    if g.shape != ():
+        _scalar_error(g)
+    return np.real(g) if _complex_array(g) else g
 
 
 def _real_for(g, dtype):
@@ -221,7 +289,7 @@ def _part(g, index, key):
         return g[index]
     if hasattr(g, "__dataclass_fields__"):
         return getattr(g, key)
-    if type(g) is _nd or isinstance(g, np.generic):
+    if type(g) is _nd or isinstance(g, np.generic) or is_duck(g):
         return g[index]
     raise TypeError(f"internal error: cotangent {type(g).__name__} for a container")
 
@@ -268,6 +336,8 @@ def owned(g, x):
         if not is_zero(g):
             out[...] = _real_for(g, out.dtype)
         return out          # a NumPy scalar's adjoint too is a 0-d array: `dd[None] += g` writes into it
+    if is_duck(x):
+        return _duck_output(g, x, False) if not is_zero(g) else np.zeros_like(x)
     if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
         return 0.0 if is_zero(g) else g
     if isinstance(x, (list, tuple)):
@@ -298,6 +368,8 @@ def add_at(dx, x, idx, g):
                 raise
             return add_at(dx, x, idx, np.real(g))     # a real value's cotangent (rules/__init__.py)
         return dx
+    if is_duck(dx):
+        return _duck_add_at(dx, idx, g)
     if isinstance(dx, list):
         if isinstance(idx, slice):
             for j, gi in zip(range(*idx.indices(len(dx))), _iter_cot(g, len(range(*idx.indices(len(dx)))))):
@@ -311,6 +383,67 @@ def add_at(dx, x, idx, g):
     if isinstance(dx, float):   # a scalar indexed with () or ...
         return dx + g
     raise TypeError(f"internal error: cannot scatter into {type(dx).__name__}")
+
+
+def _duck_add_at(dx, idx, g):
+    """add_at for a duck array: item assignment of its library for basic and repeat-free indices; repeated
+    integer indices are summed first (index arrays are NumPy values, known when the code runs)."""
+    if _complex_array(g) and not _complex_array(dx):
+        g = np.real(g)
+    if _is_basic_index(idx):
+        if isinstance(idx, tuple) and None in idx:      # Dask assigns through no new axes: drop them
+            plain = tuple(i for i in idx if i is not None)
+            dx[plain] = np.reshape(dx[idx] + g, shape(dx[plain]))
+        else:
+            dx[idx] = dx[idx] + g
+        return dx
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    if any(is_duck(p) for p in parts):
+        need_values("indexing by an array (the gradient scatters into its positions)",
+                    *[p for p in parts if is_duck(p)])
+    if len(parts) == 1 and np.asarray(parts[0]).dtype == bool:
+        parts = np.nonzero(parts[0])
+        idx = parts if len(parts) > 1 else parts[0]
+    if any(not isinstance(p, (slice, type(None), type(Ellipsis), numbers.Integral, np.integer))
+           and np.asarray(p).dtype.kind in "iu" for p in parts) and _repeats(parts, dx.shape):
+        return _scatter_repeated(dx, parts, g)
+    dx[idx] = dx[idx] + g
+    return dx
+
+
+def _repeats(parts, shp):
+    """Whether integer-array indices (all array parts, broadcast together) name a position twice."""
+    arrs = [np.asarray(p) for p in parts if not isinstance(p, (slice, numbers.Integral, np.integer))]
+    if len(arrs) != len(parts) or any(a.dtype.kind not in "iu" for a in arrs):
+        return True     # mixed with slices: treated as repeating (summed through one-hot products)
+    flat = np.ravel_multi_index(tuple(np.broadcast_arrays(*arrs)), shp[:len(arrs)], mode="wrap")
+    return np.unique(flat).size != flat.size
+
+
+def _scatter_repeated(dx, parts, g):
+    """dx + the scatter-add of g into dx[parts], for integer-array index parts on the leading axes, as a
+    product with a one-hot matrix (NumPy, as large as the index) that the duck array's library runs."""
+    arrs = [np.asarray(p) for p in parts]
+    if any(isinstance(p, slice) or a.dtype.kind not in "iu" for p, a in zip(parts, arrs)):
+        raise NotImplementedError("adsrc cannot scatter a gradient into a " + type(dx).__name__ +
+                                  " through an index mixing slices and integer arrays; use NumPy arrays")
+    lead = len(arrs)
+    b = np.broadcast_arrays(*arrs)
+    flat = np.ravel_multi_index(tuple(b), dx.shape[:lead], mode="wrap").ravel()
+    rest = dx.shape[lead:]
+    gg = np.broadcast_to(g, b[0].shape + rest) if shape(g) != b[0].shape + rest else g
+    gg = np.reshape(gg, (flat.size,) + rest)
+    scattered = onehot_scatter(int(np.prod(dx.shape[:lead])), flat, gg)
+    return dx + np.reshape(scattered, dx.shape)
+
+
+def onehot_scatter(n, flat, g):
+    """zeros((n,) + g.shape[1:]) with row j of g added to row flat[j] (repeats accumulate), as a product
+    with a 0/1 matrix the size of the index (NumPy) that g's library computes: no ufunc.at needed."""
+    flat = np.asarray(flat)
+    onehot = np.zeros((n, flat.size), dtype=np.result_type(_dtype_of(g), np.float32))
+    onehot[flat % n if n else flat, np.arange(flat.size)] = 1.0
+    return np.tensordot(onehot, g, axes=1)
 
 
 def _iter_cot(g, n):
@@ -374,7 +507,7 @@ def index_update(x, idx, v):
         out = dict(x) if type(x) is dict else copy.copy(x)     # keeps a defaultdict's default
         out[idx] = v
         return out
-    out = np.array(x, copy=True)
+    out = x.copy() if is_duck(x) else np.array(x, copy=True)
     out[idx] = v
     return out
 
@@ -382,7 +515,7 @@ def index_update(x, idx, v):
 @helper
 def index_update_inplace(x, idx, v):
     """x[idx] = v in place, returning x: for arrays only this code holds whose old values are not needed."""
-    if type(x) is _nd:
+    if type(x) is _nd or is_duck(x):
         x[idx] = v
         return x
     return index_update(x, idx, v)
@@ -391,7 +524,7 @@ def index_update_inplace(x, idx, v):
 @helper
 def snapshot(x):
     """x itself, or a copy if x is an array view (of an array about to be updated in place)."""
-    if type(x) is _nd and x.base is not None:
+    if type(x) is _nd and x.base is not None or is_duck(x) and getattr(x, "base", None) is not None:
         return x.copy()
     return x
 
@@ -399,7 +532,7 @@ def snapshot(x):
 @helper
 def zero_at(g, x, idx):
     """The cotangent of x in index_update(x, idx, v), made in place from g (a buffer only we hold)."""
-    if type(g) is _nd and type(x) is _nd and g.shape == x.shape:
+    if (type(g) is _nd and type(x) is _nd or is_duck(g) and type(g) is type(x)) and g.shape == x.shape:
         g[idx] = 0.0
         return g
     return index_update_vjp_base(g, x, idx)
@@ -408,12 +541,12 @@ def zero_at(g, x, idx):
 @helper
 def index_update_vjp_value(g, x, idx, v):
     """Cotangent of v in index_update(x, idx, v) given the output cotangent g."""
-    if type(x) is _nd or isinstance(x, np.generic):
+    if type(x) is _nd or isinstance(x, np.generic) or is_duck(x):
         part = full(g, x)[idx]
-        if type(part) is _nd and part.base is not None:
+        if getattr(part, "base", None) is not None:
             part = part.copy()       # g may be zeroed in place next (zero_at): do not hand out a view
         if not _is_basic_index(idx):
-            part = part * _last_writes(idx, np.shape(x))    # repeated indices: the last write wins
+            part = part * _last_writes(idx, shape(x))    # repeated indices: the last write wins
         return unbroadcast(part, v, part)
     if isinstance(idx, slice) and isinstance(x, list) and not is_zero(g):
         return [item_cot(g, p) for p in _slice_positions(x, idx, v)]
@@ -431,7 +564,7 @@ def _slice_positions(x, idx, v):
 @helper
 def index_update_vjp_base(g, x, idx):
     """Cotangent of x in index_update(x, idx, v): g with the overwritten part zeroed."""
-    if type(x) is _nd or isinstance(x, np.generic):
+    if type(x) is _nd or isinstance(x, np.generic) or is_duck(x):
         out = owned(g, x)
         out[idx] = 0.0
         return out
@@ -493,7 +626,7 @@ def split_last(g):
     """
     if isinstance(g, list):
         return g, (g.pop() if g else 0.0)
-    if isinstance(g, tuple) or (type(g) is _nd and g.ndim > 0):
+    if isinstance(g, tuple) or ((type(g) is _nd or is_duck(g)) and g.ndim > 0):
         return g[:-1], g[-1]
     return g, g
 
@@ -531,19 +664,19 @@ def items_cot(g, d):
 @helper
 def stack_cot(parts, x):
     """Cotangent of an array x unpacked into its rows (`a, b = x`) from the rows' cotangents."""
-    if type(x) is not _nd and not isinstance(x, np.generic):
+    if type(x) is not _nd and not isinstance(x, np.generic) and not is_duck(x):
         return tuple(parts)
-    rows = np.shape(x)[1:]
+    rows = shape(x)[1:]
     return np.stack([np.broadcast_to(p, rows) for p in parts])
 
 
 @helper
 def sequence_cot(g, x):
     """Cotangent of x from the cotangent of list(x) or tuple(x)."""
-    if type(x) is _nd:
+    if type(x) is _nd or is_duck(x):
         if is_zero(g):
             return 0.0
-        return np.stack([np.broadcast_to(item_cot(g, i), np.shape(x)[1:]) for i in range(len(x))])
+        return np.stack([np.broadcast_to(item_cot(g, i), shape(x)[1:]) for i in range(len(x))])
     return g
 
 
@@ -558,7 +691,7 @@ def iterated_cot(g, x):
 @helper
 def sequence(x):
     """x if it can be indexed (a list, tuple, array, range), else a list of its items."""
-    if isinstance(x, (list, tuple, np.ndarray, range, str)):
+    if isinstance(x, (list, tuple, np.ndarray, range, str)) or is_duck(x):
         return x
     return list(x)
 
@@ -628,7 +761,7 @@ def owned_tree(g, x):
 @helper
 def check_array_method(obj, method, name):
     """adsrc differentiated `name.method(...)` as the ndarray method: refuse if `name` is something else."""
-    if isinstance(obj, (_nd, np.generic, int, float, complex, list, tuple, dict)):
+    if isinstance(obj, (_nd, np.generic, int, float, complex, list, tuple, dict)) or is_duck(obj):
         return
     from .errors import TransformError
     what = f"the module `{obj.__name__}`" if isinstance(obj, types.ModuleType) else f"an object of type {type(obj).__name__}"
@@ -641,7 +774,7 @@ def check_array_method(obj, method, name):
 @helper
 def check_immutable(value, message):
     """`a += b` on an array another live name shares would change that name too: refuse."""
-    if isinstance(value, (np.ndarray, list, dict)):
+    if isinstance(value, (np.ndarray, list, dict)) or is_duck(value):
         from .errors import TransformError
         raise TransformError(message)
 
@@ -649,7 +782,7 @@ def check_immutable(value, message):
 @helper
 def check_item_immutable(container, item, message):
     """`c[i] += v` on an array held by a list or dict changes that array, which other names hold: refuse."""
-    if not isinstance(container, _nd):
+    if not isinstance(container, _nd) and not is_duck(container):
         check_immutable(item, message)
 
 
@@ -664,6 +797,8 @@ def check_scalar(out, fname):
     """Raise unless out is a real scalar (the output of a function given to grad)."""
     if isinstance(out, (float, int)) and not isinstance(out, bool):
         return out
+    if is_duck(out) and out.shape == () and np.dtype(out.dtype).kind in "fiu":
+        return out          # a 0-d duck array (a lazy Dask scalar)
     shp = np.shape(out) if isinstance(out, (np.ndarray, np.generic)) else None
     if shp == () and np.asarray(out).dtype.kind in "fiu":
         return out

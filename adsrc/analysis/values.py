@@ -86,8 +86,8 @@ def from_key(k):
     """The abstract value of an argument from its specialization-key entry (see api.arg_kind)."""
     if k == "scalar":
         return scalar("f")
-    if k == "array":
-        return AbsVal(ARRAY, dtype="f")
+    if k == "array" or (isinstance(k, tuple) and k[0] == "duck"):
+        return AbsVal(ARRAY, dtype="f")      # a duck array (arrays.py) is an array to the generated code
     if isinstance(k, tuple) and k[0] == "node":
         return UNKNOWN        # a registered pytree (pytree_nodes.py): its children are not its items
     if isinstance(k, tuple):

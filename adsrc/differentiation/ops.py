@@ -188,7 +188,8 @@ class OpAdjoints:
         if isinstance(idx, gast.Slice):
             return True
         if isinstance(idx, gast.Constant):
-            return idx.value is None or idx.value is Ellipsis or type(idx.value) is int
+            return idx.value is Ellipsis or type(idx.value) is int    # None: add_at (Dask cannot assign
+                                                                      # through a new axis; add_at drops it)
         return isinstance(idx, gast.Name) and self.values.integer(idx)
 
     def adj_ScanSlice(self, s, g, out):

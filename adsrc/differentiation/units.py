@@ -21,6 +21,7 @@ from ..analysis import values as values_mod
 from ..analysis.activity import Activity, dependences
 from ..analysis.summaries import call_statics, callee_name, statics_key
 from ..errors import TransformError, in_call
+from ..facade import NUMPY
 from ..frontend import varargs_hint
 from ..frontend.varargs import call_shape, parameters
 from ..guards import Guards
@@ -154,6 +155,7 @@ class Context:
 
     def bindings(self, uf, fn):
         out = {name: runtime.HELPERS[base] for name, base in self.namer.helpers.items()}
+        out.update({name: NUMPY for name, base in self.namer.helpers.items() if base == "np"})
         for name, unit in self.refs.items():
             out[name] = unit.cell
         out.update(self.objects)

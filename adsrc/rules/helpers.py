@@ -9,7 +9,9 @@ import math
 
 import numpy as np
 
-from ..runtime import HELPERS, helper, full, is_zero, item_cot
+from ..arrays import as_array, as_float, is_duck, is_lazy, need_values
+from ..facade import size as array_size
+from ..runtime import HELPERS, helper, full, is_zero, item_cot, onehot_scatter
 
 HELPERS["math"] = math
 
@@ -36,6 +38,11 @@ def _re(g):
     return np.real(g) if np.iscomplexobj(g) else g
 
 
+def _axes_tuple(order):
+    """Axes as a tuple of ints (NumPy takes an array; Dask's transpose wants a tuple)."""
+    return tuple(int(a) for a in order)
+
+
 def _axes(axis, ndim):
     if axis is None:
         return tuple(range(ndim))
@@ -50,7 +57,7 @@ def expand_to(g, x, axis, keepdims):
     if keepdims or axis is None and np.ndim(g) == 0:
         return g
     nd = np.ndim(x)
-    g = np.asarray(g)
+    g = as_array(g)
     for a in _axes(axis, nd):
         g = np.expand_dims(g, a)
     return g
@@ -70,10 +77,10 @@ def mean_vjp(g, x, axis, keepdims):
 @helper
 def prod_vjp(g, x, ans, axis, keepdims):
     """d prod / d x_i = product of the other elements (exact with zeros present)."""
-    x = np.asarray(x)
+    x = as_array(x)
     g = expand_to(g, x, axis, keepdims)
     ans = expand_to(ans, x, axis, keepdims)
-    if np.all(x != 0):
+    if not is_lazy(x) and np.all(x != 0):     # a lazy array takes the exact path (no values to test)
         return g * ans / x
     axes = _axes(axis, x.ndim)
     moved = np.moveaxis(x, axes, range(-len(axes), 0))
@@ -90,14 +97,14 @@ def extremum_vjp(g, x, ans, axis, keepdims):
     """max/min: the cotangent goes to the extremal elements, shared equally among ties."""
     g = expand_to(g, x, axis, keepdims)
     ans = expand_to(ans, x, axis, keepdims)
-    mask = (np.asarray(x) == ans)
+    mask = (as_array(x) == ans)
     count = np.sum(mask, axis=axis, keepdims=True) if axis is not None or np.ndim(x) else 1
     return g * mask / count
 
 
 @helper
 def var_vjp(g, x, axis, ddof, keepdims):
-    x = np.asarray(x)
+    x = as_array(x)
     n = reduced_size(x, axis) - ddof
     g = expand_to(_re(g), x, axis, keepdims)
     return g * 2.0 * _conj(x - np.mean(x, axis=axis, keepdims=True)) / n
@@ -127,10 +134,10 @@ def cumsum_vjp(g, x, axis):
 
 @helper
 def cumprod_vjp(g, x, ans, axis):
-    x = np.asarray(x)
+    x = as_array(x)
     if axis is None:
         return np.reshape(cumprod_vjp(g, x.ravel(), ans, 0), x.shape)
-    if np.all(x != 0):
+    if not is_lazy(x) and np.all(x != 0):     # a lazy array takes the exact path (no values to test)
         return cumsum_vjp(g * ans, x, axis) / x
     # slow path: one column per element of the reduction axis
     out = np.zeros_like(x, dtype=np.result_type(x, float))
@@ -163,10 +170,10 @@ def matmul_dx(g, x, y):
             return g * y
         if xn == 2:
             return np.tensordot(g, y, axes=0)
-        return np.asarray(g)[..., None] * y
+        return as_array(g)[..., None] * y
     if xn == 2 and yn == 2:
         return np.matmul(g, np.transpose(y))
-    g = np.asarray(g)
+    g = as_array(g)
     if xn == 1:
         return sum_leading(np.matmul(g[..., None, :], np.swapaxes(y, -1, -2))[..., 0, :], np.shape(x))
     return sum_leading(np.matmul(g, np.swapaxes(y, -1, -2)), np.shape(x))
@@ -183,8 +190,8 @@ def matmul_dy(g, x, y):
             return g * x
         if yn == 2:
             return np.tensordot(x, g, axes=0)
-        return sum_leading(np.matmul(np.asarray(x)[:, None], np.expand_dims(g, -2)), np.shape(y))
-    g = np.asarray(g)
+        return sum_leading(np.matmul(as_array(x)[:, None], np.expand_dims(g, -2)), np.shape(y))
+    g = as_array(g)
     if yn == 1:
         return sum_leading(np.matmul(np.swapaxes(x, -1, -2), g[..., None])[..., 0], np.shape(y))
     return sum_leading(np.matmul(np.swapaxes(x, -1, -2), g), np.shape(y))
@@ -207,7 +214,7 @@ def sum_leading(a, shape):
 
 @helper
 def dot_dx(g, x, y):
-    x, y = np.asarray(x), np.asarray(y)
+    x, y = as_array(x), as_array(y)
     if x.ndim == 0 or y.ndim == 0:
         return np.sum(g * y) if x.ndim == 0 else g * y
     if y.ndim == 1:
@@ -220,7 +227,7 @@ def dot_dx(g, x, y):
 
 @helper
 def dot_dy(g, x, y):
-    x, y = np.asarray(x), np.asarray(y)
+    x, y = as_array(x), as_array(y)
     if x.ndim == 0 or y.ndim == 0:
         return np.sum(g * x) if y.ndim == 0 else g * x
     lead = list(range(x.ndim - 1))
@@ -230,7 +237,7 @@ def dot_dy(g, x, y):
 
 @helper
 def tensordot_dx(g, x, y, axes):
-    x, y = np.asarray(x), np.asarray(y)
+    x, y = as_array(x), as_array(y)
     xa, ya = _tensordot_axes(axes, x.ndim, y.ndim)
     x_free = [i for i in range(x.ndim) if i not in xa]
     y_free = [i for i in range(y.ndim) if i not in ya]
@@ -239,12 +246,12 @@ def tensordot_dx(g, x, y, axes):
     # res axes: x_free then y's remaining axes = ya in increasing order
     ya_sorted = sorted(ya)
     order_src = x_free + [xa[ya.index(a)] for a in ya_sorted]
-    return np.transpose(res, np.argsort(order_src))
+    return np.transpose(res, _axes_tuple(np.argsort(order_src)))
 
 
 @helper
 def tensordot_dy(g, x, y, axes):
-    x, y = np.asarray(x), np.asarray(y)
+    x, y = as_array(x), as_array(y)
     xa, ya = _tensordot_axes(axes, x.ndim, y.ndim)
     x_free = [i for i in range(x.ndim) if i not in xa]
     y_free = [i for i in range(y.ndim) if i not in ya]
@@ -252,7 +259,7 @@ def tensordot_dy(g, x, y, axes):
     res = np.tensordot(x, g, axes=(x_free, g_x))       # x's contracted (increasing), then y_free
     xa_sorted = sorted(xa)
     order_src = [ya[xa.index(a)] for a in xa_sorted] + y_free
-    return np.transpose(res, np.argsort(order_src))
+    return np.transpose(res, _axes_tuple(np.argsort(order_src)))
 
 
 def _tensordot_axes(axes, nx, ny):
@@ -266,17 +273,17 @@ def _tensordot_axes(axes, nx, ny):
 
 @helper
 def outer_dx(g, x, y):
-    return np.reshape(np.dot(np.reshape(g, (np.size(x), np.size(y))), np.ravel(y)), np.shape(x))
+    return np.reshape(np.dot(np.reshape(g, (array_size(x), array_size(y))), np.ravel(y)), np.shape(x))
 
 
 @helper
 def outer_dy(g, x, y):
-    return np.reshape(np.dot(np.ravel(x), np.reshape(g, (np.size(x), np.size(y)))), np.shape(y))
+    return np.reshape(np.dot(np.ravel(x), np.reshape(g, (array_size(x), array_size(y)))), np.shape(y))
 
 
 @helper
 def inner_dx(g, x, y):
-    x, y = np.asarray(x), np.asarray(y)
+    x, y = as_array(x), as_array(y)
     if x.ndim == 0 or y.ndim == 0:
         return np.sum(g * y) if x.ndim == 0 else g * y
     # inner contracts the last axes: out = x_free + y_free
@@ -288,7 +295,7 @@ def inner_dx(g, x, y):
 
 @helper
 def inner_dy(g, x, y):
-    x, y = np.asarray(x), np.asarray(y)
+    x, y = as_array(x), as_array(y)
     if x.ndim == 0 or y.ndim == 0:
         return np.sum(g * x) if y.ndim == 0 else g * x
     nfx = x.ndim - 1
@@ -304,7 +311,7 @@ def transpose_vjp(g, axes):
     if axes is None:
         return np.transpose(g)
     nd = np.ndim(g)
-    return np.transpose(g, np.argsort([ax % nd for ax in axes]))
+    return np.transpose(g, _axes_tuple(np.argsort([ax % nd for ax in axes])))
 
 
 @helper
@@ -335,7 +342,7 @@ def reshape_like(g, x, order="C"):
     """Cotangent of x from the cotangent of a reshape (or ravel) of x that read it in `order`."""
     if order in (None, "C", "F"):
         return np.reshape(g, np.shape(x), order=order or "C")
-    x = np.asarray(x)
+    x = as_array(x)
     if order == "A":
         return np.reshape(g, x.shape, order="F" if np.isfortran(x) else "C")
     # 'K' (ravel only): memory order; find where each element of x went
@@ -350,12 +357,24 @@ def reshape_like(g, x, order="C"):
 def split_cot(g, arrays, axis):
     """Cotangents of the arrays given to concatenate(arrays, axis)."""
     if axis is None:
-        sizes = [np.size(a) for a in arrays]
-        parts = np.split(np.ravel(g), np.cumsum(sizes)[:-1])
+        sizes = [array_size(a) for a in arrays]
+        parts = split_sizes(np.ravel(g), sizes, 0)
         return [np.reshape(p, np.shape(a)) for p, a in zip(parts, arrays)]
     ax = axis % max(np.ndim(arrays[0]), 1)
     sizes = [np.shape(a)[ax] for a in arrays]
-    return np.split(g, np.cumsum(sizes)[:-1], axis=ax)
+    return split_sizes(g, sizes, ax)
+
+
+def split_sizes(g, sizes, axis):
+    """g cut along `axis` into pieces of these sizes (np.split by slicing, which every array library has)."""
+    g = as_array(g)
+    ends = np.cumsum(sizes)
+    index = [slice(None)] * g.ndim
+    parts = []
+    for start, stop in zip([0] + list(ends[:-1]), ends):
+        index[axis] = slice(int(start), int(stop))
+        parts.append(g[tuple(index)])
+    return parts
 
 
 @helper
@@ -400,23 +419,23 @@ def array_cot(g, obj):
 def clip_mask(x, lo, hi):
     m = np.ones(np.shape(x), dtype=bool)
     if lo is not None:
-        m &= np.asarray(x) >= lo
+        m = m & (as_array(x) >= lo)       # not &=: NumPy's m cannot hold a duck array's result
     if hi is not None:
-        m &= np.asarray(x) <= hi
+        m = m & (as_array(x) <= hi)
     return m
 
 
 @helper
 def clip_low_mask(x, lo, hi):
     """Where clip(x, lo, hi) = minimum(maximum(x, lo), hi) takes the value lo."""
-    m = np.asarray(x) < lo
-    return m if hi is None else m & (np.asarray(lo) <= hi)
+    m = as_array(x) < lo
+    return m if hi is None else m & (as_array(lo) <= hi)
 
 
 @helper
 def clip_high_mask(x, lo, hi):
     """Where clip(x, lo, hi) takes the value hi."""
-    m = np.asarray(x) if lo is None else np.maximum(x, lo)
+    m = as_array(x) if lo is None else np.maximum(x, lo)
     return m > hi
 
 
@@ -433,14 +452,14 @@ def power_dx(g, x, y):
 @helper
 def power_dy(g, x, ans):
     """d x**y / dy = x**y log x, taken as 0 where x == 0."""
-    x = np.asarray(x)
+    x = as_array(x)
     safe = np.where(x == 0, 1.0, x)
     return g * np.where(x == 0, 0.0, ans * np.log(safe))
 
 
 @helper
 def sinc_deriv(x):
-    x = np.asarray(x)
+    x = as_array(x)
     px = np.pi * x
     safe = np.where(x == 0, 1.0, px)
     return np.where(x == 0, 0.0, (np.cos(safe) * safe - np.sin(safe)) / (safe * safe) * np.pi)
@@ -477,7 +496,7 @@ def where_mask(c):
 def sum_like(g, x):
     """g (broadcastable to a shape x was broadcast to) summed down to exactly x's shape."""
     xs = np.shape(x)
-    g = np.asarray(g)
+    g = as_array(g)
     if g.shape == xs:
         return g
     lead = g.ndim - len(xs)
@@ -519,7 +538,7 @@ def nanmean_vjp(g, x, axis, keepdims):
 @helper
 def nanvar_vjp(g, x, axis, ddof, keepdims):
     """d/dx_i of sum over valid j of (x_j - m)^2 / (n - ddof) is 2 (x_i - m) / (n - ddof)."""
-    x = np.asarray(x)
+    x = as_array(x)
     valid = ~np.isnan(x)
     n = np.sum(valid, axis=axis, keepdims=True)
     m = np.nanmean(x, axis=axis, keepdims=True)
@@ -576,10 +595,10 @@ def ptp_vjp(g, x, axis, keepdims):
 @helper
 def average_vjp(g, a, axis, weights, keepdims, k):
     """average = sum(w a) / sum(w) along axis; k = 0 for a, 1 for the weights."""
-    a = np.asarray(a)
+    a = as_array(a)
     if weights is None:
         return np.broadcast_to(mean_vjp(g, a, axis, keepdims), a.shape)
-    w = np.asarray(weights)
+    w = as_array(weights)
     wb = w
     if w.shape != a.shape:      # 1-D weights along an int axis
         shp = [1] * a.ndim
@@ -600,7 +619,7 @@ def average_vjp(g, a, axis, weights, keepdims, k):
 
 def _axis_last(x, axis):
     """x with the axes `axis` (None: all) moved to the end and flattened into one; and how to undo it."""
-    x = np.asarray(x)
+    x = as_array(x)
     axes = _axes(axis, x.ndim)
     moved = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
     shape = moved.shape
@@ -627,7 +646,9 @@ def _order_stat_vjp(gk, x, axis, weights):
 @helper
 def median_vjp(g, x, axis, keepdims):
     """The median is the middle element (or the mean of the two middle ones) of the sorted values."""
-    x = np.asarray(x)
+    if is_lazy(x):
+        need_values('np.median', x)     # it sorts the values
+    x = as_array(x)
     n = reduced_size(x, axis)
     w = np.zeros(n)
     if n % 2:
@@ -658,11 +679,13 @@ def _quantile_weights(q, n):
 @helper
 def quantile_vjp(g, a, q, axis, keepdims, scale, k):
     """np.quantile / np.percentile with method='linear' (q divided by `scale` first); k = 0: a, 1: q."""
+    if is_lazy(a):
+        need_values('np.quantile / np.percentile', a)     # it sorts the values
     a = np.asarray(a, dtype=float)
     qs = np.asarray(q, dtype=float) / scale
     n = reduced_size(a, axis)
     w, dw = _quantile_weights(qs, n)
-    g = np.asarray(g)
+    g = as_array(g)
     nq = qs.ndim
     if k == 0:
         out = _zeros(a.shape, g)
@@ -687,13 +710,13 @@ def rollaxis_vjp(g, x, axis, start):
     nd = np.ndim(x)
     probe = np.broadcast_to(0.0, tuple(range(2, nd + 2)))    # distinct sizes reveal the permutation
     perm = [s - 2 for s in np.shape(np.rollaxis(probe, axis, start))]
-    return np.transpose(g, np.argsort(perm))
+    return np.transpose(g, _axes_tuple(np.argsort(perm)))
 
 
 def _pieces_cot(g, arrays, axis, promote):
     """Cotangents of arrays joined along `axis` after `promote` gave each at least some dimensions."""
     sizes = [np.shape(promote(a))[axis] for a in arrays]
-    parts = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    parts = split_sizes(g, sizes, axis)
     return [np.reshape(p, np.shape(a)) for p, a in zip(parts, arrays)]
 
 
@@ -725,7 +748,7 @@ def append_vjp(g, arr, values, axis, k):
     """np.append(arr, values, axis): a concatenation (of raveled inputs when axis is None)."""
     x = arr if k == 0 else values
     if axis is None:
-        n = np.size(arr)
+        n = array_size(arr)
         flat = np.ravel(g)
         return np.reshape(flat[:n] if k == 0 else flat[n:], np.shape(x))
     n = np.shape(arr)[axis]
@@ -758,9 +781,12 @@ def tile_vjp(g, x, reps):
 
 def _scatter_add(shape, axis, idx, g):
     """zeros(shape) with g[j] added at position idx[j] along axis (repeats accumulate)."""
+    if is_duck(g):      # a duck array has no ufunc.at: sum through a one-hot product instead
+        gm = np.moveaxis(g, axis, 0)
+        return np.moveaxis(onehot_scatter(shape[axis], np.ravel(idx), gm), 0, axis)
     out = _zeros(shape, g)
     moved = np.moveaxis(out, axis, 0)
-    np.add.at(moved, np.asarray(idx), np.moveaxis(np.asarray(g), axis, 0))
+    np.add.at(moved, as_array(idx), np.moveaxis(as_array(g), axis, 0))
     return out
 
 
@@ -768,7 +794,7 @@ def _scatter_add(shape, axis, idx, g):
 def repeat_vjp(g, x, repeats, axis):
     """np.repeat: each output element came from one input element; sum the cotangents back."""
     if axis is None:
-        n = np.size(x)
+        n = array_size(x)
         src = np.repeat(np.arange(n), repeats)
         return np.reshape(_bincount(src, np.ravel(g), n), np.shape(x))
     ax = axis % np.ndim(x)
@@ -784,8 +810,8 @@ def roll_vjp(g, shift, axis):
 @helper
 def resize_vjp(g, x, new_shape):
     """np.resize repeats the flattened input cyclically."""
-    n = np.size(x)
-    src = np.arange(np.size(g)) % n
+    n = array_size(x)
+    src = np.arange(array_size(g)) % n
     return np.reshape(_bincount(src, np.ravel(g), n), np.shape(x))
 
 
@@ -807,8 +833,8 @@ def _pad_sources(shape, pad_width, mode):
 def pad_vjp(g, x, pad_width, mode):
     src = _pad_sources(np.shape(x), pad_width, mode)
     keep = src >= 0
-    n = np.size(x)
-    return np.reshape(_bincount(src[keep], np.asarray(g)[keep], n), np.shape(x))
+    n = array_size(x)
+    return np.reshape(_bincount(src[keep], as_array(g)[keep], n), np.shape(x))
 
 
 @helper
@@ -821,7 +847,7 @@ def pad_value_vjp(g, x, pad_width, constant_values):
 
 
 def _take_indices(indices, n, mode):
-    indices = np.asarray(indices)
+    indices = as_array(indices)
     if mode == "wrap":
         return indices % n
     if mode == "clip":
@@ -840,7 +866,7 @@ def take_vjp(g, x, indices, axis, mode):
     ax = axis % len(x_shape)
     idx = _take_indices(indices, x_shape[ax], mode)
     # g has shape x[:ax] + idx.shape + x[ax+1:]: flatten the index axes into one
-    g = np.asarray(g)
+    g = as_array(g)
     gs = g.shape
     g = np.reshape(g, gs[:ax] + (-1,) + gs[ax + idx.ndim:])
     return _scatter_add(x_shape, ax, np.ravel(idx), g)
@@ -848,11 +874,11 @@ def take_vjp(g, x, indices, axis, mode):
 
 @helper
 def take_along_axis_vjp(g, x, indices, axis):
-    x = np.asarray(x)
+    x = as_array(x)
     if axis is None:
         return np.reshape(take_vjp(g, np.ravel(x), indices, 0, "raise"), x.shape)
     ax = axis % x.ndim
-    idx = np.asarray(indices)
+    idx = as_array(indices)
     full_idx = []
     for d in range(x.ndim):
         if d == ax:
@@ -870,26 +896,27 @@ def take_along_axis_vjp(g, x, indices, axis):
 @helper
 def compress_vjp(g, condition, x, axis):
     """np.compress keeps the positions where condition is true (along axis, or of the raveled array)."""
-    sel = np.flatnonzero(np.asarray(condition))
+    if is_lazy(condition):
+        need_values("np.compress", condition)
+    sel = np.flatnonzero(as_array(condition))
     if axis is None:
-        out = _zeros(np.size(x), g)
-        out[sel] = g
-        return np.reshape(out, np.shape(x))
+        return np.reshape(_scatter_add((array_size(x),), 0, sel, g), np.shape(x))
     return _scatter_add(np.shape(x), axis % np.ndim(x), sel, g)
 
 
 @helper
 def extract_vjp(g, condition, x):
-    out = _zeros(np.size(x), g)
-    out[np.flatnonzero(np.ravel(condition))] = g
-    return np.reshape(out, np.shape(x))
+    if is_lazy(condition):
+        need_values("np.extract", condition)
+    sel = np.flatnonzero(np.ravel(condition))
+    return np.reshape(_scatter_add((array_size(x),), 0, sel, g), np.shape(x))
 
 
 @helper
 def delete_vjp(g, x, obj, axis):
     """np.delete: the kept elements get their cotangents back, the deleted ones zero."""
     if axis is None:
-        n = np.size(x)
+        n = array_size(x)
         keep = np.delete(np.arange(n), obj)
         out = _zeros(n, g)
         out[keep] = np.ravel(g)
@@ -909,6 +936,10 @@ def diagonal_vjp(g, x, offset, axis1, axis2):
     n = np.shape(g)[-1]
     rows = np.arange(n) + max(-offset, 0)
     cols = np.arange(n) + max(offset, 0)
+    if is_duck(g):      # no item assignment through index arrays: a product with a 0/1 tensor instead
+        place = np.zeros(moved.shape[-2:] + (n,))
+        place[rows, cols, np.arange(n)] = 1.0
+        return np.moveaxis(np.einsum("...j,rcj->...rc", g, place), (-2, -1), (a1, a2))
     moved[..., rows, cols] = g
     return out
 
@@ -931,7 +962,9 @@ def diag_vjp(g, v, k):
 @helper
 def sort_vjp(g, x, axis):
     """np.sort permutes: element j of the output is element perm[j] of the input."""
-    x = np.asarray(x)
+    if is_lazy(x):
+        need_values('np.sort', x)     # it sorts the values
+    x = as_array(x)
     if axis is None:
         perm = np.argsort(x, axis=None, kind="stable")
         out = _zeros(x.size, g)
@@ -973,7 +1006,7 @@ def meshgrid_vjp(g, xs, k, indexing):
     ax = k
     if indexing == "xy" and n >= 2 and k < 2:
         ax = 1 - k
-    gk = np.asarray(g[k])
+    gk = as_array(g[k])
     other = tuple(i for i in range(gk.ndim) if i != ax)
     return np.reshape(np.sum(gk, axis=other), np.shape(xs[k]))
 
@@ -984,7 +1017,7 @@ def linspace_vjp(g, start, stop, num, endpoint, axis, k):
     div = (num - 1) if endpoint else num
     t = np.arange(num) / div if div > 0 else np.zeros(num)
     w = t if k == 1 else 1.0 - t
-    r = np.tensordot(w, np.moveaxis(np.asarray(g), axis, 0), axes=(0, 0))
+    r = np.tensordot(w, np.moveaxis(as_array(g), axis, 0), axes=(0, 0))
     return sum_like(r, stop if k == 1 else start)
 
 
@@ -993,20 +1026,22 @@ def arange_vjp(g, start, stop, step, k):
     """arange(start, stop, step)[i] = start + i step; arange(stop) does not depend on stop's value."""
     if k == 0:
         return 0.0 * np.sum(g) if stop is None else np.sum(g)
-    return np.sum(g * np.arange(np.size(g)))
+    return np.sum(g * np.arange(array_size(g)))
 
 
 @helper
 def unique_vjp(g, x):
     """np.unique(x) (values only): each output value is shared equally by the inputs equal to it."""
+    if is_lazy(x):
+        need_values('np.unique', x)     # it sorts the values
     _, inv, counts = np.unique(x, return_inverse=True, return_counts=True)
-    return np.reshape((np.asarray(g) / counts)[np.ravel(inv)], np.shape(x))
+    return np.reshape((as_array(g) / counts)[np.ravel(inv)], np.shape(x))
 
 
 @helper
 def diff_vjp(g, x, n, axis):
     """np.diff: y_i = x_{i+1} - x_i, so dx_j = g_{j-1} - g_j (zero outside); applied n times."""
-    g = np.asarray(g)
+    g = as_array(g)
     ax = axis % g.ndim
     for _ in range(n):
         lo = [(0, 0)] * g.ndim
@@ -1052,23 +1087,23 @@ def _correlate_plain_vjp(g, a, v, mode, k):
     p = min(m, n)
     start = {"full": 0, "same": (p - 1) // 2 if m >= n else p // 2, "valid": n - 1 if m >= n else m - 1}[mode]
     gf = _conv_full_cot(g, a, v, mode, start)
-    vr = np.asarray(v)[::-1]
+    vr = as_array(v)[::-1]
     if k == 0:
         return np.correlate(gf, _conj(vr), "valid")
-    return np.correlate(gf, _conj(np.asarray(a)), "valid")[::-1]
+    return np.correlate(gf, _conj(as_array(a)), "valid")[::-1]
 
 
 @helper
 def trapezoid_vjp(g, y, x, dx, axis, k):
     """trapezoid = sum_i d_i (y_i + y_{i+1}) / 2 along axis; k = 0: y, 1: x, 2: dx."""
-    y = np.asarray(y)
+    y = as_array(y)
     ax = axis % y.ndim
     n = y.shape[ax]
-    g = np.expand_dims(np.asarray(g), ax)
+    g = np.expand_dims(as_array(g), ax)
     if x is None:
         d = np.full(n - 1, dx)
     else:
-        d = np.diff(np.asarray(x), axis=axis if np.ndim(x) > 1 else 0)
+        d = np.diff(as_array(x), axis=axis if np.ndim(x) > 1 else 0)
     if np.ndim(d) == 1:
         shp = [1] * y.ndim
         shp[ax] = -1
@@ -1099,8 +1134,8 @@ def interp_vjp(g, x, xp, fp, left, right, k):
     """np.interp (piecewise linear through (xp, fp)); k = 0: x, 1: xp, 2: fp, 3: left, 4: right."""
     x = np.asarray(x, dtype=float)
     xp = np.asarray(xp, dtype=float)
-    fp = np.asarray(fp)                          # complex values interpolate too
-    g = np.broadcast_to(np.asarray(g), x.shape)
+    fp = as_array(fp)                          # complex values interpolate too
+    g = np.broadcast_to(as_array(g), x.shape)
     below = x < xp[0]
     above = x > xp[-1]
     inside = ~(below | above)
@@ -1133,11 +1168,11 @@ def interp_vjp(g, x, xp, fp, left, right, k):
 @helper
 def polyval_vjp(g, p, x, k):
     """polyval(p, x) = sum_i p_i x^(n-1-i)."""
-    p = np.asarray(p)
+    p = as_array(p)
     if k == 1:
         return g * np.polyval(np.polyder(p), x) if len(p) > 1 else 0.0 * g
-    powers = np.asarray(x)[..., None] ** np.arange(len(p) - 1, -1, -1)
-    return np.tensordot(np.asarray(g), powers, axes=np.ndim(g))
+    powers = as_array(x)[..., None] ** np.arange(len(p) - 1, -1, -1)
+    return np.tensordot(as_array(g), powers, axes=np.ndim(g))
 
 
 # -- products ------------------------------------------------------------------------------------
@@ -1200,7 +1235,7 @@ def einsum_vjp(g, subscripts, operands, k):
     Labels only operand k has (summed in the forward pass) are broadcast back; labels it repeats
     (a diagonal) receive the cotangent on that diagonal only.
     """
-    ops = [np.asarray(o) for o in operands if o is not None]
+    ops = [as_array(o) for o in operands if o is not None]
     labels, out_labels, size = _einsum_labels(subscripts, [o.shape for o in ops])
     mine = labels[k]
     uniq = list(dict.fromkeys(mine))
@@ -1223,7 +1258,7 @@ def einsum_vjp(g, subscripts, operands, k):
 @helper
 def kron_vjp(g, a, b, k):
     """kron(a, b)[i * nb + j] = a[i] b[j] per axis: view g as (na_0, nb_0, na_1, nb_1, ...)."""
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = as_array(a), as_array(b)
     d = max(a.ndim, b.ndim)
     ash = (1,) * (d - a.ndim) + a.shape
     bsh = (1,) * (d - b.ndim) + b.shape
@@ -1240,11 +1275,11 @@ def cross_vjp(g, a, b, axisa, axisb, axisc, axis, k):
     """c = a x b: <g, a x b> = <a, b x g> = <b, g x a> (3-vectors)."""
     if axis is not None:
         axisa = axisb = axisc = axis
-    am = np.moveaxis(np.asarray(a), axisa, -1)
-    bm = np.moveaxis(np.asarray(b), axisb, -1)
+    am = np.moveaxis(as_array(a), axisa, -1)
+    bm = np.moveaxis(as_array(b), axisb, -1)
     if am.shape[-1] != 3 or bm.shape[-1] != 3:
         raise NotImplementedError("adsrc differentiates np.cross only for 3-component vectors")
-    gm = np.moveaxis(np.asarray(g), axisc, -1)
+    gm = np.moveaxis(as_array(g), axisc, -1)
     if k == 0:
         return np.moveaxis(sum_like(np.cross(bm, gm), am), -1, axisa)
     return np.moveaxis(sum_like(np.cross(gm, am), bm), -1, axisb)
@@ -1254,7 +1289,7 @@ def cross_vjp(g, a, b, axisa, axisb, axisc, axis, k):
 def vecdot_vjp(g, x1, x2, axis, k):
     """vecdot(x1, x2) = sum(conj(x1) * x2, axis) with broadcasting: holomorphic in x2, and x1's
     cotangent is the conjugate of what conj(x1)'s would be."""
-    ge = np.expand_dims(np.asarray(g), axis)
+    ge = np.expand_dims(as_array(g), axis)
     if k == 0:
         return sum_like(_conj(ge * x2), x1)
     return sum_like(ge * _conj(x1), x2)
@@ -1263,19 +1298,19 @@ def vecdot_vjp(g, x1, x2, axis, k):
 @helper
 def matvec_vjp(g, x1, x2, k):
     """matvec(A, v)_i = sum_j A_ij v_j (stacked, broadcasting)."""
-    g = np.asarray(g)
+    g = as_array(g)
     if k == 0:
-        return sum_like(g[..., :, None] * np.asarray(x2)[..., None, :], x1)
+        return sum_like(g[..., :, None] * as_array(x2)[..., None, :], x1)
     return sum_like(np.einsum("...ij,...i->...j", x1, g), x2)
 
 
 @helper
 def vecmat_vjp(g, x1, x2, k):
     """vecmat(v, A)_j = sum_i conj(v_i) A_ij (stacked, broadcasting)."""
-    g = np.asarray(g)
+    g = as_array(g)
     if k == 0:
         return sum_like(_conj(np.einsum("...ij,...j->...i", x2, g)), x1)
-    return sum_like(_conj(np.asarray(x1))[..., :, None] * g[..., None, :], x2)
+    return sum_like(_conj(as_array(x1))[..., :, None] * g[..., None, :], x2)
 
 
 @helper
@@ -1291,10 +1326,10 @@ def random_vjp(g, ans, p, q, k, kind):
 
     normal(loc=p, scale=q) = p + q z; uniform(low=p, high=q) = p + (q - p) u.
     """
-    g = np.asarray(g)
+    g = as_array(g)
     if kind == "normal":
         return sum_like(g, p) if k == 0 else sum_like(g * (ans - p) / q, q)
-    u = (ans - p) / (np.asarray(q) - p)
+    u = (ans - p) / (as_array(q) - p)
     return sum_like(g * (1.0 - u), p) if k == 0 else sum_like(g * u, q)
 
 
@@ -1333,13 +1368,13 @@ def inv_vjp(g, ans):
 @helper
 def solve_vjp(g, a, b, ans, k):
     """x = A^-1 b: db = A^-T g, dA = -db x^T (b a vector when x has one axis fewer than A)."""
-    a = np.asarray(a)
+    a = as_array(a)
     vector = np.ndim(ans) == a.ndim - 1
     if vector:
-        db = np.linalg.solve(_T(a), np.asarray(g)[..., None])[..., 0]
+        db = np.linalg.solve(_T(a), as_array(g)[..., None])[..., 0]
         if k == 1:
             return sum_like(db, b)
-        return sum_like(-db[..., :, None] * np.asarray(ans)[..., None, :], a)
+        return sum_like(-db[..., :, None] * as_array(ans)[..., None, :], a)
     db = np.linalg.solve(_T(a), g)
     if k == 1:
         return sum_like(db, b)
@@ -1350,9 +1385,9 @@ def solve_vjp(g, a, b, ans, k):
 def det_vjp(g, a, ans):
     """d det A = tr(adj(A) dA), with adj(A) = det A A^-1 when A is invertible."""
     try:
-        return (np.asarray(g) * ans)[..., None, None] * _T(np.linalg.inv(a))
+        return (as_array(g) * ans)[..., None, None] * _T(np.linalg.inv(a))
     except np.linalg.LinAlgError:
-        return np.asarray(g)[..., None, None] * _cofactors(np.asarray(a))
+        return as_array(g)[..., None, None] * _cofactors(as_array(a))
 
 
 def _cofactors(a):
@@ -1368,10 +1403,10 @@ def _cofactors(a):
 def slogdet_vjp(g, a):
     """d log det A = tr(A^-1 dA); log|det A| is its real part and, for complex A, sign = exp(i Im log det A).
     So A_bar = (Re g_logdet + i Im(g_sign sign)) A^-T (for real A the sign is locally constant)."""
-    c = _re(np.asarray(g[1]))
+    c = _re(as_array(g[1]))
     if np.iscomplexobj(a):
         sign = np.linalg.slogdet(a)[0]
-        c = c + 1j * np.imag(np.asarray(g[0]) * sign)
+        c = c + 1j * np.imag(as_array(g[0]) * sign)
     return c[..., None, None] * _T(np.linalg.inv(a))
 
 
@@ -1380,7 +1415,7 @@ def cholesky_vjp(g, ans, upper):
     """A = L L^T, reading one triangle of A. With X = L^-1 dS L^-T, dL = L Phi(X), where Phi takes the
     lower triangle and halves the diagonal, so S_bar = L^-T sym(Phi(L^T L_bar)) L^-1."""
     L = _T(ans) if upper else ans
-    L_bar = _T(g) if upper else np.asarray(g)
+    L_bar = _T(g) if upper else as_array(g)
     P = np.matmul(_T(L), L_bar)
     P = np.tril(P) - 0.5 * _diag_embed(np.diagonal(P, 0, -2, -1))
     Linv = np.linalg.inv(L)
@@ -1393,7 +1428,7 @@ def eigh_vjp(g, ans, UPLO):
     """A V = V diag(w): dw_i = v_i^T dA v_i, dV = V (F o (V^T dA V)) with F_ij = 1 / (w_j - w_i) off the diagonal."""
     w, v = ans
     w_bar, v_bar = g
-    s_bar = _diag_embed(np.asarray(w_bar))
+    s_bar = _diag_embed(as_array(w_bar))
     if v_bar is not None and np.any(v_bar):     # eigenvectors used: needs distinct eigenvalues
         diff = w[..., None, :] - w[..., :, None]
         n = np.shape(w)[-1]
@@ -1412,7 +1447,7 @@ def eigvalsh_vjp(g, a, UPLO):
 @helper
 def pinv_vjp(g, a, ans):
     """For A of constant rank, dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P."""
-    a, P, G = np.asarray(a), np.asarray(ans), np.asarray(g)
+    a, P, G = as_array(a), as_array(ans), as_array(g)
     m, n = a.shape[-2:]
     Q = np.eye(m) - np.matmul(a, P)
     R = np.eye(n) - np.matmul(P, a)
@@ -1446,7 +1481,7 @@ def svd_vjp(g, a, ans, full_matrices):
     Needs distinct nonzero singular values when the singular vectors are used."""
     u, s, vh = ans
     u_bar, s_bar, vh_bar = g
-    a = np.asarray(a)
+    a = as_array(a)
     m, n = a.shape[-2:]
     k = min(m, n)
     if full_matrices and (np.any(u_bar[..., :, k:]) or np.any(vh_bar[..., k:, :])):
@@ -1455,7 +1490,7 @@ def svd_vjp(g, a, ans, full_matrices):
     u, u_bar = u[..., :, :k], u_bar[..., :, :k]
     vh, vh_bar = vh[..., :k, :], vh_bar[..., :k, :]
     if not (np.any(u_bar) or np.any(vh_bar)):      # singular values only
-        return np.matmul(u * np.asarray(s_bar)[..., None, :], vh)
+        return np.matmul(u * as_array(s_bar)[..., None, :], vh)
     v = _T(vh)
     v_bar = _T(vh_bar)
     s2 = s * s
@@ -1481,13 +1516,13 @@ def svd_vjp(g, a, ans, full_matrices):
 def svdvals_vjp(g, a):
     """d s_i = u_i^T dA v_i."""
     u, _, vh = np.linalg.svd(a, full_matrices=False)
-    return np.matmul(u * np.asarray(g)[..., None, :], vh)
+    return np.matmul(u * as_array(g)[..., None, :], vh)
 
 
 @helper
 def matrix_power_vjp(g, a, n):
     """A^n: sum over k of (A^T)^k G (A^T)^(n-1-k); through A^-1 for negative n."""
-    a = np.asarray(a)
+    a = as_array(a)
     if n == 0:
         return np.zeros(a.shape)
     base = np.linalg.inv(a) if n < 0 else a
@@ -1504,7 +1539,7 @@ def matrix_power_vjp(g, a, n):
 @helper
 def multi_dot_vjp(g, arrays):
     """Cotangents of the matrices of a chained product (a 1-D first or last factor is a row or column)."""
-    mats = [np.asarray(x) for x in arrays]
+    mats = [as_array(x) for x in arrays]
     if mats[0].ndim == 1:
         mats[0] = mats[0][None, :]
     if mats[-1].ndim == 1:
@@ -1523,7 +1558,7 @@ def multi_dot_vjp(g, arrays):
 
 def _vector_norm_vjp(g, x, ans, ord, axis, keepdims):
     """Cotangent of a vector p-norm over `axis` (an int, a tuple, or None for all axes)."""
-    x = np.asarray(x, dtype=float)
+    x = as_float(x)
     ge = expand_to(g, x, axis, keepdims)
     ae = expand_to(ans, x, axis, keepdims)
     if ord is None or ord == 2:
@@ -1540,12 +1575,12 @@ def _vector_norm_vjp(g, x, ans, ord, axis, keepdims):
 
 
 def _matrix_norm_vjp(g, x, ans, ord, axes, keepdims):
-    x = np.asarray(x, dtype=float)
+    x = as_float(x)
     nd = x.ndim
     r, c = axes[0] % nd, axes[1] % nd
     xm = np.moveaxis(x, (r, c), (-2, -1))
-    gm = np.moveaxis(np.asarray(expand_to(g, x, (r, c), keepdims)), (r, c), (-2, -1))
-    am = np.moveaxis(np.asarray(expand_to(ans, x, (r, c), keepdims)), (r, c), (-2, -1))
+    gm = np.moveaxis(as_array(expand_to(g, x, (r, c), keepdims)), (r, c), (-2, -1))
+    am = np.moveaxis(as_array(expand_to(ans, x, (r, c), keepdims)), (r, c), (-2, -1))
     if ord is None or ord == "fro":
         out = gm * xm / am
     elif ord == "nuc":

@@ -7,6 +7,7 @@ returns one argument's cotangent, with its derivation in the docstring.
 
 import numpy as np
 
+from ..arrays import as_array, is_lazy, need_values
 from ..runtime import helper, is_zero, item_cot
 from .helpers import _T, cast_cot, einsum_vjp, pinv_vjp, qr_vjp, svdvals_vjp, sum_like
 
@@ -107,8 +108,8 @@ def cross_any_vjp(g, a, b, axisa, axisb, axisc, axis, k):
     the third component of the product. <g, a x b> = <a, b x g> = <b, g x a>."""
     if axis is not None:
         axisa = axisb = axisc = axis
-    am = np.moveaxis(np.asarray(a), axisa, -1)
-    bm = np.moveaxis(np.asarray(b), axisb, -1)
+    am = np.moveaxis(as_array(a), axisa, -1)
+    bm = np.moveaxis(as_array(b), axisb, -1)
     if am.shape[-1] not in (2, 3) or bm.shape[-1] not in (2, 3):
         raise ValueError("np.cross needs vectors of 2 or 3 components")
     a3, b3 = _as3(am), _as3(bm)
@@ -117,7 +118,7 @@ def cross_any_vjp(g, a, b, axisa, axisb, axisc, axis, k):
         gz = np.broadcast_to(g, shape[:-1])
         g3 = np.stack([np.zeros_like(gz), np.zeros_like(gz), gz], axis=-1)
     else:
-        g3 = np.moveaxis(np.broadcast_to(g, shape[:-1] + (3,)) if np.ndim(g) == 0 else np.asarray(g), axisc, -1)
+        g3 = np.moveaxis(np.broadcast_to(g, shape[:-1] + (3,)) if np.ndim(g) == 0 else as_array(g), axisc, -1)
     if k == 0:
         ct, mine = _cross3(b3, g3), am
     else:
@@ -143,12 +144,12 @@ def pad_mean_vjp(g, x, pad_width, stat_length):
     pads of axis k with the mean of the first / last stat_length original elements along axis k. Each
     pass is linear, so the cotangent runs through the passes' transposes in reverse order: a pad's
     cotangent is zeroed and its sum along axis k, divided by the window length, added to the window."""
-    x = np.asarray(x)
+    x = as_array(x)
     nd = x.ndim
     widths = _pairs(pad_width, nd, 0)
     lengths = _pairs(stat_length, nd, None)
     ct = np.array(np.broadcast_to(g, tuple(n + b + e for n, (b, e) in zip(x.shape, widths))),
-                  dtype=np.result_type(np.asarray(g).dtype, float))
+                  dtype=np.result_type(as_array(g).dtype, float))
     original = tuple(slice(b, b + n) for n, (b, _) in zip(x.shape, widths))
     for k in reversed(range(nd)):
         roi = tuple(slice(None) for _ in range(k + 1)) + original[k + 1:]
@@ -190,7 +191,7 @@ def gradient_vjp(g, f, varargs, axis, edge_order):
     """np.gradient is linear in f, one axis at a time: along axis i it applies the matrix D_i whose
     column j is np.gradient of the unit vector e_j (with that axis's spacing), so f's cotangent is
     the sum over axes of D_i^T applied along axis i to that output's cotangent."""
-    f = np.asarray(f)
+    f = as_array(f)
     axes = _gradient_axes(f, axis)
     varargs = () if varargs is None else varargs
     if len(varargs) == 0:
@@ -227,7 +228,9 @@ def gradient_vjp(g, f, varargs, axis, edge_order):
 def partition_vjp(g, a, ans, axis):
     """np.partition only moves a's elements: matching the elements of a and of the result by rank
     (a stable sort of each) gives the permutation, which carries g back."""
-    a = np.asarray(a)
+    if is_lazy(a):
+        need_values("np.partition", a)     # it sorts the values
+    a = as_array(a)
     if axis is None:
         return np.reshape(partition_vjp(g, np.ravel(a), ans, -1), a.shape)
     g = np.broadcast_to(g, np.shape(ans))
@@ -293,7 +296,7 @@ def eig_vjp(g, ans):
     w_bar, v_bar = g
     inner = np.zeros(np.shape(v), dtype=complex)
     if not is_zero(w_bar):
-        inner = inner + np.asarray(w_bar)[..., None, :] * np.eye(np.shape(w)[-1])
+        inner = inner + as_array(w_bar)[..., None, :] * np.eye(np.shape(w)[-1])
     if not is_zero(v_bar) and np.any(v_bar):
         vt_vbar = np.matmul(_T(v), v_bar)
         r = np.real(np.diagonal(vt_vbar, 0, -2, -1))
@@ -306,7 +309,7 @@ def eig_vjp(g, ans):
 def eigvals_vjp(g, a):
     """dw = diag(V^-1 dA V): A_bar = V^-T diag(w_bar) V^T."""
     _, v = np.linalg.eig(a)
-    return np.matmul(np.matmul(_T(np.linalg.inv(v)), np.asarray(g)[..., None, :] * np.eye(np.shape(v)[-1])),
+    return np.matmul(np.matmul(_T(np.linalg.inv(v)), as_array(g)[..., None, :] * np.eye(np.shape(v)[-1])),
                      _T(v))
 
 
