@@ -33,6 +33,19 @@ def install():
     _linear(tangents.tangent_output, "tangent_output", "t, x, /", t="unbroadcast(g, t, x)")
     nondiff(tangents.zeros_tangent, "zeros_tangent")
     install_linear_helpers()
+    _install_array_helpers()
+
+
+def _install_array_helpers():
+    """The helpers that keep duck arrays as they are (arrays.py), and the `np` generated code sees (facade.py)."""
+    from .. import arrays, facade
+    from . import FUNCTIONS
+    _linear(arrays.as_array, "as_array", "x, /", x="g")
+    _linear(arrays.as_float, "as_float", "x, /", x="g")
+    for name, fn in facade.OVERRIDES.items():
+        rule = FUNCTIONS.get(getattr(np, name))
+        if rule is not None and fn not in FUNCTIONS:
+            FUNCTIONS[fn] = rule
 
 
 @runtime.helper
