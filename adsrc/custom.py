@@ -57,7 +57,15 @@ class custom_vjp:
 @runtime.helper
 def custom_bwd(bwd, res, g, nargs, fname):
     """Call a custom_vjp's bwd and check it returned one cotangent per argument."""
-    out = bwd(res, g)
+    return custom_cots(bwd(res, g), nargs, fname)
+
+
+@runtime.helper
+def custom_cots(out, nargs, fname):
+    """What a custom_vjp's bwd returned, checked: one cotangent per argument (None: zero).
+
+    Generated code calls bwd itself and passes its result here, so that the
+    call stays a call of the user's function (followed when differentiating again)."""
     if not isinstance(out, (tuple, list)) or len(out) != nargs:
         got = f"a {type(out).__name__}" + (f" of {len(out)} elements" if isinstance(out, (tuple, list)) else "")
         raise TypeError(f"the custom_vjp rule of `{fname}`: its bwd must return a tuple of {nargs} cotangent"

@@ -117,7 +117,7 @@ def vjp(fun, *primals, has_aux=False):
     fn = entries.compiled(_vjp_cache(function), key, build)
     unit = fn.unit
     try:
-        result, raw_pullback = fn(*front, *primals, **fixed_kw)
+        result, residuals = fn(*front, *primals, **fixed_kw)
     except Exception as e:
         _annotate(e)
         raise
@@ -126,7 +126,7 @@ def vjp(fun, *primals, has_aux=False):
     def pullback(cotangent):
         check_cotangent(cotangent, out)
         try:
-            grads = iter(raw_pullback(pytree_nodes.internal_cotangent(cotangent, out)))
+            grads = iter(unit.bwd(residuals, pytree_nodes.internal_cotangent(cotangent, out)))
         except Exception as e:
             _annotate(e)
             raise

@@ -247,3 +247,11 @@ def replace_obj_tangent(m, old, tm, tnew):
     for path in _positions(m, old):
         tm = _set_path(tm, path, tnew)
     return tm
+
+
+@helper
+def attr_tangent(t, obj, name):
+    """The tangent of obj.name: the field of obj's tangent (an object without one has a zero tangent)."""
+    if type(t) is float and t == 0.0 and not isinstance(obj, float):
+        return zeros_tangent(getattr(obj, name))
+    return getattr(t, name)

@@ -2,8 +2,11 @@
 
 * mode 'grad': `f_grad(args)` returns the gradients (seeded with the literal
   1.0, so `1.0 * y` folds to `y`);
-* mode 'vjp': `f_vjp(args)` returns `(out, f_pullback)`; used for calls from
-  one user function to another and for `adsrc.vjp`.
+* mode 'vjp': `f_vjp(args)` returns `(out, residuals)`, and `f_pullback(residuals,
+  dout)` returns the cotangents of the arguments; used for calls from one user
+  function to another and for `adsrc.vjp`. The residuals are a tuple of the values
+  the backward pass reads: no closure, so the generated code is itself code adsrc
+  can differentiate (higher order).
 """
 
 
@@ -78,8 +81,44 @@ def assemble_vjp(adj, fn, name, options):
     fwd, bwd, _ = adj.block(fn.body, repeated=False)
     grads = _grads(adj, options.get("final"))
     pb_name = adj.namer.fresh(fn.uf.name + "_pullback")
+    res_name = adj.namer.fresh("residuals")
     pullback = astutil.function_def(pb_name, [dout], bwd + [gast.Return(value=astutil.tuple_(grads))])
     ret = gast.Return(value=astutil.tuple_([astutil.clone(res), astutil.name(pb_name)]))
     body, _ = dce.eliminate(copyprop.propagate(fwd + [pullback, ret]))
     adj.finish_updates(body)
-    return astutil.function_def(name, astutil.clone(fn.args), body, fn.lineno)
+    pullback = next(s for s in body if isinstance(s, gast.FunctionDef) and s.name == pb_name)
+    body = [s for s in body if s is not pullback]
+    residuals = _free_in(pullback, _bound_in(fn.args, body))
+    body[-1].value.elts[1] = astutil.tuple_([astutil.name(r) for r in residuals])
+    always = _bound_in(fn.args, [s for s in body if isinstance(s, gast.Assign)])
+    # a residual bound only in some branch or loop is read by the pullback only there: None elsewhere
+    body = [astutil.assign(r, astutil.const(None)) for r in residuals if r not in always] + body
+    if residuals:
+        unpack = astutil.assign(tuple(residuals) if len(residuals) > 1 else residuals[0],
+                                astutil.name(res_name) if len(residuals) > 1 else
+                                gast.Subscript(value=astutil.name(res_name), slice=astutil.const(0), ctx=gast.Load()))
+        pullback.body.insert(0, unpack)
+    pullback.args = astutil.arguments([res_name, dout])
+    return [astutil.function_def(name, astutil.clone(fn.args), body, fn.lineno), pullback]
+
+
+def _bound_in(args, body):
+    """Names the forward function binds: its parameters and what its statements assign."""
+    out = set(astutil.names_stored(args)) | {a.id for a in astutil.walk(args) if isinstance(a, gast.Name)}
+    for s in body:
+        out |= set(astutil.names_stored(s))
+    return out
+
+
+def _free_in(fdef, bound):
+    """The names of `bound` that fdef reads before assigning, in order of first reading (deterministic)."""
+    own = set(astutil.names_stored(fdef.args)) | {a.id for a in astutil.walk(fdef.args) if isinstance(a, gast.Name)}
+    stored = set()
+    for s in fdef.body:
+        stored |= set(astutil.names_stored(s))
+    seen = []
+    for n in astutil.walk(fdef):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in bound and n.id not in own \
+                and n.id not in stored and n.id not in seen:
+            seen.append(n.id)
+    return seen

@@ -231,7 +231,8 @@ class Forward(TangentOps):
         if len(args) != fn.nargs:
             raise self.error(s, f"`{fn.__name__}` takes {fn.nargs} arguments, got {len(args)}.")
         g = self.namer.fresh("g")
-        bwd = self.hcall("custom_bwd", astutil.name(info.bwd), astutil.name(info.residuals), astutil.name(g),
+        bwd = self.hcall("custom_cots", astutil.call(astutil.name(info.bwd), [astutil.name(info.residuals),
+                                                                           astutil.name(g)]),
                          astutil.const(fn.nargs), astutil.const(fn.__name__))
         tangents = [self.tangent(a) if self.tangent(a) is not None else astutil.const(0.0) for a in args]
         lam = gast.Lambda(args=astutil.arguments([g]), body=bwd)

@@ -287,7 +287,7 @@ class OpAdjoints:
             else:
                 targets.append(self.namer.fresh("d" + _base(a)))
                 direct.append(False)
-        out.append(astutil.assign(tuple(targets), astutil.call(astutil.name(call.pullback), [g])))
+        out.append(astutil.assign(tuple(targets), astutil.call(astutil.name(call.bwd), [astutil.name(call.pullback), g])))
         for a, t, d in zip(ids, targets, direct):
             if not self.act.active(a):
                 continue
@@ -300,7 +300,7 @@ class OpAdjoints:
     def adj_call_with_varargs(self, call, g, out):
         """A callee taking *args or **kwargs: their cotangents are a tuple or dict, one item per argument."""
         targets = [self.namer.fresh("d" + (a.id if isinstance(a, gast.Name) else "args")) for a in call.wrt_args]
-        out.append(astutil.assign(tuple(targets), astutil.call(astutil.name(call.pullback), [g])))
+        out.append(astutil.assign(tuple(targets), astutil.call(astutil.name(call.bwd), [astutil.name(call.pullback), g])))
         for arg, t in zip(call.wrt_args, targets):
             items = arg.items() if isinstance(arg, dict) else enumerate(arg) if isinstance(arg, list) else [(None, arg)]
             for key, atom in items:
@@ -317,7 +317,7 @@ class OpAdjoints:
         names = self.calls[id(s)]
         targets = [self.namer.fresh("d" + (a.id if isinstance(a, gast.Name) else "arg")) for a in args]
         out.append(astutil.assign(tuple(targets), self.hcall(
-            "custom_bwd", astutil.name(names.bwd), astutil.name(names.residuals), g,
+            "custom_cots", astutil.call(astutil.name(names.bwd), [astutil.name(names.residuals), g]),
             astutil.const(fn.nargs), astutil.const(fn.__name__))))
         for a, t in zip(args, targets):
             if self.active_name(a):

@@ -49,7 +49,7 @@ class TangentOps(OpAdjoints):
     def tan_GetAttr(self, s, out):
         t = self.tangent(s.expr.value)
         if t is not None:
-            self.set_tangent(s.target, astutil.attr(t, s.expr.attr), out)
+            self.set_tangent(s.target, self.hcall("attr_tangent", t, s.expr.value, astutil.const(s.expr.attr)), out)
 
     def tan_ScanSlice(self, s, out):
         xs, index = s.expr.args

@@ -49,13 +49,16 @@ class Unit:
         self.building = True
         self.lowered = None
         self.tangent_params = ()       # forward mode: the names of its tangent parameters
+        self.bwd = None                # reverse mode: the pullback `f_pullback(residuals, g)`
+        self.bwd_cell = types.CellType()
 
 
 class CallInfo:
-    def __init__(self, expr, pullback, wrt_args):
+    def __init__(self, expr, pullback, wrt_args, bwd):
         self.expr = expr               # the call to the callee's vjp unit
-        self.pullback = pullback       # the name its pullback is bound to
+        self.pullback = pullback       # the name its residuals are bound to
         self.wrt_args = wrt_args       # atoms whose cotangents the pullback returns, in order
+        self.bwd = bwd                 # the name of the callee's pullback function: bwd(residuals, g)
 
 
 class CustomInfo:
@@ -72,6 +75,7 @@ class Context:
         self.unit = unit
         self.lw = lw
         self.refs = {}                 # name in generated code -> Unit
+        self.bwd_refs = {}             # name in generated code -> Unit whose pullback it calls
         self.objects = {}              # name in generated code -> object
 
     def primitive_names(self, namer):
@@ -123,8 +127,11 @@ class Context:
         args = ([astutil.clone(s.receiver)] if s.receiver is not None else []) + \
             [astutil.clone(a) for a in call.args]
         expr = astutil.call(astutil.name(ref), args, {k.arg: astutil.clone(k.value) for k in call.keywords})
-        pullback = self.namer.fresh(_stem(s.target) + "_pullback")
-        return CallInfo(expr, pullback, [bound[p] for p in wrt])
+        pullback = self.namer.fresh(_stem(s.target) + "_res")
+        bwd = self.namer.fresh(unit.name.replace("_vjp", "_pullback", 1) if "_vjp" in unit.name else
+                               unit.name + "_pullback")
+        self.bwd_refs[bwd] = unit
+        return CallInfo(expr, pullback, [bound[p] for p in wrt], bwd)
 
     def jvp_call(self, fw, s):
         """The call to a callee's jvp unit: `f_jvp(args, x_dot=...)` -> (value, tangent)."""
@@ -158,6 +165,8 @@ class Context:
         out.update({name: NUMPY for name, base in self.namer.helpers.items() if base == "np"})
         for name, unit in self.refs.items():
             out[name] = unit.cell
+        for name, unit in self.bwd_refs.items():
+            out[name] = unit.bwd_cell
         out.update(self.objects)
         out.update(fn.bindings)
         out.update(uf.cells)
@@ -403,11 +412,18 @@ def build(pipeline, lw, unit, wrt, vals, mode, options=None):
 
 
 def _finish(unit, fdef, lw, ctx, fn):
-    unit.text = emit.render(fdef, lw.line_text)
-    unit.filename = emit.filename_for(unit.name, f"{lw.uf.filename}:{lw.uf.node.lineno}")
-    unit.fn = emit.compile_function(unit.text, unit.name, unit.filename, lw.uf.globals, ctx.bindings(lw.uf, fn),
+    """Print and compile a unit: one function, or (vjp) the forward function and its pullback."""
+    fdefs = fdef if isinstance(fdef, list) else [fdef]
+    unit.text = "\n\n".join(emit.render(d, lw.line_text).rstrip("\n") for d in fdefs) + "\n"
+    unit.filename = emit.unique_filename(emit.filename_for(unit.name, f"{lw.uf.filename}:{lw.uf.node.lineno}"),
+                                         unit.text)
+    bindings = ctx.bindings(lw.uf, fn)
+    unit.fn = emit.compile_function(unit.text, unit.name, unit.filename, lw.uf.globals, bindings,
                                     lw.uf.fun.__defaults__, lw.uf.fun.__kwdefaults__)
     unit.cell.cell_contents = unit.fn
+    if len(fdefs) > 1:
+        unit.bwd = emit.compile_function(unit.text, fdefs[1].name, unit.filename, lw.uf.globals, bindings)
+        unit.bwd_cell.cell_contents = unit.bwd
     unit.building = False
     unit.lowered = lw
     return unit

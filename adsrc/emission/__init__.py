@@ -3,4 +3,4 @@
 source.py prints and compiles; copyprop.py and dce.py tidy the generated code first.
 """
 
-from .source import compile_function, filename_for, register_source, render, unparse  # noqa: F401
+from .source import compile_function, filename_for, register_source, render, unique_filename, unparse  # noqa: F401

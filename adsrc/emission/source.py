@@ -255,6 +255,16 @@ def filename_for(name, origin):
     return f"<adsrc {name} from {origin}>"
 
 
+def unique_filename(filename, text):
+    """filename, or a numbered variant of it if it already names different text (two units of one name:
+    the source a function's code reads must be its own, for tracebacks and for differentiating it again)."""
+    name, k = filename, 1
+    while name in linecache.cache and "".join(linecache.cache[name][2]) != text:
+        k += 1
+        name = f"{filename[:-1]} #{k}>"
+    return name
+
+
 def register_source(filename, text):
     lines = text.splitlines(keepends=True)
     linecache.cache[filename] = (len(text), None, lines, filename)

@@ -191,6 +191,13 @@ class Calls(Primitives):
         if is_gradient(obj):
             general = getattr(obj, "_adsrc_general", None)
             fn = general() if general is not None else None
+            if fn is None and general is not None:
+                raise self.error(e, f"{obj._adsrc_derivative} has static arguments or has_aux, so which of its "
+                                    "compiled versions this call runs is known only when it runs; adsrc cannot "
+                                    "differentiate it here.",
+                                 "Differentiate the original function inside this one instead (for example "
+                                 "`adsrc.grad(lambda x: f(x, 3))(x)` is f's gradient at k=3), or pass the static "
+                                 "values by closure.")
             if fn is None:
                 raise higher_order_error(obj, self.uf.loc(e))
             # a gradient called here: its generated function (for arrays) is followed like any other

@@ -24,7 +24,7 @@ def _linear(fn, name, signature, **vjps):
 
 def install():
     h = runtime.HELPERS
-    _linear(h["unbroadcast"], "unbroadcast", "c, x, out, /", c="unbroadcast(full(g, out), c, out)")
+    _linear(h["unbroadcast"], "unbroadcast", "c, x, out, /", c="unbroadcast_vjp(g, c, x, out)")
     _linear(h["full"], "full", "c, like, /", c="unbroadcast(g, c, like)")
     _linear(h["owned"], "owned", "c, x, /", c="unbroadcast(g, c, x)")
     _linear(h["grad_output"], "grad_output", "c, x, borrowed=False, /", c="unbroadcast(g, c, x)")
@@ -34,6 +34,8 @@ def install():
     nondiff(tangents.zeros_tangent, "zeros_tangent")
     install_linear_helpers()
     _install_array_helpers()
+    from ..custom import custom_cots
+    _linear(custom_cots, "custom_cots", "out, nargs, fname, /", out="g")
 
 
 def _install_array_helpers():
@@ -46,6 +48,15 @@ def _install_array_helpers():
         rule = FUNCTIONS.get(getattr(np, name))
         if rule is not None and fn not in FUNCTIONS:
             FUNCTIONS[fn] = rule
+
+
+@runtime.helper
+def unbroadcast_vjp(g, c, x, out):
+    """The cotangent of c in unbroadcast(c, x, out): c itself came out when x has out's shape; otherwise c
+    was broadcast to out and summed down to x, so g goes back up to out and down to c's shape."""
+    if np.shape(x) == np.shape(out):
+        return runtime.unbroadcast(g, c, g)
+    return runtime.unbroadcast(runtime.full(g, out), c, out)
 
 
 @runtime.helper
@@ -71,7 +82,7 @@ def gather_cot(g, idx, c):
 _MODULES = ("adsrc.runtime", "adsrc.rules.containers", "adsrc.rules.sharing", "adsrc.rules.operator_rules")
 _SPECIAL = {"add_attr": ("dx", "g"), "scan_slice_cot": ("dxs", "g"), "stack_cot": ("parts",),
             "getitem_cot": ("g",), "product_operand_cot": ("g", "other")}
-_NONDIFF = ("part_along", "same_part", "zeros_cot")
+_NONDIFF = ("part_along", "same_part", "zeros_cot", "check_unshared")
 
 
 def _linear_helpers():
