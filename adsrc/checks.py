@@ -71,45 +71,41 @@ def _dot(grad, direction):
 
 
 def check_grads(f, args, argnums=0, *, directions=3, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0,
-                kwargs=None, full=False, static_argnums=(), static_argnames=()):
-    """Check adsrc.grad(f) at args against central finite differences.
+                kwargs=None, full=False, static_argnums=(), static_argnames=(), modes=("rev",), order=1):
+    """Check adsrc's derivatives of f at args against central finite differences.
 
-    For each of `directions` random directions v (one per differentiated
-    argument, same structure), compares the directional derivative
-    <grad, v> with (f(x + eps v) - f(x - eps v)) / (2 eps). With full=True,
-    checks every coordinate of every array instead (for small inputs).
-    static_argnums/static_argnames are passed to adsrc.grad; the other
-    arguments and `kwargs` are held fixed.
-    Raises GradientMismatch with the worst mismatch; returns the gradient.
-    NaN or inf anywhere in the gradient is a failure.
+    modes "rev" (the default): for each of `directions` random directions v
+    (one per differentiated argument, same structure), compares the
+    directional derivative <adsrc.grad(f), v> with
+    (f(x + eps v) - f(x - eps v)) / (2 eps); f must return a scalar.
+    "fwd": compares adsrc.jvp(f, args, v)'s output tangent, leaf by leaf,
+    with the same differences (f may return any pytree), and its output
+    with f(*args). With full=True, every coordinate of every array is a
+    direction instead (for small inputs).
+
+    order=2 also checks the derivative of the derivative (f scalar): for
+    "rev", the gradient of x -> <adsrc.grad(f)(x), u> (u random), which
+    differentiates the generated gradient; for "fwd", adsrc.jvp of
+    adsrc.grad(f), against differences of adsrc's gradient (itself checked
+    at order 1).
+
+    static_argnums/static_argnames are passed to adsrc.grad and adsrc.jvp;
+    the other arguments and `kwargs` are held fixed. Raises GradientMismatch
+    with the worst mismatch (NaN or inf in a derivative is a failure).
+    Returns adsrc's gradient when "rev" is among the modes, else None.
     """
-    kwargs = kwargs or {}
-    single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
-    grads = api.grad(f, argnums=argnums, static_argnums=static_argnums,
-                     static_argnames=static_argnames)(*args, **kwargs)
-    gtuple = (grads,) if single else tuple(grads)
-    for i, g in zip(nums, gtuple):
-        for path, leaf in _leaves(g, f"argument {i}"):
-            if not np.all(np.isfinite(leaf)):
-                raise GradientMismatch(f"adsrc's gradient for {path} is not finite: {_nonfinite(leaf)}")
+    from .check_modes import check_modes, parse_modes
+    modes = parse_modes(modes, order)
+    options = dict(directions=directions, eps=eps, rtol=rtol, atol=atol, seed=seed, kwargs=kwargs, full=full,
+                   static_argnums=static_argnums, static_argnames=static_argnames)
+    grads = _check_rev(f, args, argnums, **options) if "rev" in modes else None
+    check_modes(f, args, argnums, modes, order, options)
+    return grads
+
+
+def _trials(args, nums, directions, seed, full):
+    """(label, [direction per differentiated argument]): random directions, or every coordinate (full)."""
     rng = np.random.default_rng(seed)
-
-    def value(shifted):
-        out = f(*shifted, **kwargs)
-        out = np.asarray(out, dtype=float)
-        if out.shape != ():
-            raise GradientMismatch(f"f must return a scalar, got shape {out.shape}")
-        return float(out)
-
-    def shifted(dirs, step):
-        new = list(args)
-        for i, d in zip(nums, dirs):
-            leaves = dict(_leaves(d))
-            new[i] = _map(args[i], lambda path, v: _shift(v, leaves[path], step))
-        return new
-
-    worst = (0.0, None)
     trials = []
     if full:
         for k, i in enumerate(nums):
@@ -129,11 +125,50 @@ def check_grads(f, args, argnums=0, *, directions=3, eps=1e-6, rtol=1e-5, atol=1
             dirs = [_map(args[i], lambda p, v: rng.standard_normal(np.shape(v)) if np.ndim(v)
                          else float(rng.standard_normal())) for i in nums]
             trials.append((f"random direction {t}", dirs))
-    for label, dirs in trials:
-        scale = max(1.0, max((float(np.max(np.abs(leaf))) for i in nums for _, leaf in _leaves(args[i])),
-                             default=1.0))
-        h = eps * scale
-        fd = (value(shifted(dirs, h)) - value(shifted(dirs, -h))) / (2 * h)
+    return trials
+
+
+def _shifted(args, nums, dirs, step):
+    """args with each differentiated argument moved by step along its direction."""
+    new = list(args)
+    for i, d in zip(nums, dirs):
+        leaves = dict(_leaves(d))
+        new[i] = _map(args[i], lambda path, v: _shift(v, leaves[path], step))
+    return new
+
+
+def _step(args, nums, eps):
+    """The finite-difference step: eps times the largest magnitude among the differentiated values (at least 1)."""
+    scale = max(1.0, max((float(np.max(np.abs(leaf))) for i in nums for _, leaf in _leaves(args[i])),
+                         default=1.0))
+    return eps * scale
+
+
+def _check_rev(f, args, argnums, *, directions, eps, rtol, atol, seed, kwargs, full, static_argnums,
+               static_argnames, what=None):
+    """The reverse-mode check (order 1): <adsrc.grad(f), v> against central differences of f."""
+    kwargs = kwargs or {}
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    grads = api.grad(f, argnums=argnums, static_argnums=static_argnums,
+                     static_argnames=static_argnames)(*args, **kwargs)
+    gtuple = (grads,) if single else tuple(grads)
+    for i, g in zip(nums, gtuple):
+        for path, leaf in _leaves(g, f"argument {i}"):
+            if not np.all(np.isfinite(leaf)):
+                raise GradientMismatch(f"adsrc's gradient for {path} is not finite: {_nonfinite(leaf)}")
+
+    def value(shifted):
+        out = f(*shifted, **kwargs)
+        out = np.asarray(out, dtype=float)
+        if out.shape != ():
+            raise GradientMismatch(f"f must return a scalar, got shape {out.shape}")
+        return float(out)
+
+    worst = (0.0, None)
+    for label, dirs in _trials(args, nums, directions, seed, full):
+        h = _step(args, nums, eps)
+        fd = (value(_shifted(args, nums, dirs, h)) - value(_shifted(args, nums, dirs, -h))) / (2 * h)
         ad = sum(_dot(g, d) for g, d in zip(gtuple, dirs))
         if not np.isfinite(fd):
             raise GradientMismatch(f"finite differences are not finite along {label}: {fd}")
@@ -143,7 +178,8 @@ def check_grads(f, args, argnums=0, *, directions=3, eps=1e-6, rtol=1e-5, atol=1
             worst = (err - tol, (label, ad, fd, err, tol))
     if worst[1] is not None:
         label, ad, fd, err, tol = worst[1]
-        raise GradientMismatch(f"gradient of {getattr(f, '__qualname__', f)} disagrees with finite differences "
+        what = what or f"gradient of {getattr(f, '__qualname__', f)}"
+        raise GradientMismatch(f"{what} disagrees with finite differences "
                                f"along {label}: adsrc {ad!r}, finite differences {fd!r} (error {err:.3g} > "
                                f"tolerance {tol:.3g}, rtol={rtol}, atol={atol})")
     return grads

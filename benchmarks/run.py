@@ -4,11 +4,13 @@
     python benchmarks/run.py --only RNN      # workloads whose name contains RNN
     python benchmarks/run.py --json results.json --plot ratios.png
     python benchmarks/run.py --only "transformation time"    # transform_time.py's table alone
+    python benchmarks/run.py --only "higher order"           # higher_order.py's tables alone
 
 Every implementation runs in this one process, and each gradient is checked
 against the hand-written NumPy gradient before it is timed. Times are
 medians of interleaved samples; ratios are to the hand-written gradient.
-A full run ends with the cost of a cache hit and of a call (call_overhead.py).
+A full run ends with the cost of a cache hit and of a call (call_overhead.py), transformation
+times (transform_time.py), and forward mode and second derivatives (higher_order.py).
 """
 
 import argparse
@@ -26,12 +28,14 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]      # this checkout's adsrc, not a
 
 import alternatives as alt  # noqa: E402
 import call_overhead  # noqa: E402
+import higher_order  # noqa: E402
 import timing  # noqa: E402
 import transform_time  # noqa: E402
 import workloads as wl  # noqa: E402
 from adsrc import transform  # noqa: E402
 
 TRANSFORM_TIME = "transformation time"
+HIGHER_ORDER = "higher order"
 ORDER = [wl.HAND, wl.ADSRC, alt.AUTOGRAD, alt.JAX, alt.JAX_JIT, alt.TORCH]
 
 
@@ -247,11 +251,15 @@ def main(argv=None):
     if not args.only or args.only in TRANSFORM_TIME:
         print(f"\n{TRANSFORM_TIME} (transform_time.py: fresh start to generated source, medians)\n", flush=True)
         transformation = transform_time.report(quick=args.quick)
+    second = None
+    if not args.only or args.only in HIGHER_ORDER:
+        print(f"\n{HIGHER_ORDER} (higher_order.py: jvp, Hessian-vector products, Hessians)\n", flush=True)
+        second = higher_order.run(args.samples)
     print(f"\nfinished in {time.perf_counter() - started:.0f} s")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"machine": machine(), "results": results, "specialization": spec,
-                       "transformation": transformation}, fh, indent=2)
+                       "transformation": transformation, "higher_order": second}, fh, indent=2)
     if args.plot:
         plot(results, columns, args.plot)
     return 0

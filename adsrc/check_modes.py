@@ -1,0 +1,152 @@
+"""check_grads' forward mode and second order (modes=("fwd", "rev"), order=2), as in JAX and autograd.
+
+    fwd, order 1    adsrc.jvp(f, args, v) against (f(x + h v) - f(x - h v)) / 2h, leaf by leaf
+    rev, order 2    the reverse check of x -> <adsrc.grad(f)(x), u>: adsrc differentiates the
+                    generated gradient (reverse over reverse)
+    fwd, order 2    the forward check of adsrc.grad(f): adsrc.jvp of the generated gradient
+                    (forward over reverse), against differences of adsrc's gradient
+
+The order-2 checks rest on the order-1 checks (the differences of the
+gradient are trusted because the gradient was checked first).
+"""
+
+import linecache
+
+import numpy as np
+
+from . import api
+from .checks import GradientMismatch, _check_rev, _dot, _leaves, _map, _nonfinite, _shifted, _step, _trials
+from .custom import custom_vjp
+from .forward_api import jvp
+
+MODES = ("fwd", "rev")
+
+
+def parse_modes(modes, order):
+    """The modes as a tuple, checked (a single string is one mode); order must be 1 or 2."""
+    if isinstance(modes, str):
+        modes = (modes,)
+    modes = tuple(modes)
+    if not modes or any(m not in MODES for m in modes):
+        raise ValueError(f"check_grads: modes must be a non-empty sequence of 'fwd' and 'rev', got {modes!r}")
+    if order not in (1, 2) or isinstance(order, bool):
+        raise ValueError(f"check_grads: order must be 1 or 2, got {order!r}")
+    return modes
+
+
+def check_modes(f, args, argnums, modes, order, options):
+    """The checks other than reverse mode at order 1 (which check_grads runs itself)."""
+    name = getattr(f, "__qualname__", repr(f))
+    if "fwd" in modes:
+        check_fwd(f, args, argnums, what=f"jvp of {name}", **options)
+    if order < 2:
+        return
+    grad_f = api.grad(f, argnums=argnums, static_argnums=options["static_argnums"],
+                      static_argnames=options["static_argnames"])
+    if "rev" in modes:
+        u = _direction(args, argnums, options["seed"] + 1)
+        _check_rev(_paired(grad_f, u), args, argnums,
+                   what=f"second derivative (reverse over reverse) of {name}: the gradient of "
+                        f"x -> <adsrc.grad({name})(x), u>", **options)
+    if "fwd" in modes:
+        check_fwd(grad_f, args, argnums, what=f"second derivative (forward over reverse) of {name}: "
+                                              f"jvp of adsrc.grad({name})", **options)
+
+
+def _direction(args, argnums, seed):
+    """A random direction with the structure of the differentiated arguments (as adsrc.grad returns them)."""
+    rng = np.random.default_rng(seed)
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    dirs = [_map(args[i], lambda p, v: rng.standard_normal(np.shape(v)) if np.ndim(v)
+                 else float(rng.standard_normal())) for i in nums]
+    return dirs[0] if isinstance(argnums, int) else tuple(dirs)
+
+
+def _pair_fwd(grad, u):
+    return _dot(grad, u), (grad, u)
+
+
+def _pair_bwd(res, c):
+    grad, u = res
+    directions = dict(_leaves(u))
+    return _map(grad, lambda path, v: c * np.asarray(directions[path], dtype=np.result_type(v, float))
+                if np.ndim(v) else c * float(directions[path])), None
+
+
+@custom_vjp
+def _pair(grad, u):
+    """<grad, u> over the float leaves of a pytree; linear in grad (its rule: the cotangent c * u)."""
+    return _dot(grad, u)
+
+
+_pair.defvjp(_pair_fwd, _pair_bwd)
+
+
+_PAIRED = "def paired_with_direction(*args, **kwargs):\n    return pair(grad_f(*args, **kwargs), u)\n"
+
+
+def _paired(grad_f, u):
+    """x -> <grad_f(x), u>: a scalar function whose adsrc gradient differentiates grad_f's generated code.
+
+    adsrc transforms user code, not its own modules, so this small function
+    is compiled from source of its own (shown in tracebacks through linecache).
+    """
+    filename = "<adsrc check_grads: x -> <adsrc.grad(f)(x), u>>"
+    linecache.cache[filename] = (len(_PAIRED), None, _PAIRED.splitlines(True), filename)
+    namespace = {"pair": _pair, "grad_f": grad_f, "u": u}
+    exec(compile(_PAIRED, filename, "exec"), namespace)
+    return namespace["paired_with_direction"]
+
+
+def check_fwd(f, args, argnums, *, directions, eps, rtol, atol, seed, kwargs, full, static_argnums,
+              static_argnames, what):
+    """adsrc.jvp(f) along each direction against central differences of f, leaf by leaf of the output."""
+    import functools
+    kwargs = kwargs or {}
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    fun = functools.partial(f, **kwargs) if kwargs else f
+    expected = f(*args, **kwargs)
+    worst = (0.0, None)
+    for t, (label, dirs) in enumerate(_trials(args, nums, directions, seed, full)):
+        tangents = [None] * len(args)
+        for i, d in zip(nums, dirs):
+            tangents[i] = d
+        out, out_dot = jvp(fun, tuple(args), tuple(tangents), static_argnums=static_argnums,
+                           static_argnames=static_argnames)
+        if t == 0:
+            _same_output(out, expected, what, rtol, atol)
+        h = _step(args, nums, eps)
+        plus = dict(_leaves(f(*_shifted(args, nums, dirs, h), **kwargs), "output"))
+        minus = dict(_leaves(f(*_shifted(args, nums, dirs, -h), **kwargs), "output"))
+        tangent = dict(_leaves(out_dot, "output"))
+        for path, leaf in _leaves(expected, "output"):
+            if path not in tangent:
+                raise GradientMismatch(f"{what}: the output tangent has no entry for {path} (along {label})")
+            ad = np.asarray(tangent[path])
+            if not np.all(np.isfinite(ad)):
+                raise GradientMismatch(f"{what}: the output tangent of {path} is not finite along {label}: "
+                                       f"{_nonfinite(ad)}")
+            fd = (np.asarray(plus[path]) - np.asarray(minus[path])) / (2 * h)
+            if not np.all(np.isfinite(fd)):
+                raise GradientMismatch(f"{what}: finite differences of {path} are not finite along {label}")
+            if ad.shape != fd.shape:
+                raise GradientMismatch(f"{what}: the output tangent of {path} has shape {ad.shape}, the "
+                                       f"output {fd.shape}")
+            excess = np.abs(ad - fd) - (atol + rtol * np.abs(fd))
+            k = tuple(int(j) for j in np.unravel_index(int(np.argmax(excess)), excess.shape)) if excess.ndim else ()
+            if excess[k] > 0 and (worst[1] is None or excess[k] > worst[0]):
+                worst = (float(excess[k]), (label, f"{path}{list(k) if k else ''}", ad[k].item(), fd[k].item()))
+    if worst[1] is not None:
+        label, where, ad, fd = worst[1]
+        raise GradientMismatch(f"{what} disagrees with finite differences at {where} along {label}: adsrc "
+                               f"{ad!r}, finite differences {fd!r} (error {abs(ad - fd):.3g}, over the tolerance "
+                               f"by {worst[0]:.3g}; rtol={rtol}, atol={atol})")
+
+
+def _same_output(out, expected, what, rtol, atol):
+    """jvp's primal output equals f's own (same float leaves, to the check's tolerance)."""
+    got = dict(_leaves(out, "output"))
+    for path, leaf in _leaves(expected, "output"):
+        if path not in got or not np.allclose(got[path], leaf, rtol=rtol, atol=atol, equal_nan=True):
+            raise GradientMismatch(f"{what}: the output it computes for {path} differs from f's own "
+                                   f"({got.get(path)!r} instead of {leaf!r})")
