@@ -47,6 +47,52 @@ def _as_tuple(v, what):
     return tuple(v)
 
 
+class _Plan:
+    """What jvp learns once per function and call shape: what to transform, the fixed arguments, parameters."""
+
+    def __init__(self, fun, nprimals, static_argnums, static_argnames):
+        parts = callables.split(fun)
+        function = parts.function
+        if function is fun and varargs.takes_varargs(fun):
+            fun = function = varargs.bound(fun, nprimals)
+            parts = callables.split(fun)
+        check_function(function)
+        self.fname = fname = name_of(fun)
+        self.function = function
+        self.resolvable = hasattr(frontend.unwrap(function), "_adsrc_resolve")     # a gradient adsrc made
+        self.front = tuple(f.value for f in parts.positional)
+        self.fixed_kw = {k: f.value for k, f in parts.keywords.items()}
+        self.known = parts.known()
+        self.fixed = tuple(sorted((n, id(v)) for n, v in self.known.items()))   # constants of the code: by identity
+        params = [p.name for p in frontend.signature(function).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.free = free = params[len(self.front):]
+        if nprimals > len(free):
+            raise TypeError(f"`{fname}` takes {len(free)} positional arguments but jvp got {nprimals} primals")
+        nums = {i + len(free) if i < 0 else i for i in
+                ((static_argnums,) if isinstance(static_argnums, numbers.Integral) else static_argnums or ())}
+        names = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames or ())
+        self.static = {free[i] for i in nums if i < len(free)} | names
+
+
+_PLANS = {}     # (id(fun), call shape) -> (fun, _Plan)
+
+
+def _plan(fun, nprimals, static_argnums, static_argnames):
+    key = (id(fun), nprimals, static_argnums if isinstance(static_argnums, numbers.Integral) else
+           tuple(static_argnums or ()), static_argnames if isinstance(static_argnames, str) else
+           tuple(static_argnames or ()))
+    entry = _PLANS.get(key)
+    if entry is None or entry[0] is not fun:
+        if len(_PLANS) > 512:
+            _PLANS.clear()
+        entry = _PLANS[key] = (fun, _Plan(fun, nprimals, static_argnums, static_argnames))
+    return entry[1]
+
+
+transform.CLEAR_HOOKS += [_CACHES.clear, _PLANS.clear]
+
+
 class _Call:
     """One jvp call, matched to its compiled forward code."""
 
@@ -56,25 +102,11 @@ class _Call:
         if len(primals) != len(tangents):
             raise ValueError(f"adsrc.jvp got {len(primals)} primals but {len(tangents)} tangents: give one "
                              "tangent per primal (None for a static or integer one)")
-        parts = callables.split(fun)
-        function = parts.function
-        if function is fun and varargs.takes_varargs(fun):
-            fun = function = varargs.bound(fun, len(primals))
-            parts = callables.split(fun)
-        check_function(function)
-        self.fname = fname = name_of(fun)
-        front = tuple(f.value for f in parts.positional)
-        function = frontend.resolve(function, front + tuple(primals), {k: f.value for k, f in parts.keywords.items()})
-        params = [p.name for p in frontend.signature(function).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        self.front = tuple(f.value for f in parts.positional)
-        free = params[len(self.front):]
-        if len(primals) > len(free):
-            raise TypeError(f"`{fname}` takes {len(free)} positional arguments but jvp got {len(primals)} primals")
-        nums = {i + len(free) if i < 0 else i for i in
-                ((static_argnums,) if isinstance(static_argnums, numbers.Integral) else static_argnums or ())}
-        names = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames or ())
-        static = {free[i] for i in nums if i < len(free)} | names
+        plan = _plan(fun, len(primals), static_argnums, static_argnames)
+        fname, free, static = plan.fname, plan.free, plan.static
+        self.front, self.fixed_kw = plan.front, plan.fixed_kw
+        self.function = frontend.resolve(plan.function, self.front + primals, self.fixed_kw) if plan.resolvable \
+            else plan.function
         statics = {p: v for p, v in zip(free, primals) if p in static}
         kinds = []
         for p, x, t in zip(free, primals, tangents):
@@ -86,14 +118,10 @@ class _Call:
         self.wrt = [p for p, k in zip(free, kinds) if k is not None]
         self.tangents = [t for t, k in zip(tangents, kinds) if k is not None]
         self.primals = primals
-        self.function = function
         self.has_aux = bool(has_aux)
-        self.fixed_kw = {k: f.value for k, f in parts.keywords.items()}
-        known = {**parts.known(), **statics}
-        self.statics = known
-        skey = tuple(sorted((n, static_key(v, n, fname)) for n, v in statics.items()))
-        fixed = tuple(sorted((n, id(v)) for n, v in parts.known().items()))   # constants of the code: by identity
-        self.key = (self.kinds, self.has_aux, skey, fixed)
+        self.statics = {**plan.known, **statics}
+        skey = tuple(sorted((n, static_key(v, n, fname)) for n, v in statics.items())) if statics else ()
+        self.key = (self.kinds, self.has_aux, skey, plan.fixed)
         if not self.wrt:
             raise TypeError(f"adsrc.jvp of `{fname}`: no primal with a tangent holds floating-point values")
 

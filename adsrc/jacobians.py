@@ -21,6 +21,7 @@ import numpy as np
 from .checks import _leaves, _map
 from .forward_api import jvp
 from .pullback import vjp
+from .transform import CLEAR_HOOKS
 
 
 def _nums(argnums):
@@ -120,6 +121,7 @@ jacobian = jacrev
 
 
 _GRADS = weakref.WeakKeyDictionary()     # fun -> {options: adsrc.grad(fun, ...)}, for hvp
+CLEAR_HOOKS.append(lambda: _GRADS.clear())
 
 
 def _grad_of(fun, argnums, static_argnums=(), static_argnames=()):

@@ -60,8 +60,13 @@ def called_functions(lw):
     return [s.callee for s in walk(lw.fn.body) if isinstance(s, ir.CallUser)]
 
 
+CLEAR_HOOKS = []     # the API modules' own caches (forward_api.py, jacobians.py)
+
+
 def clear_caches():
-    """Forget every lowered function and generated vjp (for measuring first-call latency)."""
+    """Forget every lowered function and generated unit (for measuring first-call latency)."""
     with LOCK:
         pipeline.clear_caches()
         units.clear_caches()
+        for hook in CLEAR_HOOKS:
+            hook()
