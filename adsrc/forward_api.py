@@ -181,3 +181,10 @@ class _Jvp:
 
 
 jvp = _Jvp()
+
+
+def general_jvp(fun, mask):
+    """fun's compiled forward code for float arrays, with tangents for the primals `mask` marks (for
+    `adsrc.jvp` called inside a function adsrc transforms: the code serves floats and arrays alike)."""
+    placeholders = tuple(np.zeros(1) if m else None for m in mask)
+    return _Call(fun, placeholders, placeholders, False, (), ()).compiled()

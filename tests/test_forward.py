@@ -77,3 +77,24 @@ def test_a_gradient_with_static_arguments_called_inside_is_refused_with_advice()
         return np.sum(g(x, 3))
     with pytest.raises(adsrc.TransformError, match="static arguments"):
         adsrc.grad(h)(np.ones(2))
+
+
+def test_grad_of_jvp_and_third_order():
+    import numpy as np
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(30, 5)), np.sign(rng.normal(size=30))
+    w, v = rng.normal(size=5), rng.normal(size=5)
+
+    def loss(w, X, y):
+        return np.mean(np.logaddexp(0.0, -y * (X @ w))) + 0.01 * np.sum(np.sin(w))
+
+    def directional(w):          # <grad loss(w), v>, by forward mode inside a differentiated function
+        return adsrc.jvp(loss, (w, X, y), (v, None, None))[1]
+    H = adsrc.hessian(loss)(w, X, y)
+    np.testing.assert_allclose(adsrc.grad(directional)(w), H @ v, rtol=1e-10, atol=1e-14)
+    # third derivatives: grad of (grad of jvp), and jvp of grad of jvp, against differences of H v
+    adsrc.check_grads(directional, (w,), modes=("rev", "fwd"), order=2)
+    t3 = adsrc.jvp(adsrc.grad(directional), (w,), (v,))[1]
+    eps = 1e-5
+    fd = (adsrc.hessian(loss)(w + eps * v, X, y) @ v - adsrc.hessian(loss)(w - eps * v, X, y) @ v) / (2 * eps)
+    np.testing.assert_allclose(t3, fd, rtol=1e-5, atol=1e-8)

@@ -55,7 +55,7 @@ def is_user_function(obj):
     if not isinstance(obj, types.FunctionType):
         return False
     module = getattr(obj, "__module__", None) or ""
-    if module.startswith("adsrc.rules."):
+    if module.startswith("adsrc.rules.") or module == "adsrc.tangents":
         return True          # a rule's helper, called by generated code: transformed for higher order
     return module.split(".")[0] not in ("numpy", "builtins", "math", "adsrc")
 
@@ -188,6 +188,8 @@ class Calls(Primitives):
             return self.emit_op(ir.Const, target, astutil.const(True), e)
         if primitives.is_primitive(obj):
             return getattr(self, "prim_" + primitives.primitive_name(obj))(e, target)
+        if type(obj).__name__ == "_Jvp" and type(obj).__module__ == "adsrc.forward_api":
+            return self.jvp_call(e, target)
         if is_gradient(obj):
             general = getattr(obj, "_adsrc_general", None)
             fn = general() if general is not None else None
@@ -333,6 +335,27 @@ class Calls(Primitives):
         if astutil.is_constant_literal(a):
             return self.raw(a)
         return self.atom(a)
+
+    def jvp_call(self, e, target):
+        """adsrc.jvp(f, (x, ...), (t, ...)) inside a differentiated function: a call of f's generated forward
+        code (for arrays), which is itself followed, so that its result can be differentiated."""
+        from ..forward_api import general_jvp
+        fun = self.static(e.args[0]) if len(e.args) == 3 else rules_mod.NOT_STATIC
+        displays = e.args[1:] if len(e.args) == 3 else []
+        if fun is rules_mod.NOT_STATIC or e.keywords or not all(isinstance(d, (gast.Tuple, gast.List))
+                                                                  for d in displays) \
+                or len(displays[0].elts) != len(displays[1].elts):
+            raise self.error(e, "adsrc differentiates `adsrc.jvp(f, (x, ...), (t, ...))` inside a function when f "
+                                "is known when transforming and the primals and tangents are written out as "
+                                "tuples of the same length (no has_aux, no static arguments).",
+                             "Write the call in that form, or differentiate a function that calls f directly.")
+        primals, tangents = displays[0].elts, displays[1].elts
+        mask = tuple(not (isinstance(t, gast.Constant) and t.value is None) for t in tangents)
+        fn = general_jvp(fun, mask)
+        keywords = [gast.keyword(arg=name, value=t) for name, t in
+                    zip(fn.unit.tangent_params, [t for t, m in zip(tangents, mask) if m])]
+        call = gast.Call(func=astutil.name(self.bind(fn.__name__, fn)), args=list(primals), keywords=keywords)
+        return self.emit_op(ir.CallUser, target, self.plain_call(call, call.func), e, callee=fn)
 
     def helper_apply(self, target, base, args, node):
         """target = helper(*args) for a runtime helper with a derivative rule."""

@@ -88,6 +88,14 @@ _NONDIFF = ("part_along", "same_part", "zeros_cot", "check_unshared")
 def _linear_helpers():
     import inspect
     for name, fn in sorted(runtime.HELPERS.items()):
+        if getattr(fn, "__module__", "") == "adsrc.tangents" and name not in ("zeros_tangent", "tangent_output") \
+                and not name.endswith("_jvp"):
+            # forward mode's structural helpers: linear in their tangents (named t...), the rest says where
+            params = list(inspect.signature(fn).parameters)
+            linear = tuple(p for p in params if p.startswith("t") and p != "tol")
+            if linear:
+                yield name, fn, params, linear
+            continue
         if not callable(fn) or getattr(fn, "__module__", "") not in _MODULES:
             continue
         params = list(inspect.signature(fn).parameters)
