@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 from . import arrays, keys, pytree_nodes
+from . import xp as xp_arrays
 
 _nd = np.ndarray
 
@@ -75,6 +76,13 @@ def arg_kind(x, fname, pname):
     elif arrays.is_duck(x):
         if _float_dtype(x):
             return duck_kind(t)
+    elif xp_arrays.is_xp_array(x) and xp_arrays.usable(x):
+        if xp_arrays.is_real_floating(x):
+            xp_arrays.accept(x)
+            return duck_kind(t)
+        raise TypeError(f"adsrc can differentiate arrays of {arrays.type_name(t)} (an array-API library) only when "
+                        f"their dtype is real floating, but argument `{pname}` of `{fname}` has dtype {x.dtype}. "
+                        "Convert it (xp.astype(x, xp.float64)), or leave it out of argnums.")
     elif _is_container(x):
         structure = pytree_structure(x)
         if not _has_float_leaf(structure):
@@ -157,6 +165,11 @@ def _leaf(v):
         return "array" if v.dtype.kind in "fc" else "const"
     if arrays.is_duck(v):
         return duck_kind(t) if _float_dtype(v) else "const"
+    if xp_arrays.is_xp_array(v) and xp_arrays.usable(v):
+        if not xp_arrays.is_real_floating(v):
+            return "const"
+        xp_arrays.accept(v)
+        return duck_kind(t)
     if t is float or isinstance(v, (np.floating, np.complexfloating, complex)):
         return "scalar"
     if _is_container(v):

@@ -26,6 +26,7 @@ from .. import rules as rules_mod
 from ..frontend import higher_order_error, is_gradient
 from ..ir import nodes as ir
 from .builtins import Primitives
+from .namespaces import Namespaces, is_namespace_function
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
 _READS_NAMES = (eval, exec, locals, vars, globals, compile)
@@ -87,13 +88,16 @@ def _no_rule_hint(obj):
             "call it on values that are not differentiated.")
 
 
-class Calls(Primitives):
+class Calls(Primitives, Namespaces):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
     def call(self, e, target):
         """Emit what the call e computes into target (None: the value is not used)."""
         f = e.func
+        name = self.namespace_function(f)
+        if name is not None:         # xp.exp(x) with xp = array_namespace(x) (namespaces.py)
+            return self.namespace_call(e, name, target)
         obj = self.static(f)
         if obj is not rules_mod.NOT_STATIC:
             return self.static_call(e, obj, target)
@@ -204,6 +208,8 @@ class Calls(Primitives):
                 raise higher_order_error(obj, self.uf.loc(e))
             # a gradient called here: its generated function (for arrays) is followed like any other
             return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=fn)
+        if is_namespace_function(obj):
+            return self.namespace_made(e, target)
         if any(obj is f for f in _READS_NAMES):
             raise self.error(e, f"`{obj.__name__}` reads or runs code through names adsrc cannot follow, so "
                                 "its gradient would be lost.", "Write the expression out in the function.")
@@ -400,6 +406,8 @@ class Calls(Primitives):
             args = [self.atom(a) for a in e.args] + [self.raw(k.value) for k in e.keywords]
             self.emit(ir.MutatingCall(target, receiver, name if not e.keywords else "sort_reverse", args), e)
             return
+        if name == "__array_namespace__":
+            return self.namespace_made(e, target)
         if name in REFUSED_METHODS:
             raise self.error(e, f"the method `.{name}()` changes its object in place, which adsrc does not "
                                 "support inside a differentiated function.",

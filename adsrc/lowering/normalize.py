@@ -14,6 +14,8 @@ function or something adsrc cannot see into.
 """
 
 
+import types
+
 import gast
 
 
@@ -139,9 +141,11 @@ class Normalizer(Expressions, Calls, Loops):
         if known is not rules_mod.NOT_STATIC:
             return known
         try:
-            return static_value(node, self.uf, self.is_local)
+            obj = static_value(node, self.uf, self.is_local)
         except LookupError:
             return rules_mod.NOT_STATIC
+        # a helper or facade function made to dispatch on array-API arrays (xp/dispatch.py) is the helper itself
+        return getattr(obj, "_adsrc_numpy_helper", obj) if type(obj) is types.FunctionType else obj
 
     def known_value(self, node):
         if isinstance(node, gast.Name):
