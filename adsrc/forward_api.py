@@ -17,19 +17,10 @@ from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import name_of
 from .display import Source
 from .kinds import arg_kind, static_key
-from .pullback import check_cotangent
+from .pullback import check_cotangent, function_cache
 
 _nd = np.ndarray
 _CACHES = {}        # id(function) -> (function, SpecializationCache)
-
-
-def _cache(fun):
-    with transform.LOCK:
-        entry = _CACHES.get(id(fun))
-        if entry is None or entry[0] is not fun:
-            entry = (fun, SpecializationCache(DEFAULT_MAXSIZE, name=getattr(fun, "__qualname__", repr(fun))))
-            _CACHES[id(fun)] = entry
-        return entry[1]
 
 
 def _kind(x, fname, pname):
@@ -140,7 +131,7 @@ class _Call:
         return [k for k in self.kinds if k is not None]
 
     def compiled(self):
-        return entries.compiled(_cache(self.function), self.key, self.build)
+        return entries.compiled(function_cache(_CACHES, self.function), self.key, self.build)
 
     def run(self):
         fn = self.compiled()

@@ -15,12 +15,13 @@ _nd = np.ndarray
 _VJP_CACHES = {}    # id(function) -> (function, SpecializationCache) of its adsrc.vjp units
 
 
-def _vjp_cache(fun):
+def function_cache(table, fun):
+    """The specialization cache of fun in table ({id(fun): (fun, cache)}), made on first use."""
     with transform.LOCK:
-        entry = _VJP_CACHES.get(id(fun))
+        entry = table.get(id(fun))
         if entry is None or entry[0] is not fun:
             entry = (fun, SpecializationCache(DEFAULT_MAXSIZE, name=getattr(fun, "__qualname__", repr(fun))))
-            _VJP_CACHES[id(fun)] = entry
+            table[id(fun)] = entry
         return entry[1]
 
 
@@ -114,7 +115,7 @@ def vjp(fun, *primals, has_aux=False):
             transform.build(lw, unit, wrt, {p: k for p, k in zip(free, kinds) if k}, "vjp", options)
             return entries.make(unit, function)
 
-    fn = entries.compiled(_vjp_cache(function), key, build)
+    fn = entries.compiled(function_cache(_VJP_CACHES, function), key, build)
     unit = fn.unit
     try:
         result, residuals = fn(*front, *primals, **fixed_kw)

@@ -119,14 +119,7 @@ class Context:
             unit = vjp_unit(self.pipeline, callee, tuple(wrt), vals, statics, s.returns_params)
         except TransformError as e:
             raise in_call(e, adj.uf.loc(s.loc), callee_name(callee)) from None
-        if unit is not self.unit:
-            self.unit.callees.append(unit)
-        ref = self.namer.fresh(unit.name)
-        self.refs[ref] = unit
-        call = s.expr
-        args = ([astutil.clone(s.receiver)] if s.receiver is not None else []) + \
-            [astutil.clone(a) for a in call.args]
-        expr = astutil.call(astutil.name(ref), args, {k.arg: astutil.clone(k.value) for k in call.keywords})
+        expr = self.unit_call(unit, s, {})
         pullback = self.namer.fresh(_stem(s.target) + "_res")
         bwd = self.namer.fresh(unit.name.replace("_vjp", "_pullback", 1) if "_vjp" in unit.name else
                                unit.name + "_pullback")
@@ -148,6 +141,10 @@ class Context:
             unit, tnames = jvp_unit(self.pipeline, callee, tuple(wrt), vals, statics, s.returns_params)
         except TransformError as e:
             raise in_call(e, fw.uf.loc(s.loc), callee_name(callee)) from None
+        return self.unit_call(unit, s, {tn: fw.tangent(bound[p]) for p, tn in zip(wrt, tnames)}), tnames
+
+    def unit_call(self, unit, s, extra):
+        """The call s made to `unit` instead (the receiver first), with the keywords `extra` added."""
         if unit is not self.unit:
             self.unit.callees.append(unit)
         ref = self.namer.fresh(unit.name)
@@ -155,10 +152,8 @@ class Context:
         call = s.expr
         args = ([astutil.clone(s.receiver)] if s.receiver is not None else []) + \
             [astutil.clone(a) for a in call.args]
-        kw = {k.arg: astutil.clone(k.value) for k in call.keywords}
-        for p, tn in zip(wrt, tnames):
-            kw[tn] = fw.tangent(bound[p])
-        return astutil.call(astutil.name(ref), args, kw), tnames
+        return astutil.call(astutil.name(ref), args, {**{k.arg: astutil.clone(k.value) for k in call.keywords},
+                                                      **extra})
 
     def bindings(self, uf, fn):
         out = {name: runtime.HELPERS[base] for name, base in self.namer.helpers.items()}

@@ -18,6 +18,7 @@ import numpy as np
 from ..runtime import helper, is_zero
 from . import helpers as rev
 from .helpers import _axis_last, _quantile_weights, expand_to
+from .numpy_more_helpers import index_concat_tags
 
 
 class TangentTuple(tuple):
@@ -353,17 +354,7 @@ def pad_value_jvp(g, array, pad_width, ans):
 def index_concat_jvp(g, which, items, k):
     """Tangent from item k of np.r_[items] / np.c_[items]: its tangents where its elements went (found
     with the imaginary tags of index_concat_vjp)."""
-    concat = getattr(np, which)
-    tagged = []
-    for j, item in enumerate(items):
-        if j == k:
-            n = int(np.size(item))
-            tagged.append(1j * np.arange(1, n + 1, dtype=float).reshape(np.shape(item)))
-        elif isinstance(item, (str, slice)):
-            tagged.append(item)
-        else:
-            tagged.append(np.zeros(np.shape(item)))
-    tags = np.rint(np.imag(concat[tuple(tagged)])).astype(np.int64)
+    tags = index_concat_tags(which, items, k)
     out = np.zeros(tags.shape, dtype=np.result_type(np.asarray(g).dtype, float))
     keep = tags > 0
     out[keep] = np.ravel(np.broadcast_to(g, np.shape(items[k])))[tags[keep] - 1]

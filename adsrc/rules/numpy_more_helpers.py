@@ -28,16 +28,8 @@ def cast_pieces(pieces, dtype):
 
 # -- np.r_ and np.c_ -----------------------------------------------------------------------------------
 
-@helper
-def index_concat_vjp(g, which, items, k):
-    """Cotangent of item k of np.r_[items] (which='r_') or np.c_[items] (which='c_').
-
-    Both only copy their items' elements (or make constants from slices and
-    strings). Item k is replaced by the imaginary tags 1j * (1, 2, ...) and the
-    other numeric items by zeros: the imaginary part of the result says where
-    each element of item k went, whatever the directives, and nothing else can
-    make an imaginary part.
-    """
+def index_concat_tags(which, items, k):
+    """np.r_/np.c_ of items with item k's elements numbered 1, 2, ... and 0 wherever anything else went."""
     concat = getattr(np, which)
     tagged = []
     for j, item in enumerate(items):
@@ -48,7 +40,20 @@ def index_concat_vjp(g, which, items, k):
             tagged.append(item)
         else:
             tagged.append(np.zeros(np.shape(item)))
-    tags = np.rint(np.imag(concat[tuple(tagged)])).astype(np.int64)
+    return np.rint(np.imag(concat[tuple(tagged)])).astype(np.int64)
+
+
+@helper
+def index_concat_vjp(g, which, items, k):
+    """Cotangent of item k of np.r_[items] (which='r_') or np.c_[items] (which='c_').
+
+    Both only copy their items' elements (or make constants from slices and
+    strings). Item k is replaced by the imaginary tags 1j * (1, 2, ...) and the
+    other numeric items by zeros: the imaginary part of the result says where
+    each element of item k went, whatever the directives, and nothing else can
+    make an imaginary part.
+    """
+    tags = index_concat_tags(which, items, k)
     g = np.broadcast_to(g, tags.shape)
     keep = tags > 0
     n = int(np.size(items[k]))
