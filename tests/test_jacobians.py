@@ -1,0 +1,131 @@
+"""adsrc.jvp's options, jacfwd, jacrev, jacobian, hessian and hvp: shapes, pytrees, static arguments,
+control flow, against finite differences and against each other."""
+
+import numpy as np
+import pytest
+
+import adsrc
+
+RNG = np.random.default_rng(11)
+
+
+def central_jacobian(f, x, eps=1e-6):
+    """d f / d x by central differences, shape out.shape + x.shape."""
+    x = np.asarray(x, dtype=float)
+    cols = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = eps
+        cols.append((np.asarray(f(x + e.reshape(x.shape))) - np.asarray(f(x - e.reshape(x.shape)))) / (2 * eps))
+    return np.stack(cols, axis=-1).reshape(np.shape(f(x)) + x.shape)
+
+
+def looped(x, n):
+    """A loop of run-time length n, a branch on values, a while loop with a break."""
+    s = np.zeros_like(x)
+    for i in range(n):
+        if np.sum(x) > 0:
+            s = s + np.sin(x * (i + 1))
+        else:
+            s = s - x ** 2
+    k = 0
+    while True:
+        s = s * 0.9 + np.tanh(s)
+        k += 1
+        if k >= 3:
+            break
+    return s
+
+
+def test_jacfwd_and_jacrev_agree_with_differences_through_control_flow():
+    x = RNG.normal(size=4)
+    for n in (0, 1, 3):
+        expected = central_jacobian(lambda x: looped(x, n), x)
+        np.testing.assert_allclose(adsrc.jacfwd(looped)(x, n), expected, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(adsrc.jacrev(looped)(x, n), expected, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(adsrc.jacobian(looped)(x, n), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_jacobian_shapes_and_several_argnums():
+    def f(a, b):
+        return np.outer(np.sin(a), b) * b[0]
+    a, b = RNG.normal(size=3), RNG.normal(size=2)
+    ja, jb = adsrc.jacfwd(f, argnums=(0, 1))(a, b)
+    assert ja.shape == (3, 2, 3) and jb.shape == (3, 2, 2)
+    ra, rb = adsrc.jacrev(f, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(ja, ra, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(jb, rb, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(jb, central_jacobian(lambda b: f(a, b), b), rtol=1e-6, atol=1e-8)
+
+
+def test_jacobian_of_pytree_input_and_output():
+    def f(p):
+        return {"y": p["w"] * p["b"], "s": np.sum(p["w"] ** 2)}
+    p = {"w": RNG.normal(size=3), "b": 1.5}
+    J = adsrc.jacfwd(f)(p)
+    R = adsrc.jacrev(f)(p)
+    assert J["y"]["w"].shape == (3, 3) and np.shape(J["y"]["b"]) == (3,) and J["s"]["w"].shape == (3,)
+    np.testing.assert_allclose(J["y"]["w"], np.eye(3) * 1.5, rtol=1e-14)
+    np.testing.assert_allclose(J["y"]["b"], p["w"], rtol=1e-14)
+    np.testing.assert_allclose(J["s"]["w"], 2 * p["w"], rtol=1e-14)
+    for k1 in ("y", "s"):
+        for k2 in ("w", "b"):
+            np.testing.assert_allclose(J[k1][k2], R[k1][k2], rtol=1e-12, atol=1e-14)
+
+
+def test_hessian_and_hvp_with_static_arguments():
+    def f(x, power):
+        return np.sum(x ** power) + np.prod(x)
+    x = RNG.uniform(0.5, 1.5, size=3)
+    H = adsrc.hessian(f, static_argnums=1)(x, 3)
+    g = adsrc.grad(f, static_argnums=1)
+    np.testing.assert_allclose(H, central_jacobian(lambda x: g(x, 3), x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(H, H.T, rtol=1e-12, atol=1e-14)
+    v = RNG.normal(size=3)
+    np.testing.assert_allclose(adsrc.hvp(lambda x: f(x, 3), x, v), H @ v, rtol=1e-12, atol=1e-14)
+
+
+def test_hessian_of_several_arguments_is_nested():
+    def f(a, b):
+        return np.sum(np.sin(a) * b ** 2)
+    a, b = RNG.normal(size=2), RNG.normal(size=2)
+    (haa, hab), (hba, hbb) = adsrc.hessian(f, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(haa, np.diag(-np.sin(a) * b ** 2), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(hab, np.diag(2 * np.cos(a) * b), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(hba, hab.T, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(hbb, np.diag(2 * np.sin(a)), rtol=1e-12, atol=1e-14)
+
+
+def test_jvp_static_arguments_has_aux_and_none_tangents():
+    def f(x, y, n):
+        out = x
+        for _ in range(n):
+            out = out * y
+        return np.sum(out), {"n": n}
+    x, y = RNG.normal(size=3), RNG.normal(size=3)
+    tx = RNG.normal(size=3)
+    out, t, aux = adsrc.jvp(f, (x, y, 3), (tx, None, None), has_aux=True, static_argnums=2)
+    assert aux == {"n": 3}
+    np.testing.assert_allclose(out, np.sum(x * y ** 3), rtol=1e-14)
+    np.testing.assert_allclose(t, np.sum(tx * y ** 3), rtol=1e-12)
+    out2, t2, _ = adsrc.jvp(f, (x, y, 2), (tx, None, None), has_aux=True, static_argnames="n")
+    np.testing.assert_allclose(t2, np.sum(tx * y ** 2), rtol=1e-12)
+
+
+def test_jvp_rejects_a_tangent_of_the_wrong_shape_and_counts():
+    f = lambda x: np.sum(x ** 2)      # noqa: E731
+    with pytest.raises(ValueError, match="shape"):
+        adsrc.jvp(f, (np.ones(3),), (np.ones(2),))
+    with pytest.raises(ValueError, match="one tangent per primal"):
+        adsrc.jvp(f, (np.ones(3),), (np.ones(3), np.ones(3)))
+    with pytest.raises(TypeError, match="tuple or list"):
+        adsrc.jvp(f, np.ones(3), np.ones(3))
+
+
+def test_jvp_source_is_deterministic_and_names_tangents_after_values():
+    x = np.ones(3)
+    a = adsrc.jvp.source(looped, (x, 2), (x, None))
+    adsrc.transform.clear_caches()
+    b = adsrc.jvp.source(looped, (x, 2), (x, None))
+    assert a == b
+    assert "def looped_jvp(x, n, *, x_dot):" in a and "for i in range(n):" in a and "while True:" in a
