@@ -129,3 +129,31 @@ def test_jvp_source_is_deterministic_and_names_tangents_after_values():
     b = adsrc.jvp.source(looped, (x, 2), (x, None))
     assert a == b
     assert "def looped_jvp(x, n, *, x_dot):" in a and "for i in range(n):" in a and "while True:" in a
+
+
+def test_a_gradient_made_inside_a_differentiated_function_is_followed():
+    # autograd's pattern `lambda r: grad(loglike)(r, p(r))`, then grad of that (a Newton step's fprime2)
+    def loglike(r, p):
+        return np.sum(r * np.log(p) + np.sin(r) * p)
+
+    def slope(r):
+        return adsrc.grad(loglike)(r, 0.5 + 0.1 * r)
+    r = 1.3
+    expected = (slope(r + 1e-6) - slope(r - 1e-6)) / 2e-6
+    assert adsrc.grad(slope)(r) == pytest.approx(expected, rel=1e-6)
+
+
+def test_third_order_through_a_call_is_right_or_refused():
+    def tanh(x):
+        return (1.0 - np.exp(-x)) / (1.0 + np.exp(-x))
+    x = np.linspace(-3, 3, 7)
+    d1 = adsrc.grad(lambda x: np.sum(tanh(x)))
+    d2 = adsrc.grad(lambda x: np.sum(d1(x)))
+    np.testing.assert_allclose(d2(x), (d1(x + 1e-6) - d1(x - 1e-6)) / 2e-6, rtol=1e-5, atol=1e-8)
+    d3 = adsrc.grad(lambda x: np.sum(d2(x)))
+    try:
+        got = d3(x)
+    except NotImplementedError as e:
+        assert "third order" in str(e)
+    else:
+        np.testing.assert_allclose(got, (d2(x + 1e-5) - d2(x - 1e-5)) / 2e-5, rtol=1e-4, atol=1e-7)

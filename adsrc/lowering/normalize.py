@@ -52,6 +52,9 @@ _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_wa
 
 
 
+_MADE = {}     # (adsrc.grad, f, options) -> the gradient object a call in a transformed function makes
+
+
 class Normalizer(Expressions, Calls, Loops):
     """Normalizes one user function (and its nested defs) into structured IR."""
 
@@ -140,12 +143,35 @@ class Normalizer(Expressions, Calls, Loops):
         known = self.known_value(node)
         if known is not rules_mod.NOT_STATIC:
             return known
+        if isinstance(node, gast.Call):
+            return self.derivative_made_here(node)
         try:
             obj = static_value(node, self.uf, self.is_local)
         except LookupError:
             return rules_mod.NOT_STATIC
         # a helper or facade function made to dispatch on array-API arrays (xp/dispatch.py) is the helper itself
         return getattr(obj, "_adsrc_numpy_helper", obj) if type(obj) is types.FunctionType else obj
+
+    def derivative_made_here(self, node):
+        """`adsrc.grad(f, ...)` (or value_and_grad) with f and the options known when transforming: the
+        gradient object it makes (one per function and options), so that `grad(f)(x)` is followed."""
+        from .. import api
+        maker = self.static(node.func)
+        if maker not in (api.grad, api.value_and_grad) or not node.args:
+            return rules_mod.NOT_STATIC
+        args = [self.static(a) if not astutil.is_constant_literal(a) else astutil.literal_value(a) for a in node.args]
+        kwargs = {k.arg: self.static(k.value) if not astutil.is_constant_literal(k.value) else
+                  astutil.literal_value(k.value) for k in node.keywords}
+        if any(a is rules_mod.NOT_STATIC for a in args + list(kwargs.values())) or None in kwargs:
+            return rules_mod.NOT_STATIC
+        key = (maker, args[0], tuple(args[1:]), tuple(sorted(kwargs.items())))
+        try:
+            made = _MADE.get(key)
+            if made is None:
+                made = _MADE[key] = maker(*args, **kwargs)
+        except TypeError:
+            return rules_mod.NOT_STATIC
+        return made
 
     def known_value(self, node):
         if isinstance(node, gast.Name):

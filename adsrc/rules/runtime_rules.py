@@ -132,8 +132,14 @@ def transpose_linear(fn, k, g, args):
             return 0.0
         if isinstance(a, dict):
             return sum(pair(v, b[key]) for key, v in a.items() if key in b)
-        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
             return sum(pair(x, y) for x, y in zip(a, b))
+        if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+            raise NotImplementedError(
+                f"adsrc cannot transpose `{getattr(fn, '__name__', fn)}` here: a cotangent of a container "
+                f"({type(a).__name__}) meets one of another structure ({type(b).__name__}). This happens in "
+                "derivatives of third order and above through calls to your other functions; differentiate "
+                "once less, or inline the called function.")
         return float(np.sum(np.broadcast_to(a, np.broadcast_shapes(np.shape(a), np.shape(b))) * b))
 
     def entry(path, leaf):
