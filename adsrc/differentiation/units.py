@@ -339,45 +339,35 @@ def unit_guards(unit):
 
 
 def vjp_unit(pipeline, fun, wrt, vals, statics=None, returns=()):
-    """The unit `f_vjp(args) -> (out, pullback)` for fun, differentiated in `wrt` (abstract values vals)."""
+    """The unit `f_vjp(args) -> (out, residuals)` (and its pullback) for fun, differentiated in `wrt`."""
+    return _unit(_VJP_UNITS, "vjp", pipeline, fun, wrt, vals, statics, returns)
+
+
+def jvp_unit(pipeline, fun, wrt, vals, statics=None, returns=()):
+    """(unit, tangent parameter names): `f_jvp(args, *, x_dot...) -> (out, out_dot)` for fun."""
+    unit = _unit(_JVP_UNITS, "jvp", pipeline, fun, wrt, vals, statics, returns)
+    return unit, unit.tangent_params
+
+
+def _unit(units, mode, pipeline, fun, wrt, vals, statics, returns):
+    """The unit of fun for mode, differentiated in `wrt` (abstract values vals), made once per key."""
     statics = statics or {}
     with LOCK:
-        table = _VJP_UNITS.setdefault(fun, {})
+        table = units.setdefault(fun, {})
         key = (wrt, vals, _statics_key(statics), returns)
         unit = table.get(key)
         if unit is not None and (unit.building or unit_guards(unit).changed() is None):
             return unit
         lw = pipeline.lowered(fun, statics, returns)
         suffix = "" if list(wrt) == lw.fn.params else "_" + "_".join(wrt)
-        unit = Unit(lw.uf.name + "_vjp" + suffix)
+        unit = Unit(lw.uf.name + "_" + mode + suffix)
         table[key] = unit
         try:
-            build(pipeline, lw, unit, list(wrt), dict(zip(wrt, vals)), mode="vjp")
+            build(pipeline, lw, unit, list(wrt), dict(zip(wrt, vals)), mode=mode)
         except BaseException:
             del table[key]
             raise
         return unit
-
-
-def jvp_unit(pipeline, fun, wrt, vals, statics=None, returns=()):
-    """(unit, tangent parameter names): `f_jvp(args, *, x_dot...) -> (out, out_dot)` for fun."""
-    statics = statics or {}
-    with LOCK:
-        table = _JVP_UNITS.setdefault(fun, {})
-        key = (wrt, vals, _statics_key(statics), returns)
-        unit = table.get(key)
-        if unit is not None and (unit.building or unit_guards(unit).changed() is None):
-            return unit, unit.tangent_params
-        lw = pipeline.lowered(fun, statics, returns)
-        suffix = "" if list(wrt) == lw.fn.params else "_" + "_".join(wrt)
-        unit = Unit(lw.uf.name + "_jvp" + suffix)
-        table[key] = unit
-        try:
-            build(pipeline, lw, unit, list(wrt), dict(zip(wrt, vals)), mode="jvp")
-        except BaseException:
-            del table[key]
-            raise
-        return unit, unit.tangent_params
 
 
 def build(pipeline, lw, unit, wrt, vals, mode, options=None):

@@ -23,9 +23,9 @@ import numpy as np
 
 from .. import astutil, primitives, runtime
 from .. import rules as rules_mod
-from ..frontend import higher_order_error, is_gradient
 from ..ir import nodes as ir
 from .builtins import Primitives
+from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
@@ -43,13 +43,6 @@ _DICT_VIEWS = {"values": "dict_values", "items": "dict_items", "keys": "dict_key
 # NumPy functions that write into an argument; functionalize.py cannot rewrite these
 _WRITERS = {np.put: "np.put", np.place: "np.place", np.putmask: "np.putmask",
             np.put_along_axis: "np.put_along_axis", np.random.shuffle: "np.random.shuffle"}
-
-
-_FUNCTIONAL = {runtime.HELPERS["index_update"]: (ir.Update, "index_update"),
-               runtime.HELPERS["index_update_inplace"]: (ir.Update, "index_update"),
-               runtime.HELPERS["list_append"]: (ir.Append, "list_append"),
-               runtime.HELPERS["list_append_inplace"]: (ir.Append, "list_append"),
-               runtime.HELPERS["scan_slice"]: (ir.ScanSlice, "scan_slice")}
 
 
 def is_user_function(obj):
@@ -88,7 +81,7 @@ def _no_rule_hint(obj):
             "call it on values that are not differentiated.")
 
 
-class Calls(Primitives, Namespaces):
+class Calls(Primitives, Namespaces, Derivatives):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -192,22 +185,8 @@ class Calls(Primitives, Namespaces):
             return self.emit_op(ir.Const, target, astutil.const(True), e)
         if primitives.is_primitive(obj):
             return getattr(self, "prim_" + primitives.primitive_name(obj))(e, target)
-        if type(obj).__name__ == "_Jvp" and type(obj).__module__ == "adsrc.forward_api":
-            return self.jvp_call(e, target)
-        if is_gradient(obj):
-            general = getattr(obj, "_adsrc_general", None)
-            fn = general() if general is not None else None
-            if fn is None and general is not None:
-                raise self.error(e, f"{obj._adsrc_derivative} has static arguments or has_aux, so which of its "
-                                    "compiled versions this call runs is known only when it runs; adsrc cannot "
-                                    "differentiate it here.",
-                                 "Differentiate the original function inside this one instead (for example "
-                                 "`adsrc.grad(lambda x: f(x, 3))(x)` is f's gradient at k=3), or pass the static "
-                                 "values by closure.")
-            if fn is None:
-                raise higher_order_error(obj, self.uf.loc(e))
-            # a gradient called here: its generated function (for arrays) is followed like any other
-            return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=fn)
+        if is_derivative(obj):
+            return self.derivative_call(e, obj, target)
         if is_namespace_function(obj):
             return self.namespace_made(e, target)
         if any(obj is f for f in _READS_NAMES):
@@ -231,11 +210,8 @@ class Calls(Primitives, Namespaces):
             return self.ufunc_at(e, obj, target)
         if obj is np.copyto or obj is np.fill_diagonal:
             return self.writer(e, obj, target)
-        functional = _FUNCTIONAL.get(obj) if _hashable(obj) else None
-        if functional is not None and not e.keywords:
-            # generated code differentiated again: its updates are the IR's own operations
-            cls, base = functional
-            return self.emit_op(cls, target, self.plain_call(e, astutil.name(self.namer.helper(base))), e)
+        if _hashable(obj) and obj in FUNCTIONAL and not e.keywords:
+            return self.functional_call(e, obj, target)
         rule = rules_mod.lookup(obj)
         if rule is not None:
             return self.rule_call(e, e.func, rule, target)
@@ -341,27 +317,6 @@ class Calls(Primitives, Namespaces):
         if astutil.is_constant_literal(a):
             return self.raw(a)
         return self.atom(a)
-
-    def jvp_call(self, e, target):
-        """adsrc.jvp(f, (x, ...), (t, ...)) inside a differentiated function: a call of f's generated forward
-        code (for arrays), which is itself followed, so that its result can be differentiated."""
-        from ..forward_api import general_jvp
-        fun = self.static(e.args[0]) if len(e.args) == 3 else rules_mod.NOT_STATIC
-        displays = e.args[1:] if len(e.args) == 3 else []
-        if fun is rules_mod.NOT_STATIC or e.keywords or not all(isinstance(d, (gast.Tuple, gast.List))
-                                                                  for d in displays) \
-                or len(displays[0].elts) != len(displays[1].elts):
-            raise self.error(e, "adsrc differentiates `adsrc.jvp(f, (x, ...), (t, ...))` inside a function when f "
-                                "is known when transforming and the primals and tangents are written out as "
-                                "tuples of the same length (no has_aux, no static arguments).",
-                             "Write the call in that form, or differentiate a function that calls f directly.")
-        primals, tangents = displays[0].elts, displays[1].elts
-        mask = tuple(not (isinstance(t, gast.Constant) and t.value is None) for t in tangents)
-        fn = general_jvp(fun, mask)
-        keywords = [gast.keyword(arg=name, value=t) for name, t in
-                    zip(fn.unit.tangent_params, [t for t, m in zip(tangents, mask) if m])]
-        call = gast.Call(func=astutil.name(self.bind(fn.__name__, fn)), args=list(primals), keywords=keywords)
-        return self.emit_op(ir.CallUser, target, self.plain_call(call, call.func), e, callee=fn)
 
     def helper_apply(self, target, base, args, node):
         """target = helper(*args) for a runtime helper with a derivative rule."""

@@ -1,0 +1,74 @@
+"""Calls of derivatives adsrc made, inside a function it transforms (higher order), and of the
+functional-update helpers that generated code calls (when that code is transformed again).
+
+* a gradient (`adsrc.grad(f)`, also one made right there: normalize.py) is followed as a call of
+  its generated function for arrays, which serves floats and arrays alike;
+* `adsrc.jvp(f, (x, ...), (t, ...))` is followed as a call of f's generated forward code;
+* `index_update`, `list_append` and `scan_slice` in generated code are the IR's own operations.
+"""
+
+import gast
+
+from .. import astutil, runtime
+from ..frontend import higher_order_error, is_gradient
+from ..ir import nodes as ir
+
+FUNCTIONAL = {runtime.HELPERS["index_update"]: (ir.Update, "index_update"),
+              runtime.HELPERS["index_update_inplace"]: (ir.Update, "index_update"),
+              runtime.HELPERS["list_append"]: (ir.Append, "list_append"),
+              runtime.HELPERS["list_append_inplace"]: (ir.Append, "list_append"),
+              runtime.HELPERS["scan_slice"]: (ir.ScanSlice, "scan_slice")}
+
+
+def is_jvp(obj):
+    return type(obj).__name__ == "_Jvp" and type(obj).__module__ == "adsrc.forward_api"
+
+
+def is_derivative(obj):
+    return is_jvp(obj) or is_gradient(obj)
+
+
+class Derivatives:
+    """Mixin of the Normalizer's Calls."""
+
+    def derivative_call(self, e, obj, target):
+        if is_jvp(obj):
+            return self.jvp_call(e, target)
+        general = getattr(obj, "_adsrc_general", None)
+        fn = general() if general is not None else None
+        if fn is None and general is not None:
+            raise self.error(e, f"{obj._adsrc_derivative} has static arguments or has_aux, so which of its "
+                                "compiled versions this call runs is known only when it runs; adsrc cannot "
+                                "differentiate it here.",
+                             "Differentiate the original function inside this one instead (for example "
+                             "`adsrc.grad(lambda x: f(x, 3))(x)` is f's gradient at k=3), or pass the static "
+                             "values by closure.")
+        if fn is None:
+            raise higher_order_error(obj, self.uf.loc(e))
+        return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=fn)
+
+    def jvp_call(self, e, target):
+        """adsrc.jvp(f, (x, ...), (t, ...)): a call of f's generated forward code (for arrays)."""
+        from .. import rules as rules_mod
+        from ..forward_api import general_jvp
+        fun = self.static(e.args[0]) if len(e.args) == 3 else rules_mod.NOT_STATIC
+        displays = e.args[1:] if len(e.args) == 3 else []
+        if fun is rules_mod.NOT_STATIC or e.keywords or \
+                not all(isinstance(d, (gast.Tuple, gast.List)) for d in displays) or \
+                len(displays[0].elts) != len(displays[1].elts):
+            raise self.error(e, "adsrc differentiates `adsrc.jvp(f, (x, ...), (t, ...))` inside a function when f "
+                                "is known when transforming and the primals and tangents are written out as "
+                                "tuples of the same length (no has_aux, no static arguments).",
+                             "Write the call in that form, or differentiate a function that calls f directly.")
+        primals, tangents = displays[0].elts, displays[1].elts
+        mask = tuple(not (isinstance(t, gast.Constant) and t.value is None) for t in tangents)
+        fn = general_jvp(fun, mask)
+        keywords = [gast.keyword(arg=name, value=t) for name, t in
+                    zip(fn.unit.tangent_params, [t for t, m in zip(tangents, mask) if m])]
+        call = gast.Call(func=astutil.name(self.bind(fn.__name__, fn)), args=list(primals), keywords=keywords)
+        return self.emit_op(ir.CallUser, target, self.plain_call(call, call.func), e, callee=fn)
+
+    def functional_call(self, e, obj, target):
+        """index_update / list_append / scan_slice in generated code: the IR's own operations."""
+        cls, base = FUNCTIONAL[obj]
+        return self.emit_op(cls, target, self.plain_call(e, astutil.name(self.namer.helper(base))), e)
