@@ -16,6 +16,7 @@ from .api import Gradient, grad, value_and_grad
 from .cache import CacheInfo
 from .checks import GradientMismatch, check_grads
 from .custom import custom_vjp, defvjp
+from .custom_jvp import custom_jvp, defjvp
 from .errors import TransformError
 from .forward_api import jvp
 from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
@@ -26,7 +27,7 @@ from .pytree_nodes import register_dataclass, register_pytree_node, register_pyt
 __version__ = "0.1.0"
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "Gradient", "TransformError", "CacheInfo",
-           "check_grads", "GradientMismatch", "custom_vjp", "defvjp",
+           "check_grads", "GradientMismatch", "custom_vjp", "defvjp", "custom_jvp", "defjvp",
            "cond", "scan", "while_loop", "fori_loop", "stop_gradient", "within_grad",
            "register_pytree_node", "register_pytree_node_class", "register_dataclass"]
 

@@ -223,9 +223,19 @@ class Forward(TangentOps):
         return out
 
     def call_custom(self, s):
-        """A custom_vjp function: its fwd runs; the tangent is J t from its bwd (one call per output element)."""
-        info = self.ctx.custom(self, s)
+        """A custom_jvp function calls its rule; a custom_vjp function runs its fwd, and its tangent is J t from
+        its bwd (one call per output element)."""
         fn = s.callee
+        if getattr(fn, "jvp", None) is not None:
+            rule = self.ctx.bind(fn.__name__ + "_jvp", fn.jvp)
+            args = s.expr.args
+            call = self.hcall("custom_jvp_call", astutil.name(rule), astutil.tuple_(list(args)),
+                              astutil.tuple_([self.tangent_or_zeros(a) for a in args]))
+            tdot = self.namer.fresh(_stem(s.target) + "_dot")
+            out = [astutil.assign((s.target, tdot), call)]
+            self.set_tangent(s.target, astutil.name(tdot), out)
+            return out
+        info = self.ctx.custom(self, s)
         out = [astutil.assign((s.target, info.residuals), info.expr)]
         args = s.expr.args
         if len(args) != fn.nargs:
