@@ -111,25 +111,13 @@ def defvjp(fun, *vjps, signature=None, elementwise=None):
     Code differentiated afterwards uses the rule; the generated source calls
     it by name (`expit_vjp_x(...)`).
     """
-    not_literal = set()
-    if signature is None:
-        signature, not_literal = _signature_text(fun, len(vjps))
-    if elementwise is None:
-        elementwise = isinstance(fun, np.ufunc)
-    sig = rules.parse_signature(signature)
-    positional = [p.name for p in sig if p.kind in ("pos", "any")]
-    if len(vjps) > len(positional):
-        raise TypeError(f"defvjp got {len(vjps)} vjps for a function of {len(positional)} positional "
-                        f"parameter{'s' if len(positional) != 1 else ''} ({signature})")
-    fname = identifier(getattr(fun, "__name__", None) or type(fun).__name__)
+    signature, not_literal, elementwise, sig, positional, fname = rule_parameters(fun, vjps, signature, elementwise,
+                                                                                  "defvjp", "vjps")
     templates = {}
     for pname, vjp in zip(positional, vjps):
         if vjp is None:
             continue
-        helper_name = f"{fname}_vjp_{pname}"
-        if helper_name in runtime.HELPERS and runtime.HELPERS[helper_name] is not vjp:
-            helper_name += f"_{next(_counter)}"
-        runtime.HELPERS[helper_name] = vjp
+        helper_name = register_helper(f"{fname}_vjp_{pname}", vjp)
         templates[pname] = _template(helper_name, sig, not_literal) if not_literal else \
             f"{helper_name}(g, ans{_arguments(sig, lambda name: True)})"
     rule = rules.Rule(_rule_name(fun, fname), signature, templates,
@@ -139,6 +127,31 @@ def defvjp(fun, *vjps, signature=None, elementwise=None):
             p.default = NOT_LITERAL
     rules.register(fun, rule)
     return fun
+
+
+def rule_parameters(fun, given, signature, elementwise, what, plural):
+    """(signature text, parameters whose default is not a literal, elementwise, parsed signature,
+    positional parameter names, identifier of fun) for a rule given by defvjp or defjvp."""
+    not_literal = set()
+    if signature is None:
+        signature, not_literal = _signature_text(fun, len(given))
+    if elementwise is None:
+        elementwise = isinstance(fun, np.ufunc)
+    sig = rules.parse_signature(signature)
+    positional = [p.name for p in sig if p.kind in ("pos", "any")]
+    if len(given) > len(positional):
+        raise TypeError(f"{what} got {len(given)} {plural} for a function of {len(positional)} positional "
+                        f"parameter{'s' if len(positional) != 1 else ''} ({signature})")
+    fname = identifier(getattr(fun, "__name__", None) or type(fun).__name__)
+    return signature, not_literal, elementwise, sig, positional, fname
+
+
+def register_helper(name, fn):
+    """Register fn as a runtime helper under name (numbered if the name holds another function)."""
+    if name in runtime.HELPERS and runtime.HELPERS[name] is not fn:
+        name += f"_{next(_counter)}"
+    runtime.HELPERS[name] = fn
+    return name
 
 
 def _arguments(sig, passed):

@@ -21,8 +21,7 @@ import functools
 import numpy as np
 
 from . import rules, runtime
-from .custom import _arguments, _counter, _rule_name, _signature_text, custom_vjp
-from .names import identifier
+from .custom import _arguments, _rule_name, custom_vjp, register_helper, rule_parameters
 from .tangents import tangent_output, zeros_tangent
 
 
@@ -86,26 +85,14 @@ def defjvp(fun, *jvps, signature=None, elementwise=None):
     (exact, one call per element of the argument: give it a vjp for speed).
     """
     existing = rules.FUNCTIONS.get(fun)
-    not_literal = set()
-    if signature is None:
-        signature, not_literal = _signature_text(fun, len(jvps))
-    if elementwise is None:
-        elementwise = isinstance(fun, np.ufunc)
-    sig = rules.parse_signature(signature)
-    positional = [p.name for p in sig if p.kind in ("pos", "any")]
-    if len(jvps) > len(positional):
-        raise TypeError(f"defjvp got {len(jvps)} jvps for a function of {len(positional)} positional "
-                        f"parameter{'s' if len(positional) != 1 else ''} ({signature})")
-    fname = identifier(getattr(fun, "__name__", None) or type(fun).__name__)
+    signature, _, elementwise, sig, positional, fname = rule_parameters(fun, jvps, signature, elementwise,
+                                                                        "defjvp", "jvps")
     args = _arguments(sig, lambda name: True)
     forward, reverse = {}, {}
     for pname, jvp in zip(positional, jvps):
         if jvp is None:
             continue
-        helper_name = f"{fname}_jvp_{pname}"
-        if helper_name in runtime.HELPERS and runtime.HELPERS[helper_name] is not jvp:
-            helper_name += f"_{next(_counter)}"
-        runtime.HELPERS[helper_name] = jvp
+        helper_name = register_helper(f"{fname}_jvp_{pname}", jvp)
         forward[pname] = f"{helper_name}(g, ans{args})"
         reverse[pname] = f"transpose_linear({helper_name}, 0, g, (zeros_tangent({pname}), ans{args}))"
     if existing is None:
