@@ -13,7 +13,6 @@ import numpy as np
 
 from . import callables, entries, frontend, keys, pytree_nodes, transform, varargs
 from .api import _annotate, check_function
-from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import name_of
 from .display import Source
 from .kinds import arg_kind, static_key

@@ -14,13 +14,16 @@ nothing until a zero must exist as a value (`zeros_tangent`).
 
 import gast
 
-from .. import astutil, tangents  # noqa: F401  (tangents registers the helpers forward code calls)
+from .. import astutil
 from ..analysis.buffers import exclusive_updates
+from ..emission import copyprop, dce
 from ..ir import nodes as ir
 from ..ir.printer import Printer, op_expr
 from ..ir.walk import expr_reads, target_names
-from .state import comment, tag
-from ..rules import jvp_rules
+from .assemble import result_parts
+from .control import _unguard
+from .inplace import finish_updates
+from .state import Adjoints, tag
 from .tangent_ops import TangentOps
 
 _PURE = (ir.Apply, ir.Copy, ir.GetItem, ir.Pack, ir.Update, ir.Append, ir.GetAttr, ir.ScanSlice)
@@ -43,16 +46,12 @@ class Forward(TangentOps):
         self.passive_reads = set()
         self.shape_reads = set()
         self.exclusive = exclusive_updates(fn)
-        jvp_rules.install()
 
     def error(self, s, problem, hint=None):
         return self.uf.error(s.loc, problem, hint)
 
-    def h(self, base):
-        return astutil.name(self.namer.helper(base))
-
-    def hcall(self, base, *args):
-        return astutil.call(self.h(base), [astutil.clone(a) for a in args])
+    h = Adjoints.h               # the reverse generator's: helper names from the namer
+    hcall = Adjoints.hcall
 
     def varied(self, n):
         return n in self.act.varied
@@ -177,7 +176,7 @@ class Forward(TangentOps):
             pre.append(astutil.assign(self.tname(s.carry[k]), t if t is not None else
                                       self.hcall("zeros_tangent", astutil.name(s.carry[k]))))
             self.tan[s.carry[k]] = astutil.name(self.tname(s.carry[k]))
-        body = self.block(_unguarded(s))
+        body = self.block(_unguard(s))
         pairs = [(c, r) for c, r in zip(s.carry, s.results) if not (isinstance(r, gast.Name) and r.id == c)]
         for k in carried:
             t = self.tangent(s.results[k])
@@ -251,11 +250,6 @@ class Forward(TangentOps):
         return out
 
 
-def _unguarded(s):
-    from .control import _unguard
-    return _unguard(s)
-
-
 def _map_target(t, f):
     return tuple(_map_target(x, f) if isinstance(x, tuple) else f(x) for x in t)
 
@@ -267,33 +261,24 @@ def _stem(target):
 
 def assemble_jvp(fw, fn, name, options):
     """`f_jvp(args, *, x_dot, ...) -> (out, out_dot)` (the user's tangent, exact, with `final`)."""
-    from .. import astutil as au
     tparams = []
     for p in fw.wrt:
         tp = fw.tname(p)
         tparams.append(tp)
-        fw.tan[p] = au.name(tp)
+        fw.tan[p] = astutil.name(tp)
     body = fw.block(fn.body)
     res = fn.result
-    value = res
-    if options.get("has_aux"):
-        from .assemble import result_parts
-        value, _ = result_parts(fn, 2)
+    value = result_parts(fn, 2)[0] if options.get("has_aux") else res
     t = fw.tangent(value)
     if options.get("final"):
-        t = fw.hcall("tangent_output", t if t is not None else au.const(0.0), value)
+        t = fw.hcall("tangent_output", t if t is not None else astutil.const(0.0), value)
     elif t is None:
         t = fw.hcall("zeros_tangent", value)
-    body.append(gast.Return(value=au.tuple_([au.clone(res), t])))
-    from ..emission import copyprop, dce
+    body.append(gast.Return(value=astutil.tuple_([astutil.clone(res), t])))
     body, _ = dce.eliminate(copyprop.propagate(body))
-    from .inplace import finish_updates
     finish_updates(fw, body)
-    args = au.clone(fn.args)
+    args = astutil.clone(fn.args)
     for tp in tparams:
-        args.kwonlyargs.append(au.param(tp))
+        args.kwonlyargs.append(astutil.param(tp))
         args.kw_defaults.append(None)
-    return au.function_def(name, args, body, fn.lineno)
-
-
-__all__ = ["Forward", "assemble_jvp", "comment"]
+    return astutil.function_def(name, args, body, fn.lineno)

@@ -144,7 +144,9 @@ class Normalizer(Expressions, Calls, Loops):
         if known is not rules_mod.NOT_STATIC:
             return known
         if isinstance(node, gast.Call):
-            return self.derivative_made_here(node)
+            made = self.derivative_made_here(node)
+            if made is not rules_mod.NOT_STATIC:
+                return made
         try:
             obj = static_value(node, self.uf, self.is_local)
         except LookupError:

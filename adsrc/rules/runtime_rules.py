@@ -124,7 +124,7 @@ def install_linear_helpers():
 @runtime.helper
 def transpose_linear(fn, k, g, args):
     """The cotangent of argument k of a helper linear in it: entry e of it is <g, fn(..., e_e, ...)>."""
-    from ..checks import _leaves, _map
+    from ..checks import _map
     c = args[k]
 
     def pair(a, b):
