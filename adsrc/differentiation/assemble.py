@@ -13,7 +13,7 @@
 import gast
 
 from .. import astutil
-from ..emission import copyprop, dce
+from ..emission import copyprop, dce, release
 from ..ir import nodes as ir
 from .state import AdjState, comment
 
@@ -67,6 +67,8 @@ def assemble_grad(adj, fn, name, options):
     body = fwd + tail + ([comment("backward pass")] if bwd else []) + bwd + [gast.Return(value=out)]
     body, _ = dce.eliminate(copyprop.propagate(body))
     adj.finish_updates(body)
+    arrays = {n for n in adj.fresh_locals if adj.values[n].kind == "array"}
+    body = release.release_shapes(body, arrays, adj.namer.helpers, lambda: adj.namer.helper("only_shape"))
     return astutil.function_def(name, astutil.clone(fn.args), body, fn.lineno)
 
 
@@ -89,7 +91,10 @@ def assemble_vjp(adj, fn, name, options):
     pullback = next(s for s in body if isinstance(s, gast.FunctionDef) and s.name == pb_name)
     body = [s for s in body if s is not pullback]
     residuals = _free_in(pullback, _bound_in(fn.args, body))
-    body[-1].value.elts[1] = astutil.tuple_([astutil.name(r) for r in residuals])
+    shapes = {r for r in release.shape_only(residuals, pullback.body, adj.namer.helpers)
+              if adj.values[r].kind == "array"}
+    body[-1].value.elts[1] = astutil.tuple_([adj.hcall("only_shape", astutil.name(r)) if r in shapes
+                                             else astutil.name(r) for r in residuals])
     always = _bound_in(fn.args, [s for s in body if isinstance(s, gast.Assign)])
     # a residual bound only in some branch or loop is read by the pullback only there: None elsewhere
     body = [astutil.assign(r, astutil.const(None)) for r in residuals if r not in always] + body

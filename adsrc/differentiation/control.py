@@ -15,8 +15,10 @@
 import gast
 
 from .. import astutil
+from ..emission import release
 from ..ir import nodes as ir
 from ..ir.walk import defines, expr_reads, reads_anywhere, walk
+from . import remat
 from .state import AdjState, tag
 
 
@@ -215,8 +217,12 @@ class ControlAdjoints:
         # what the backward code reads of each iteration, saved on the tape
         level = frame | set(carry) | set(item)
         residuals = sorted(_loaded(bwd_body) & level)
-        fwd, bwd = self.emit_loop(s, fwd_body, bwd_body, residuals, pre_bwd, out_states, active_carry, dcarry,
-                                  owned_carry)
+        shapes = release.shape_only(residuals, bwd_body, self.namer.helpers)
+        residuals, recompute = remat.plan(body, fwd_body, residuals, shapes, item[0] if item else None,
+                                          self.unchanged_params, set(carry))
+        bwd_body = recompute + bwd_body
+        fwd, bwd = self.emit_loop(s, fwd_body, bwd_body, residuals, shapes, pre_bwd, out_states, active_carry,
+                                  dcarry, owned_carry)
         if not bwd:
             # no backward loop: nothing set up the accumulators in pre_bwd
             for n, st in before.items():
@@ -234,7 +240,8 @@ class ControlAdjoints:
         self.kill(carry)
         return tag(fwd, s.loc.line), tag(bwd + post, s.loc.line)
 
-    def emit_loop(self, s, fwd_body, bwd_body, residuals, pre_bwd, out_states, active_carry, dcarry, owned_carry):
+    def emit_loop(self, s, fwd_body, bwd_body, residuals, shapes, pre_bwd, out_states, active_carry, dcarry,
+                  owned_carry):
         carry = s.carry
         fwd = [astutil.assign(c, astutil.clone(init)) for c, init in zip(carry, s.init)
                if not (isinstance(init, gast.Name) and init.id == c)]
@@ -251,8 +258,9 @@ class ControlAdjoints:
         if needs_backward:
             self.frame.add(tape)
             fwd.append(astutil.assign(tape, gast.List(elts=[], ctx=gast.Load())))
-            packed = astutil.tuple_([astutil.name(r) for r in residuals]) if len(residuals) != 1 \
-                else astutil.name(residuals[0])
+            saved = [self.hcall("only_shape", astutil.name(r)) if r in shapes else astutil.name(r)
+                     for r in residuals]
+            packed = astutil.tuple_(saved) if len(saved) != 1 else saved[0]
             save = [astutil.expr_stmt(astutil.call(astutil.attr(tape, "append"), [packed]))]
         stop = []
         if isinstance(s, ir.Scan) and s.stop is not None:

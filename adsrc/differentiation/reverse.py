@@ -19,6 +19,7 @@ from ..analysis.buffers import exclusive_updates, fresh_values
 from ..ir import nodes as ir
 from ..ir.printer import Printer, op_expr
 from ..ir.walk import defines, expr_reads, target_names
+from . import remat
 from .control import ControlAdjoints
 from .inplace import finish_updates
 from .ops import OpAdjoints
@@ -53,6 +54,7 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
         self.passive_reads = set()  # ids of forward nodes that read values without keeping them (constants)
         self.fresh_locals = fresh_values(fn)
         self.exclusive = exclusive_updates(fn)
+        self.unchanged_params = remat.unchanged_params(fn)
         self.g_lazy = self.g_owned = False
 
     @property

@@ -32,6 +32,7 @@ def install():
     _linear(h["add_at"], "add_at", "dx, x, idx, c, /", dx="g", c="gather_cot(g, idx, c)")
     _linear(tangents.tangent_output, "tangent_output", "t, x, /", t="unbroadcast(g, t, x)")
     nondiff(tangents.zeros_tangent, "zeros_tangent")
+    nondiff(h["only_shape"], "only_shape")
     install_linear_helpers()
     _install_array_helpers()
     from ..custom import custom_cots

@@ -1,0 +1,125 @@
+"""Keep only what the backward pass reads: values, not arrays kept for their shapes.
+
+Much of what backward code reads of the forward pass it reads only for a shape
+(and dtype): `unbroadcast(g, x, out)` sums a cotangent down to x's shape,
+`full(g, like)` broadcasts one up to like's. Keeping such an array alive,
+or on a loop's tape once per iteration, costs its whole buffer. Such reads
+are given `only_shape(x)` instead: a read-only array of x's shape and dtype
+whose buffer is a single element shared by every value of that shape (so a
+tape entry costs a reference).
+
+* In a loop, a value each iteration saves only for its shape is saved as
+  `only_shape(value)` (control.py asks `shape_only`).
+* In straight-line code, an array read later only for its shape is replaced
+  by `x = only_shape(x)` right after its last read as a value, and its buffer
+  is released there (`release_shapes`).
+* Residuals that a pullback reads only for their shapes are returned as
+  `only_shape(x)` (assemble.py).
+"""
+
+import gast
+
+from .. import astutil
+
+# helper -> positions of the arguments it reads only for their shape and dtype
+SHAPE_ARGS = {
+    "unbroadcast": (1, 2),
+    "full": (1,),
+    "owned": (1,),
+    "expand_to": (1,),
+    "matmul_dx": (1,),
+    "matmul_dy": (2,),
+    "reduced_size": (0,),
+    "only_shape": (0,),
+}
+# numpy functions and array attributes that read only a shape
+NP_SHAPE_FUNCTIONS = {"shape", "size", "ndim"}
+SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
+
+
+def _shape_positions(call, helpers):
+    f = call.func
+    if isinstance(f, gast.Name) and f.id in helpers:
+        return SHAPE_ARGS.get(helpers[f.id], ())
+    if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == "np" \
+            and f.attr in NP_SHAPE_FUNCTIONS:
+        return (0,)
+    return ()
+
+
+def value_reads(stmts, helpers):
+    """Names that stmts read as values (anywhere other than a shape-only position)."""
+    shape_nodes = set()
+    for s in stmts:
+        for node in astutil.walk(s):
+            if isinstance(node, gast.Call):
+                for k in _shape_positions(node, helpers):
+                    if k < len(node.args) and isinstance(node.args[k], gast.Name):
+                        shape_nodes.add(id(node.args[k]))
+            elif isinstance(node, gast.Attribute) and node.attr in SHAPE_ATTRIBUTES \
+                    and isinstance(node.value, gast.Name) and isinstance(node.ctx, gast.Load):
+                shape_nodes.add(id(node.value))
+    out = set()
+    for s in stmts:
+        for node in astutil.walk(s):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and id(node) not in shape_nodes:
+                out.add(node.id)
+    return out
+
+
+def shape_only(names, stmts, helpers):
+    """Those of names that stmts read, but only for their shapes."""
+    loaded = set(astutil.names_loaded(gast.Module(body=list(stmts), type_ignores=[])))
+    return {n for n in names if n in loaded} - value_reads(stmts, helpers)
+
+
+def release_shapes(body, arrays, helpers, stand_in):
+    """Replace arrays that later statements of body read only for their shapes by `only_shape(x)`, at the
+    end of the user line that reads them last as values (one statement per line).
+
+    arrays: the names whose buffers may be released (new arrays the function made); helpers: generated
+    name -> helper; stand_in(): the name generated code calls `only_shape` by.
+    """
+    assigned, plain = {}, set()
+    for k, s in enumerate(body):
+        for n in astutil.names_stored(s):
+            assigned.setdefault(n, []).append(k)
+        if isinstance(s, gast.Assign):
+            plain.update(t.id for t in s.targets if isinstance(t, gast.Name))
+    candidates = {n for n, ks in assigned.items() if len(ks) == 1 and n in plain and n in arrays}
+    if not candidates:
+        return body
+    last_value, last_any = {}, {}
+    for k, s in enumerate(body):
+        loaded = set(astutil.names_loaded(s)) & candidates
+        for n in loaded:
+            last_any[n] = k
+        for n in value_reads([s], helpers) & loaded:
+            last_value[n] = k
+    after = {}
+    for n in sorted(candidates):
+        k = _end_of_line(body, max(last_value.get(n, assigned[n][0]), assigned[n][0]))
+        if n in last_any and last_any[n] > k:
+            after.setdefault(k, []).append(n)
+    out = []
+    for k, s in enumerate(body):
+        out.append(s)
+        if k in after:
+            out.append(_release_statement(after[k], stand_in(), getattr(s, "adsrc_line", None)))
+    return out
+
+
+def _end_of_line(body, k):
+    """The last statement of the run of statements from body[k]'s user line that body[k] is in."""
+    line = getattr(body[k], "adsrc_line", None)
+    while line is not None and k + 1 < len(body) and getattr(body[k + 1], "adsrc_line", None) == line \
+            and not isinstance(body[k + 1], gast.Return):
+        k += 1
+    return k
+
+
+def _release_statement(names, stand_in, line):
+    calls = [astutil.call(astutil.name(stand_in), [astutil.name(n)]) for n in names]
+    s = astutil.assign(names[0], calls[0]) if len(names) == 1 else astutil.assign(tuple(names), astutil.tuple_(calls))
+    s.adsrc_line = line
+    return s
