@@ -47,30 +47,41 @@ def _shape_positions(call, helpers):
     return ()
 
 
+def _names(stmts, helpers):
+    """(names stored, names loaded, names loaded as values: anywhere but a shape-only position), one walk."""
+    stored, loaded, shape_nodes, names = set(), set(), set(), []
+    for s in stmts:
+        for node in astutil.walk(s):
+            t = type(node)
+            if t is gast.Name:
+                names.append(node)
+            elif t is gast.Call:
+                for k in _shape_positions(node, helpers):
+                    if k < len(node.args) and type(node.args[k]) is gast.Name:
+                        shape_nodes.add(id(node.args[k]))
+            elif t is gast.Attribute and node.attr in SHAPE_ATTRIBUTES and type(node.value) is gast.Name \
+                    and isinstance(node.ctx, gast.Load):
+                shape_nodes.add(id(node.value))
+    values = set()
+    for n in names:
+        if isinstance(n.ctx, gast.Load):
+            loaded.add(n.id)
+            if id(n) not in shape_nodes:
+                values.add(n.id)
+        elif isinstance(n.ctx, gast.Store):
+            stored.add(n.id)
+    return stored, loaded, values
+
+
 def value_reads(stmts, helpers):
     """Names that stmts read as values (anywhere other than a shape-only position)."""
-    shape_nodes = set()
-    for s in stmts:
-        for node in astutil.walk(s):
-            if isinstance(node, gast.Call):
-                for k in _shape_positions(node, helpers):
-                    if k < len(node.args) and isinstance(node.args[k], gast.Name):
-                        shape_nodes.add(id(node.args[k]))
-            elif isinstance(node, gast.Attribute) and node.attr in SHAPE_ATTRIBUTES \
-                    and isinstance(node.value, gast.Name) and isinstance(node.ctx, gast.Load):
-                shape_nodes.add(id(node.value))
-    out = set()
-    for s in stmts:
-        for node in astutil.walk(s):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and id(node) not in shape_nodes:
-                out.add(node.id)
-    return out
+    return _names(stmts, helpers)[2]
 
 
 def shape_only(names, stmts, helpers):
     """Those of names that stmts read, but only for their shapes."""
-    loaded = set(astutil.names_loaded(gast.Module(body=list(stmts), type_ignores=[])))
-    return {n for n in names if n in loaded} - value_reads(stmts, helpers)
+    _, loaded, values = _names(stmts, helpers)
+    return {n for n in names if n in loaded} - values
 
 
 def release_shapes(body, arrays, helpers, stand_in):
@@ -80,9 +91,11 @@ def release_shapes(body, arrays, helpers, stand_in):
     arrays: the names whose buffers may be released (new arrays the function made); helpers: generated
     name -> helper; stand_in(): the name generated code calls `only_shape` by.
     """
-    assigned, plain = {}, set()
+    assigned, plain, reads = {}, set(), []
     for k, s in enumerate(body):
-        for n in astutil.names_stored(s):
+        stored, loaded, values = _names([s], helpers)
+        reads.append((loaded, values))
+        for n in stored:
             assigned.setdefault(n, []).append(k)
         if isinstance(s, gast.Assign):
             plain.update(t.id for t in s.targets if isinstance(t, gast.Name))
@@ -90,11 +103,10 @@ def release_shapes(body, arrays, helpers, stand_in):
     if not candidates:
         return body
     last_value, last_any = {}, {}
-    for k, s in enumerate(body):
-        loaded = set(astutil.names_loaded(s)) & candidates
-        for n in loaded:
+    for k, (loaded, values) in enumerate(reads):
+        for n in loaded & candidates:
             last_any[n] = k
-        for n in value_reads([s], helpers) & loaded:
+        for n in values & candidates:
             last_value[n] = k
     after = {}
     for n in sorted(candidates):

@@ -169,7 +169,7 @@ def matmul_dx(g, x, y):
         if xn == 1:
             return g * y
         if xn == 2:
-            return np.tensordot(g, y, axes=0)
+            return np.outer(g, y) if np.ndim(g) == 1 else np.tensordot(g, y, axes=0)
         return as_array(g)[..., None] * y
     if xn == 2 and yn == 2:
         return np.matmul(g, np.transpose(y))
@@ -189,7 +189,7 @@ def matmul_dy(g, x, y):
         if yn == 1:
             return g * x
         if yn == 2:
-            return np.tensordot(x, g, axes=0)
+            return np.outer(x, g) if np.ndim(g) == 1 else np.tensordot(x, g, axes=0)
         return sum_leading(np.matmul(as_array(x)[:, None], np.expand_dims(g, -2)), np.shape(y))
     g = as_array(g)
     if yn == 1:
