@@ -243,3 +243,18 @@ def test_mlp_like_peak_close_to_hand_written():
     g = adsrc.grad(loss)
     np.testing.assert_allclose(g(W1), by_hand(W1), rtol=1e-10)
     assert _peak(lambda: g(W1)) <= 1.25 * _peak(lambda: by_hand(W1))
+
+
+def chain(x):
+    a = np.sin(x)
+    b = a * 2.0
+    c = np.exp(b)
+    d = c @ c.T
+    return np.sum(d)
+
+
+def test_arrays_not_read_again_are_deleted_and_the_gradient_is_right():
+    src = adsrc.grad(chain).source()
+    assert "del a" in src and "d = only_shape(d)" in src
+    x = np.random.default_rng(10).standard_normal((3, 4)) * 0.5
+    check(chain, x, rtol=1e-6, atol=1e-7)

@@ -11,8 +11,9 @@ tape entry costs a reference).
 * In a loop, a value each iteration saves only for its shape is saved as
   `only_shape(value)` (control.py asks `shape_only`).
 * In straight-line code, an array read later only for its shape is replaced
-  by `x = only_shape(x)` right after its last read as a value, and its buffer
-  is released there (`release_shapes`).
+  by `x = only_shape(x)` after the user line that last reads its value, and
+  its buffer is released there; an array not read again is deleted there
+  (`release_shapes`).
 * Residuals that a pullback reads only for their shapes are returned as
   `only_shape(x)` (assemble.py).
 """
@@ -108,16 +109,23 @@ def release_shapes(body, arrays, helpers, stand_in):
             last_any[n] = k
         for n in values & candidates:
             last_value[n] = k
-    after = {}
+    shaped, dead = {}, {}
     for n in sorted(candidates):
         k = _end_of_line(body, max(last_value.get(n, assigned[n][0]), assigned[n][0]))
-        if n in last_any and last_any[n] > k:
-            after.setdefault(k, []).append(n)
+        if k >= len(body) - 1 or isinstance(body[k + 1], gast.Return):
+            continue
+        if last_any.get(n, -1) > k:
+            shaped.setdefault(k, []).append(n)
+        else:
+            dead.setdefault(k, []).append(n)
     out = []
     for k, s in enumerate(body):
         out.append(s)
-        if k in after:
-            out.append(_release_statement(after[k], stand_in(), getattr(s, "adsrc_line", None)))
+        line = getattr(s, "adsrc_line", None)
+        if k in dead:
+            out.append(_tagged(gast.Delete(targets=[astutil.name(n, gast.Del()) for n in dead[k]]), line))
+        if k in shaped:
+            out.append(_tagged(_stand_ins(shaped[k], stand_in()), line))
     return out
 
 
@@ -130,8 +138,11 @@ def _end_of_line(body, k):
     return k
 
 
-def _release_statement(names, stand_in, line):
+def _stand_ins(names, stand_in):
     calls = [astutil.call(astutil.name(stand_in), [astutil.name(n)]) for n in names]
-    s = astutil.assign(names[0], calls[0]) if len(names) == 1 else astutil.assign(tuple(names), astutil.tuple_(calls))
+    return astutil.assign(names[0], calls[0]) if len(names) == 1 else astutil.assign(tuple(names), astutil.tuple_(calls))
+
+
+def _tagged(s, line):
     s.adsrc_line = line
     return s
