@@ -106,7 +106,7 @@ def axes_of(axis, nd):
     """A per-example axis, tuple of axes or None (all) as a tuple of batch-data axes."""
     if axis is None:
         return tuple(range(1, nd + 1))
-    if isinstance(axis, (tuple, list)):
+    if isinstance(axis, (tuple, list, range, _nd)):
         return tuple(axis_of(a, nd) for a in axis)
     return (axis_of(axis, nd),)
 
