@@ -16,6 +16,7 @@ from .batching import (Batched, axes_of, axis_of, batch_size, check_plain, is_ba
                        shifted_index, stacked, unsupported)
 
 FUNCTIONS = {}
+_nd = np.ndarray
 _NO_VALUE = getattr(np, "_NoValue", object())
 
 
@@ -48,22 +49,32 @@ def ufunc_call(ufunc, method, inputs, kwargs):
         return _matmul_call(inputs, kwargs)
     if ufunc.signature is not None:
         unsupported(f"the generalized ufunc np.{ufunc.__name__} on a batch")
-    out = kwargs.pop("out", None)
+    out = kwargs.pop("out", None) if kwargs else None
     for k in kwargs:
         if k not in ("dtype", "casting"):
             unsupported(f"np.{ufunc.__name__} with {k}=")
-    n = batch_size(inputs, ufunc.__name__)
-    outs = out if isinstance(out, tuple) else (out,) if out is not None else ()
-    if any(o is not None and not is_batched(o) for o in outs):
-        unsupported(f"np.{ufunc.__name__} of a batch written into an array that is not one")
-    n = batch_size(inputs + tuple(o for o in outs if o is not None), ufunc.__name__) or n
-    nd = max(ndim_of(x) for x in inputs)
+    outs = () if out is None else out if isinstance(out, tuple) else (out,)
+    n, nd = None, 0
+    for x in inputs + outs:
+        t = type(x)
+        if t is float or t is int:
+            continue
+        if t is Batched:
+            b, d = x.data.shape[0], x.data.ndim - 1
+            if n is not None and b != n:
+                unsupported(f"np.{ufunc.__name__} on batches of sizes {n} and {b}")
+            n = b
+        elif outs and any(x is o for o in outs):
+            unsupported(f"np.{ufunc.__name__} of a batch written into an array that is not one")
+        elif t is _nd:
+            d = x.ndim
+        else:
+            d = np.ndim(check_plain(x, "an operation on a batch"))
+        nd = d if d > nd else nd
     args = [lifted(x, nd) for x in inputs]
-    if outs and all(o is not None for o in outs):
-        res = ufunc(*args, out=tuple(o.data for o in outs), **kwargs)
+    if outs:                # in place (x += g): into the batch's own data
+        ufunc(*args, out=tuple(o.data for o in outs), **kwargs)
         return outs[0] if len(outs) == 1 else outs
-    if outs:
-        unsupported("ufunc with some outputs given")
     return _wrap(ufunc(*args, **kwargs))
 
 

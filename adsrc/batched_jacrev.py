@@ -33,6 +33,8 @@ from .checks import _child_path, _leaves, _map
 
 ENABLED = os.environ.get("ADSRC_BATCHED_JACREV", "1") != "0"
 BUDGET = 1 << 22          # elements of the largest batched array a chunk of rows may make (32 MB of floats)
+MIN_ROWS = 5              # fewer rows go one at a time: a batch's operations cost more to dispatch (measured)
+GIVE_UP = 2               # a backward function that failed this many times running is not batched again
 STATS = {"batched": 0, "fallback": 0, "reason": None}
 
 _state = threading.local()
@@ -118,6 +120,7 @@ OVERRIDES = {"owned": owned, "add_at": add_at, "getitem_cot": getitem_cot,
 # -- the backward function, copied with those helpers -------------------------------------------
 
 _COPIES = weakref.WeakKeyDictionary()    # generated backward function -> its copy for batches
+_FAILURES = weakref.WeakKeyDictionary()  # generated backward function -> failed batched pullbacks in a row
 _lock = threading.Lock()
 
 
@@ -208,13 +211,24 @@ def batched_jacobian(pullback, out, args, argnums, chosen):
     """The Jacobian blocks (jacobians._blocks's layout) from batched pullbacks, or None to go row by row."""
     if not ENABLED:
         return None
+    bwd = getattr(pullback, "_adsrc_backward", (None,))[0]
+    if bwd is not None and _FAILURES.get(bwd, 0) >= GIVE_UP:
+        STATS["fallback"] += 1
+        STATS["reason"] = f"gave up after {GIVE_UP} failures: {STATS['reason']}"
+        return None
     try:
         jac = _jacobian(pullback, out, args, argnums, chosen)
     except Exception as e:      # BatchingUnsupported, or any failure: the rows one at a time decide
         STATS["fallback"] += 1
         STATS["reason"] = f"{type(e).__name__}: {e}"
+        if bwd is not None:
+            _FAILURES[bwd] = _FAILURES.get(bwd, 0) + 1
         if os.environ.get("ADSRC_BATCHED_JACREV") == "raise" and not isinstance(e, BatchingUnsupported):
             raise
+        return None
+    if bwd is not None and bwd in _FAILURES:
+        del _FAILURES[bwd]
+    if jac is None:
         return None
     STATS["batched"] += 1
     return jac
@@ -230,9 +244,11 @@ def _jacobian(pullback, out, args, argnums, chosen):
     outs = _leaves(out)
     sizes = [int(np.size(v)) for _, v in outs]
     total = sum(sizes)
-    if total == 0:
-        unsupported("an output without elements")
+    if total < max(MIN_ROWS, 1):
+        return None
     ins = _leaves(chosen)
+    if any(np.iscomplexobj(v) for _, v in outs + ins):
+        unsupported("complex values (their rules check for complex cotangents by type)")
     width = max(total, sum(int(np.size(v)) for _, v in ins))
     copy = batched_copy(bwd)
     nums = (argnums,) if isinstance(argnums, numbers.Integral) else tuple(argnums)

@@ -308,30 +308,29 @@ class Batched:
 
     # -- the protocols
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from .batched_functions import ufunc_call
-        return ufunc_call(ufunc, method, inputs, kwargs)
+        return _functions.ufunc_call(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from .batched_functions import FUNCTIONS
-        impl = FUNCTIONS.get(func)
+        impl = _functions.FUNCTIONS.get(func)
         if impl is None:
             unsupported(f"np.{getattr(func, '__name__', func)} on a batch")
         return impl(*args, **kwargs)
 
 
 def _binary(ufunc, reflected=False):
+    # straight to the batched form (NumPy's own dispatch to __array_ufunc__ costs as much as the operation)
     if reflected:
         def op(self, other):
-            return ufunc(other, self)
+            return _functions.ufunc_call(ufunc, "__call__", (other, self), {})
     else:
         def op(self, other):
-            return ufunc(self, other)
+            return _functions.ufunc_call(ufunc, "__call__", (self, other), {})
     return op
 
 
 def _inplace(ufunc):
     def op(self, other):
-        return ufunc(self, other, out=(self,))
+        return _functions.ufunc_call(ufunc, "__call__", (self, other), {"out": (self,)})
     return op
 
 
@@ -349,3 +348,6 @@ Batched.__neg__ = lambda self: np.negative(self)
 Batched.__pos__ = lambda self: np.positive(self)
 Batched.__abs__ = lambda self: np.absolute(self)
 Batched.__invert__ = lambda self: np.invert(self)
+
+
+from . import batched_functions as _functions  # noqa: E402  (NumPy's functions on batches use the above)

@@ -138,6 +138,13 @@ CASES = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def every_size(monkeypatch):
+    """Batch from one row up (jacrev batches from MIN_ROWS rows), and never give up on a function."""
+    monkeypatch.setattr(bj, "MIN_ROWS", 1)
+    monkeypatch.setattr(bj, "GIVE_UP", 10 ** 9)
+
+
 # -- checks ---------------------------------------------------------------------------------------
 
 def row_by_row(f, args, **kw):
@@ -288,7 +295,7 @@ def test_one_backward_call_for_all_rows():
 
 def test_unsupported_function_falls_back_and_is_right():
     def f(x):
-        return np.linalg.solve(np.eye(3) * 2.0 + np.outer(x, x), x)     # solve's pullback: not batched
+        return np.sort(x) * x[0]        # sort's pullback writes the rows into a NumPy buffer: not batched
     x = RNG.normal(size=3)
     before = dict(bj.STATS)
     jac = adsrc.jacrev(f)(x)
@@ -334,3 +341,19 @@ def test_the_batch_refuses_what_would_differ_between_rows():
     assert b[1].base is None and b[1:].base is not None        # a scalar read is a copy, as in NumPy
     np.testing.assert_array_equal((b @ np.ones(3)).data, [3.0, 12.0])
     np.testing.assert_array_equal((np.ones((2, 3)) @ b).data, [[3.0, 3.0], [12.0, 12.0]])
+
+
+def test_few_rows_go_one_at_a_time_and_failing_functions_are_given_up(monkeypatch):
+    monkeypatch.setattr(bj, "MIN_ROWS", 5)
+    before = dict(bj.STATS)
+    x = RNG.normal(size=3)
+    assert_close(adsrc.jacrev(elementwise)(x), row_by_row(elementwise, (x,)), **EXACT)
+    assert bj.STATS["batched"] == before["batched"] and bj.STATS["fallback"] == before["fallback"]
+    monkeypatch.setattr(bj, "GIVE_UP", 2)
+
+    def f(x):
+        return np.sort(x) * x[1]
+    x = RNG.normal(size=6)
+    for _ in range(3):
+        assert_close(adsrc.jacrev(f)(x), differences(f, (x,), 0), rtol=RTOL, atol=ATOL)
+    assert bj.STATS["reason"].startswith("gave up after 2 failures")
