@@ -104,6 +104,9 @@ def matmul(a, b):
         unsupported("np.matmul of a scalar")
     if is_batched(a):
         b = check_plain(b, "np.matmul")
+        if da == 2 and db <= 2 and a.data.flags.c_contiguous:     # one product for the whole batch
+            d = a.data
+            return Batched(np.matmul(d.reshape(-1, d.shape[2]), b).reshape(d.shape[:2] + np.shape(b)[1:]))
         x = a.data if da > 1 else a.data[:, None, :]
         extra = max(db, 2) - max(da, 2)
         if extra > 0:
@@ -113,6 +116,8 @@ def matmul(a, b):
             r = r[..., 0, :] if db > 1 else r[..., 0]
         return Batched(r)
     a = check_plain(a, "np.matmul")
+    if db == 1 and da == 2:                 # a @ g for each g: one product (g rows times a's transpose)
+        return Batched(np.matmul(b.data, np.transpose(a)))
     y = b.data if db > 1 else b.data[..., None]
     extra = max(da, 2) - max(db, 2)
     if extra > 0:

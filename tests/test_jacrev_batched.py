@@ -357,3 +357,84 @@ def test_few_rows_go_one_at_a_time_and_failing_functions_are_given_up(monkeypatc
     for _ in range(3):
         assert_close(adsrc.jacrev(f)(x), differences(f, (x,), 0), rtol=RTOL, atol=ATOL)
     assert bj.STATS["reason"].startswith("gave up after 2 failures")
+
+
+def _per_example(op, args, n):
+    """op applied to each example of the batched arguments, stacked (what a batch must equal)."""
+    return np.stack([np.asarray(op(*[a.data[i] if isinstance(a, Batched) else a for a in args]))
+                     for i in range(n)])
+
+
+def test_batched_operations_equal_one_example_at_a_time():
+    n = 3
+    r = lambda *s: RNG.normal(size=s)                 # noqa: E731
+    b = lambda *s: Batched(RNG.normal(size=(n,) + s))  # noqa: E731
+    cases = []
+    for sa in [(3,), (2, 3), (5, 2, 3), (4, 1, 2, 3)]:
+        for sb in [(3,), (3, 2), (5, 3, 2), (4, 1, 3, 2), (1, 5, 3, 2)]:
+            try:
+                np.matmul(np.ones(sa), np.ones(sb))
+            except ValueError:
+                continue
+            cases += [(np.matmul, (b(*sa), r(*sb))), (np.matmul, (r(*sa), b(*sb)))]
+    cases += [
+        (lambda x, y: x * y + 1.0, (b(2, 3), r(3))), (lambda x, y: x - y, (r(4, 2, 3), b(2, 1))),
+        (lambda x, y: np.where(y > 0, x, 0.0), (b(3), r(2, 3))),
+        (lambda x: np.sum(x, axis=(0, 2), keepdims=True), (b(2, 3, 4),)), (lambda x: np.mean(x, axis=-1), (b(2, 3),)),
+        (lambda x: np.sum(x), (b(2, 3),)), (lambda x: x.sum(axis=1), (b(2, 3),)),
+        (lambda x: np.cumsum(x), (b(2, 3),)), (lambda x: np.cumsum(x, axis=0), (b(2, 3),)),
+        (lambda x: np.reshape(x, (3, -1)), (b(2, 3),)), (lambda x: x.reshape(6), (b(2, 3),)),
+        (lambda x: np.transpose(x, (2, 0, 1)), (b(2, 3, 4),)), (lambda x: x.T, (b(2, 3),)),
+        (lambda x: np.swapaxes(x, 0, -1), (b(2, 3, 4),)), (lambda x: np.moveaxis(x, 0, -1), (b(2, 3, 4),)),
+        (lambda x: np.expand_dims(x, (0, -1)), (b(2, 3),)), (lambda x: np.squeeze(x), (b(1, 3, 1),)),
+        (lambda x: np.broadcast_to(x, (4, 2, 3)), (b(1, 3),)), (lambda x: np.ravel(x), (b(2, 3),)),
+        (lambda x, y: np.concatenate([x, y], axis=1), (b(2, 3), r(2, 2))),
+        (lambda x, y: np.concatenate([x, y], axis=None), (b(2, 3), r(2, 2))),
+        (lambda x, y: np.stack([x, y], axis=-1), (b(2, 3), r(2, 3))),
+        (lambda x, y: np.tensordot(x, y, axes=([0, 2], [1, 0])), (b(2, 3, 4), r(4, 2))),
+        (lambda x, y: np.tensordot(x, y, axes=1), (r(2, 3), b(3, 4))),
+        (lambda x, y: np.tensordot(x, y, axes=0), (r(2), b(3))),
+        (lambda x, y: np.dot(x, y), (r(2, 3), b(4, 3, 2))), (lambda x, y: np.dot(x, y), (b(3), r(3))),
+        (lambda x, y: np.inner(x, y), (b(2, 3), r(4, 3))), (lambda x, y: np.outer(x, y), (r(2, 2), b(3))),
+        (lambda x, y: np.einsum("ij,jk", x, y), (r(2, 3), b(3, 4))),
+        (lambda x, y: np.einsum("...i,i->...", x, y), (b(2, 3), r(3))),
+        (lambda x: np.flip(x), (b(2, 3),)), (lambda x: np.roll(x, 2), (b(2, 3),)),
+        (lambda x: np.roll(x, 1, axis=0), (b(2, 3),)), (lambda x: np.diff(x, axis=0), (b(3, 2),)),
+        (lambda x: np.trace(x), (b(3, 3),)), (lambda x: np.diagonal(x, 1), (b(3, 3),)),
+        (lambda x: np.triu(x, 1), (b(3, 3),)), (lambda x: np.take(x, [2, 0, 0]), (b(2, 3),)),
+        (lambda x: np.take(x, [1, 0], axis=1), (b(2, 3),)), (lambda x: np.bincount([0, 2, 2], x), (b(3),)),
+        (lambda x: np.pad(x, ((1, 0), (0, 2))), (b(2, 3),)), (lambda x: np.fft.fft(x, axis=0), (b(4, 2),)),
+        (lambda x: np.fft.rfftn(x), (b(4, 2),)), (lambda x, y: np.linalg.solve(x, y), (r(3, 3) + 3 * np.eye(3), b(3))),
+        (lambda x, y: np.linalg.solve(x, y), (r(3, 3) + 3 * np.eye(3), b(3, 2))),
+        (lambda x: x[1:, [0, 2]], (b(3, 3),)), (lambda x: x[..., 0], (b(2, 3),)), (lambda x: x[None, 1], (b(2, 3),)),
+        (lambda x: x[np.array([[0, 1]]), np.array([2, 0])], (b(2, 3),)),
+        (lambda x: x[np.array([True, False, True])], (b(3, 2),)),
+    ]
+    for op, args in cases:
+        got = op(*args)
+        assert isinstance(got, Batched)
+        np.testing.assert_allclose(got.data, _per_example(op, args, n), rtol=1e-12, atol=1e-12)
+
+
+def test_batched_updates_equal_one_example_at_a_time():
+    n = 3
+    g = Batched(RNG.normal(size=(n, 2)))
+    idx = np.array([0, 2, 2])
+    dx = Batched(np.zeros((n, 4)))
+    np.add.at(dx, idx[1:], g)
+    expected = np.zeros((n, 4))
+    for i in range(n):
+        np.add.at(expected[i], idx[1:], g.data[i])
+    np.testing.assert_allclose(dx.data, expected, **EXACT)
+    dx[1:3] += g
+    dx[0] = 1.0
+    expected[:, 1:3] += g.data
+    expected[:, 0] = 1.0
+    np.testing.assert_allclose(dx.data, expected, **EXACT)
+    g = Batched(RNG.normal(size=(n, 3)))
+    out = bj.add_at(Batched(np.zeros((n, 4))), None, idx, g)      # repeated indices accumulate
+    expected = np.zeros((n, 4))
+    for i in range(n):
+        np.add.at(expected[i], idx, g.data[i])
+    assert out.shape == (4,)
+    np.testing.assert_allclose(out.data, expected, **EXACT)
