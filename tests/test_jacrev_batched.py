@@ -438,3 +438,63 @@ def test_batched_updates_equal_one_example_at_a_time():
         np.add.at(expected[i], idx, g.data[i])
     assert out.shape == (4,)
     np.testing.assert_allclose(out.data, expected, **EXACT)
+
+
+def _float_argnums(args):
+    return tuple(i for i, a in enumerate(args) if isinstance(a, float) or
+                 isinstance(a, np.ndarray) and a.dtype.kind == "f")
+
+
+def _flat(tree):
+    if isinstance(tree, dict):
+        return [v for k in sorted(tree, key=str) for v in _flat(tree[k])]
+    if isinstance(tree, (tuple, list)):
+        return [v for x in tree for v in _flat(x)]
+    if hasattr(type(tree), "__dataclass_fields__"):
+        return [v for k in type(tree).__dataclass_fields__ for v in _flat(getattr(tree, k))]
+    return [np.asarray(tree)]
+
+
+def _sweep(cases):
+    """(batched, fell back) over (function, args, argnums, kwargs): batched Jacobians must equal row by row."""
+    import copy
+    taken = fell = 0
+    for fn, args, argnums, kwargs in cases:
+        f = functools.partial(fn, **kwargs) if kwargs else fn
+        try:
+            expected = row_by_row(f, copy.deepcopy(args), argnums=argnums)
+        except Exception:
+            continue
+        before = bj.STATS["batched"]
+        got = adsrc.jacrev(f, argnums=argnums)(*copy.deepcopy(args))
+        if bj.STATS["batched"] == before:
+            fell += 1
+            continue
+        taken += 1
+        a, b = _flat(got), _flat(expected)
+        assert len(a) == len(b), fn.__name__
+        for x, y in zip(a, b):
+            assert x.shape == y.shape and x.dtype == y.dtype, fn.__name__
+            np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12, err_msg=fn.__name__)
+    return taken, fell
+
+
+def test_rule_cases_batched_equal_row_by_row():
+    import rule_cases
+    import rule_cases_more
+    cases = [(c.fn, c.args, _float_argnums(c.args), {})
+             for c in list(rule_cases.CASES) + list(rule_cases_more.OTHER_CASES) if _float_argnums(c.args)]
+    taken, fell = _sweep(cases)
+    assert taken >= 0.8 * (taken + fell), (taken, fell)
+
+
+def test_program_cases_batched_equal_row_by_row():
+    import cases_changes
+    import cases_control
+    import cases_core
+    import cases_methods
+    import cases_ordinary
+    cases = [(c.fn, c.args, c.argnums, c.kwargs)
+             for m in (cases_core, cases_control, cases_changes, cases_methods, cases_ordinary) for c in m.CASES]
+    taken, fell = _sweep(cases)
+    assert taken >= 0.9 * (taken + fell), (taken, fell)
