@@ -214,7 +214,7 @@ def batched_jacobian(pullback, out, args, argnums, chosen):
     bwd = getattr(pullback, "_adsrc_backward", (None,))[0]
     if bwd is not None and _FAILURES.get(bwd, 0) >= GIVE_UP:
         STATS["fallback"] += 1
-        STATS["reason"] = f"gave up after {GIVE_UP} failures: {STATS['reason']}"
+        STATS["reason"] = f"gave up after {GIVE_UP} failures running"
         return None
     try:
         jac = _jacobian(pullback, out, args, argnums, chosen)

@@ -96,9 +96,11 @@ def jacfwd(fun, argnums=0, has_aux=False, *, static_argnums=(), static_argnames=
 
 
 def jacrev(fun, argnums=0, has_aux=False):
-    """The Jacobian of fun with respect to argnums, row by row with reverse mode (as jax.jacrev).
+    """The Jacobian of fun with respect to argnums with reverse mode (as jax.jacrev).
 
-    Every float argument is a primal of the vjp; the rows keep those in argnums.
+    Every float argument is a primal of the vjp; the rows keep those in argnums. All rows are
+    pulled back in one batched call where the pullback allows (batched_jacrev.py), else one
+    row at a time.
     """
     @functools.wraps(fun)
     def jacobian_rev(*args):
