@@ -1,7 +1,7 @@
 """Jacobians, Hessians and Hessian-vector products, with JAX's names and conventions.
 
     adsrc.jacfwd(f, argnums=0)(x)      one jvp per input element        (forward mode)
-    adsrc.jacrev(f, argnums=0)(x)      one pullback per output element  (reverse mode)
+    adsrc.jacrev(f, argnums=0)(x)      one batched pullback of every output element (reverse mode)
     adsrc.jacobian                     = jacrev (autograd's name)
     adsrc.hessian(f, argnums=0)(x)     jacfwd of adsrc.grad(f): forward over reverse
     adsrc.hvp(f, x, v, *args)          H v = jvp(grad(f), (x, *args), (v, ...)): no Hessian formed
@@ -18,6 +18,7 @@ import weakref
 
 import numpy as np
 
+from .batched_jacrev import batched_jacobian
 from .checks import _leaves, _map
 from .forward_api import jvp
 from .pullback import vjp
@@ -95,14 +96,19 @@ def jacfwd(fun, argnums=0, has_aux=False, *, static_argnums=(), static_argnames=
 
 
 def jacrev(fun, argnums=0, has_aux=False):
-    """The Jacobian of fun with respect to argnums, row by row with reverse mode (as jax.jacrev).
+    """The Jacobian of fun with respect to argnums with reverse mode (as jax.jacrev).
 
-    Every float argument is a primal of the vjp; the rows keep those in argnums.
+    Every float argument is a primal of the vjp; the rows keep those in argnums. All rows are
+    pulled back in one batched call where the pullback allows (batched_jacrev.py), else one
+    row at a time.
     """
     @functools.wraps(fun)
     def jacobian_rev(*args):
         res = vjp(fun, *args, has_aux=has_aux)
         out, pullback = res[0], res[1]
+        jac = batched_jacobian(pullback, out, args, argnums, _chosen(args, argnums))
+        if jac is not None:        # every row in one pullback (batched_jacrev.py); else one row at a time
+            return (jac, res[2]) if has_aux else jac
         rows = {}
         nums = _nums(argnums)
         for path, leaf in _leaves(out):

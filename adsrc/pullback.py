@@ -124,15 +124,20 @@ def vjp(fun, *primals, has_aux=False):
         raise
     out, aux = result if has_aux else (result, None)
 
-    def pullback(cotangent):
+    def pullback_with(bwd, cotangent):
         check_cotangent(cotangent, out)
         try:
-            grads = iter(unit.bwd(residuals, pytree_nodes.internal_cotangent(cotangent, out)))
+            grads = iter(bwd(residuals, pytree_nodes.internal_cotangent(cotangent, out)))
         except Exception as e:
             _annotate(e)
             raise
         return tuple(next(grads) if k is not None else None for k in kinds)
 
+    def pullback(cotangent):
+        return pullback_with(unit.bwd, cotangent)
+
+    # jacrev's batched pullback (batched_jacrev.py) runs a copy of unit.bwd made for batches of cotangents
+    pullback._adsrc_backward = (unit.bwd, pullback_with)
     pullback.__qualname__ = pullback.__name__ = f"{unit.name}_pullback"
     pullback._adsrc_derivative = f"the vjp pullback of `{fname}`"     # not differentiated again
     return (out, pullback, aux) if has_aux else (out, pullback)

@@ -17,6 +17,10 @@ against a hand-written NumPy version:
             and jax.hessian (with and without jit), each also timed from a
             fresh start to its first result (transformation, tracing or
             compilation included)
+  jacrev    adsrc.jacrev of a layer with 100 outputs (`layer` below): every
+            row pulled back in one batched call, against one pullback per row
+            (the batching switched off), a hand-written Jacobian, and
+            jax.jacrev (with and without jit) when installed
 
 autograd and JAX run the very same Python source with their NumPy.
 """
@@ -39,7 +43,7 @@ import timing  # noqa: E402
 import workloads as wl  # noqa: E402
 
 import adsrc  # noqa: E402
-from adsrc import forward_api, jacobians, transform  # noqa: E402
+from adsrc import batched_jacrev, forward_api, jacobians, transform  # noqa: E402
 from adsrc.forward_api import _Call  # noqa: E402
 
 loss = wl.logistic_loss
@@ -65,6 +69,22 @@ def hvp_by_hand(w, X, y, v):
 
 def hessian_by_hand(w, X, y):
     return (X.T * _curvature(w, X, y)) @ X + 0.02 * np.eye(X.shape[1])
+
+
+JAC_A = np.random.default_rng(3).standard_normal((100, 100)) / 10.0
+
+
+def layer(w):
+    """100 outputs of 100 inputs: a tanh layer with a skip term (jacrev's benchmark)."""
+    h = np.tanh(JAC_A @ w)
+    return h * w[0] + np.sin(w) ** 2
+
+
+def layer_jacobian_by_hand(w):
+    h = np.tanh(JAC_A @ w)
+    jac = (1.0 - h * h)[:, None] * JAC_A * w[0] + np.diag(2.0 * np.sin(w) * np.cos(w))
+    jac[:, 0] += h
+    return jac
 
 
 def _close(a, b):
@@ -190,6 +210,32 @@ def hessian_rows(w, X, y, samples, repeats=3):
     return "adsrc.hessian", timing.compare(fns, samples=samples), firsts
 
 
+BATCHED, ROWS = "adsrc.jacrev (one batched pullback)", "adsrc.jacrev (one pullback per row)"
+
+
+def jacrev_rows(w, samples):
+    jac = adsrc.jacrev(layer)
+
+    def row_by_row():
+        batched_jacrev.ENABLED = False
+        try:
+            return jac(w)
+        finally:
+            batched_jacrev.ENABLED = True
+    fns = {BATCHED: lambda: jac(w), ROWS: row_by_row, HAND: lambda: layer_jacobian_by_hand(w)}
+    if alt.jax is not None:
+        jf = alt.rebind(layer, alt.jnp)
+        jw = alt.to_jax(w)
+        eager, jitted = alt.jax.jacrev(jf), alt.jax.jit(alt.jax.jacrev(jf))
+        fns[alt.JAX] = lambda: alt._block(eager(jw))
+        fns[alt.JAX_JIT] = lambda: alt._block(jitted(jw))
+    before = batched_jacrev.STATS["batched"]
+    _checked(fns, layer_jacobian_by_hand(w), "jacrev")
+    if batched_jacrev.STATS["batched"] == before:
+        raise SystemExit(f"jacrev: the batched pullback was not taken ({batched_jacrev.STATS['reason']})")
+    return BATCHED, timing.compare(fns, samples=samples)
+
+
 def table(title, reference, times, firsts=None, target=None):
     ref = times[reference]
     lines = [f"{title}", "", "| implementation | time | ratio to " + reference + " |"
@@ -237,6 +283,11 @@ def run(samples=11, hessian_size=100, repeats=3):
     ref, times, firsts = hessian_rows(hw, hX, y, max(3, samples // 2), repeats)
     results["hessian"] = {"reference": ref, "times": times, "first_call": firsts}
     print("\n" + table(f"Hessian of the logistic loss, {n} parameters (X {hX.shape[0]}x{n})", ref, times, firsts),
+          flush=True)
+    ref, times = jacrev_rows(np.random.default_rng(4).standard_normal(JAC_A.shape[1]), samples)
+    results["jacrev"] = {"reference": ref, "times": times}
+    print("\n" + table(f"Jacobian of a layer with {JAC_A.shape[0]} outputs (jacrev)", ref, times,
+                       target=f"one batched pullback is {times[ROWS] / times[ref]:.1f}x faster than one per row"),
           flush=True)
     return results
 
