@@ -163,6 +163,8 @@ def _project_tree(c, x):
 def _projected(fn, target):
     def wrapper(*args):
         out = fn(*args)
+        if type(out) is np.ndarray and out.dtype.kind != "c" or type(out) is float:
+            return out          # real: nothing to project (the common case, kept cheap)
         return _project_tree(out, target(args))
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__

@@ -161,18 +161,20 @@ def cumprod_vjp(g, x, ans, axis):
 
 # -- matrix products ----------------------------------------------------------------------
 
+def _ndim(v):
+    return v.ndim if type(v) is np.ndarray else np.ndim(v)
+
+
 @helper
 def matmul_dx(g, x, y):
     """Cotangent of x in x @ y."""
-    xn, yn = np.ndim(x), np.ndim(y)
+    xn, yn = _ndim(x), _ndim(y)
     if yn == 1:
         if xn == 1:
             return g * y
-        if xn == 2:
-            return np.outer(g, y) if np.ndim(g) == 1 else np.tensordot(g, y, axes=0)
         return as_array(g)[..., None] * y
     if xn == 2 and yn == 2:
-        return np.matmul(g, np.transpose(y))
+        return np.matmul(g, y.T if type(y) is np.ndarray else np.transpose(y))
     g = as_array(g)
     if xn == 1:
         return sum_leading(np.matmul(g[..., None, :], np.swapaxes(y, -1, -2))[..., 0, :], np.shape(x))
@@ -182,14 +184,14 @@ def matmul_dx(g, x, y):
 @helper
 def matmul_dy(g, x, y):
     """Cotangent of y in x @ y."""
-    xn, yn = np.ndim(x), np.ndim(y)
+    xn, yn = _ndim(x), _ndim(y)
     if xn == 2 and yn <= 2:
-        return np.matmul(np.transpose(x), g)
+        return np.matmul(x.T if type(x) is np.ndarray else np.transpose(x), g)
     if xn == 1:
         if yn == 1:
             return g * x
         if yn == 2:
-            return np.outer(x, g) if np.ndim(g) == 1 else np.tensordot(x, g, axes=0)
+            return as_array(x)[:, None] * g
         return sum_leading(np.matmul(as_array(x)[:, None], np.expand_dims(g, -2)), np.shape(y))
     g = as_array(g)
     if yn == 1:
