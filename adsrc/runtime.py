@@ -23,6 +23,7 @@ from .primitives import UNDEFINED, _leaves, _slice, _stack, scan_length as _scan
 
 HELPERS = {}
 _nd = np.ndarray
+_F64 = np.dtype(np.float64)
 
 
 def helper(fn):
@@ -68,7 +69,7 @@ def only_shape(x):
     """
     if type(x) is not _nd:
         return x
-    key = (x.shape, x.dtype)
+    key = x.shape if x.dtype is _F64 else (x.shape, x.dtype)
     stand_in = _STAND_INS.get(key)
     if stand_in is None:
         if len(_STAND_INS) >= 1024:
@@ -84,6 +85,8 @@ def unbroadcast(g, x, out):
     `out` was computed from `x` by broadcasting. Returns a cotangent
     broadcastable to x's shape.
     """
+    if x is out and (type(g) is float or type(g) is _nd and g.dtype.kind != "c"):
+        return g            # one stand-in for both (only_shape): the same shape
     xs = x.shape if type(x) is _nd else shape(x)
     os_ = out.shape if type(out) is _nd else shape(out)
     if (type(g) is _nd and g.dtype.kind == "c" or type(g) is not _nd and _complex_array(g)) and \
