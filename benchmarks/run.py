@@ -189,12 +189,8 @@ def table_row(r, columns):
 
 
 def plot(results, columns, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot", file=sys.stderr)
+    plt = timing.pyplot()
+    if plt is None:
         return
     names = [r["workload"] for r in results]
     others = [c for c in columns if c != wl.HAND]

@@ -58,12 +58,8 @@ def over_depth(depths, repeats):
 
 
 def plot(lengths, depths, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot (pip install \"adsrc[plots]\")", file=sys.stderr)
+    plt = timing.pyplot()
+    if plt is None:
         return
     fig, (ax_t, ax_m, ax_d) = plt.subplots(1, 3, figsize=(15, 4.2))
     T = [r["T"] for r in lengths]

@@ -55,3 +55,16 @@ def fmt_time(seconds):
     if seconds < 1:
         return f"{seconds * 1e3:.2f} ms"
     return f"{seconds:.2f} s"
+
+
+def pyplot():
+    """matplotlib.pyplot drawing to files, or None (with a note) when matplotlib is not installed."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        import sys
+        print('matplotlib is not installed: no plot (pip install "adsrc[plots]")', file=sys.stderr)
+        return None
+    return plt
