@@ -819,20 +819,22 @@ class NonScalarOutput(TypeError):
 
 @helper
 def check_scalar(out, fname):
-    """Raise unless out is a real scalar (the output of a function given to grad)."""
+    """Raise unless out is a real scalar or a real array of one element (the output of a function given to grad)."""
     if isinstance(out, (float, int)) and not isinstance(out, bool):
         return out
     if is_duck(out) and out.shape == () and np.dtype(out.dtype).kind in "fiu":
         return out          # a 0-d duck array (a lazy Dask scalar)
     shp = np.shape(out) if isinstance(out, (np.ndarray, np.generic)) else None
-    if shp == () and np.asarray(out).dtype.kind in "fiu":
+    if shp is not None and np.size(out) == 1 and np.asarray(out).dtype.kind in "fiu":
+        return out          # shape () or one element, as autograd and PyTorch accept: the seed 1.0 broadcasts
+    if is_duck(out) and np.size(out) == 1 and np.dtype(out.dtype).kind in "fiu":
         return out
     if shp is None:
         what = f"a {type(out).__name__}"
     else:
         what = f"an array of shape {shp} and dtype {np.asarray(out).dtype}"
     raise NonScalarOutput(
-        f"adsrc.grad needs `{fname}` to return a real scalar (shape ()), but it returned {what}. "
+        f"adsrc.grad needs `{fname}` to return a real scalar (or an array of one element), but it returned {what}. "
         "Reduce the output (for example with np.sum), or use adsrc.vjp for non-scalar outputs.")
 
 

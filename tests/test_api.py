@@ -84,9 +84,19 @@ def test_non_scalar_output_is_an_error():
         adsrc.grad(vector_out)(np.ones(3))
 
 
-def test_length_one_array_output_is_an_error():
-    with pytest.raises(TypeError, match=r"shape \(1,\)"):
-        adsrc.grad(vector_out)(np.ones(1))
+def one_element(x, W):
+    return np.tanh(W @ x)[:1] * 3.0
+
+
+def test_one_element_array_output_is_differentiated_as_autograd_and_pytorch_do():
+    x, W = np.array([0.3, -0.2]), np.array([[1.0, 2.0], [0.5, -1.0]])
+    value, g = adsrc.value_and_grad(one_element)(x, W)
+    assert np.shape(value) == (1,)
+    eps = 1e-6
+    want = [(one_element(x + eps * e, W)[0] - one_element(x - eps * e, W)[0]) / (2 * eps) for e in np.eye(2)]
+    assert not np.any(np.isnan(g))
+    np.testing.assert_allclose(g, want, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(adsrc.grad(vector_out)(np.ones(1)), adsrc.grad(lambda v: vector_out(v)[0])(np.ones(1)))
 
 
 def test_integer_inputs_are_an_error():
