@@ -371,9 +371,9 @@ def _make(fun, with_value, **options):
     parts = callables.split(fun)
     if parts.function is fun and varargs.takes_varargs(fun):
         return varargs.VarargsGradient(lambda f: _make(f, with_value, **options), fun, options)
-    if parts.function is not fun:
+    if parts.function is not fun and parts.fixed:
         return FixedGradient(fun, parts, with_value=with_value, **options)
-    return Gradient(fun, with_value=with_value, **options)
+    return Gradient(parts.function, with_value=with_value, **options)
 
 
 def unit_source(unit):

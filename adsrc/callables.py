@@ -83,7 +83,7 @@ def split(fun):
         return Split(fun.__func__, [Fixed(first, fun.__self__, KNOWN)], what="a bound method")
     wrapper = _rule_wrapper(fun)
     if wrapper is not None:
-        return Split(wrapper, [Fixed("fn", fun, KNOWN)], what="a function with a rule")
+        return Split(wrapper, what="a function with a rule")
     call = _python_call(fun)
     if isinstance(call, staticmethod):
         return Split(call.__func__, what="a callable object")
@@ -93,21 +93,25 @@ def split(fun):
     return Split(fun)
 
 
-def _apply1(fn, x):
-    return fn(x)
+_fn = None       # the function a rule wrapper calls: each wrapper has its own globals holding it
 
 
-def _apply2(fn, x, y):
-    return fn(x, y)
+def _apply1(x):
+    return _fn(x)
 
 
-def _apply3(fn, x, y, z):
-    return fn(x, y, z)
+def _apply2(x, y):
+    return _fn(x, y)
+
+
+def _apply3(x, y, z):
+    return _fn(x, y, z)
 
 
 def _rule_wrapper(fun):
     """grad(np.sqrt): a function adsrc has a rule for but no source is called by a Python function
-    of as many arguments as it requires (a ufunc's inputs), which adsrc differentiates as usual."""
+    of as many arguments as it requires (a ufunc's inputs), which adsrc differentiates as usual (to any
+    order: nothing is fixed in front of the call). The wrapper finds the function as `_fn` in its globals."""
     from . import rules
     if isinstance(fun, (types.FunctionType, types.MethodType)) or rules.lookup(fun) is None:
         return None
@@ -122,7 +126,8 @@ def _rule_wrapper(fun):
     template = {1: _apply1, 2: _apply2, 3: _apply3}.get(max(n, 1))
     if template is None:
         return None
-    wrapper = types.FunctionType(template.__code__, template.__globals__, template.__name__)
+    name = getattr(fun, "__name__", template.__name__)
+    wrapper = types.FunctionType(template.__code__, {**template.__globals__, "_fn": fun}, name)
     wrapper.__qualname__ = getattr(fun, "__name__", template.__name__)    # errors name `sqrt`
     return wrapper
 

@@ -223,3 +223,26 @@ def test_vjp_of_a_function_taking_star_args_returns_one_cotangent_per_primal():
     np.testing.assert_allclose(d1, [np.sin(0.5)] * 2, rtol=1e-12)
     with pytest.raises(TypeError, match="`_product_of` to return a real scalar"):
         adsrc.grad(_product_of)(0.5, np.ones(2))
+
+
+@pytest.mark.parametrize("fn, x, second", [
+    (np.sqrt, 2.0, lambda x: -0.25 * x ** -1.5),
+    (np.tanh, 0.3, lambda x: -2.0 * np.tanh(x) * (1.0 - np.tanh(x) ** 2)),
+    (np.exp, -0.7, np.exp),
+])
+def test_derivatives_of_functions_with_rules_to_any_order(fn, x, second):
+    """grad(grad(np.sqrt)) as in autograd's fixed_points example: the wrapper fixes nothing in front."""
+    g2 = adsrc.grad(adsrc.grad(fn))
+    assert np.isclose(g2(x), second(x), rtol=1e-10, atol=1e-12)
+    g3 = adsrc.grad(g2)
+    eps = 1e-5
+    want = (g2(x + eps) - g2(x - eps)) / (2 * eps)
+    assert not np.isnan(g3(x))
+    assert np.isclose(g3(x), want, rtol=1e-6, atol=1e-8)
+
+
+def test_gradient_of_a_two_argument_function_with_a_rule():
+    gx, gy = adsrc.grad(np.hypot, argnums=(0, 1))(3.0, 4.0)
+    assert np.isclose(gx, 0.6) and np.isclose(gy, 0.8)
+    hxx = adsrc.grad(adsrc.grad(np.hypot))(3.0, 4.0)
+    assert np.isclose(hxx, 4.0 ** 2 / 5.0 ** 3)
