@@ -42,7 +42,7 @@ class Gradient:
         self.options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
                             static_argnames=static_argnames, cache_size=cache_size)
         functools.update_wrapper(self, fun, updated=())   # not fun.__dict__: it would shadow attributes
-        # what it is, for the error if someone differentiates it (higher-order derivatives are not supported)
+        # what it is, for errors naming it (a derivative of a derivative it cannot follow...)
         self._adsrc_derivative = f"adsrc.{'value_and_grad' if with_value else 'grad'}" \
                                  f"({getattr(fun, '__qualname__', fun)})"
         self.has_aux = bool(has_aux)

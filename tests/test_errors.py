@@ -104,7 +104,7 @@ def test_method_of_a_module_passed_as_an_argument_is_refused_when_it_runs():
     lambda: adsrc.grad(adsrc.vjp(bad.cube, 1.0)[1]),
 ], ids=["bound-method", "pullback"])
 def test_derivatives_adsrc_cannot_transform_yet_are_refused(make):
-    with pytest.raises(TransformError, match="higher-order derivatives are not supported"):
+    with pytest.raises(TransformError, match="cannot differentiate again.*bound methods, partials"):
         make()(1.0)
 
 

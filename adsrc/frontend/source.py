@@ -329,10 +329,12 @@ def is_gradient(obj):
 
 
 def higher_order_error(obj, where=None):
-    return transform_error(where, f"{obj._adsrc_derivative} is already a derivative computed by adsrc, and adsrc "
-                                  "does not differentiate derivatives (higher-order derivatives are not supported).",
-                           "Differentiate the original function instead. For a second derivative, take "
-                           "central finite differences of adsrc's gradient.")
+    return transform_error(where, f"{obj._adsrc_derivative} is a derivative computed by adsrc that adsrc cannot "
+                                  "differentiate again: higher-order derivatives are followed through gradients "
+                                  "of plain functions (adsrc.grad, value_and_grad, jvp), not through gradients of "
+                                  "bound methods, partials or callable objects, nor through vjp pullbacks.",
+                           "Take the gradient of a plain function that calls the method or object (for example "
+                           "`adsrc.grad(lambda x: model(x))`), or use adsrc.hessian / adsrc.hvp.")
 
 
 def unwrap(fun):
