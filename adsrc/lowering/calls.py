@@ -25,6 +25,7 @@ from .. import astutil, primitives, runtime
 from .. import rules as rules_mod
 from ..ir import nodes as ir
 from .builtins import Primitives
+from . import factories
 from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
 
@@ -115,6 +116,9 @@ class Calls(Primitives, Namespaces, Derivatives):
         if isinstance(f, gast.Attribute):
             return self.method_call(e, target)
         what = dotted(f)
+        if isinstance(f, gast.Call):
+            return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
+                                describe=f"the function that `{dotted(f.func)}(...)` returns", hint=factories.HINT)
         return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e, describe=f"`{what}`",
                             hint="adsrc differentiates calls to functions it can resolve when transforming: "
                                  "module functions, closures and functions defined in this function.")
@@ -440,11 +444,16 @@ class Calls(Primitives, Namespaces, Derivatives):
         return self.call(call, target)
 
     def note_alias(self, target, value):
-        """Remember `act = np.tanh` (a name bound once to a callable known when transforming)."""
+        """Remember `act = np.tanh` (a name bound once to a callable known when transforming), and
+        `step = make_step(2.0)` (the function a factory makes, factories.py)."""
         if isinstance(target, str) and target in self.single and isinstance(value, (gast.Name, gast.Attribute)):
             obj = self.static(value)
             if obj is not rules_mod.NOT_STATIC and callable(obj):
                 self.functions[target] = ("alias", value)
+        elif isinstance(target, str) and target in self.single and isinstance(value, gast.Call):
+            obj = self.made_by_factory(value)
+            if obj is not rules_mod.NOT_STATIC:
+                self.functions[target] = ("alias", astutil.name(self.bind(target, obj)))
 
     def ufunc_at(self, e, obj, target):
         ufunc = obj.__self__

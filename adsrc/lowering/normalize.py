@@ -24,6 +24,7 @@ from ..frontend import local_names, static_value
 from ..ir import nodes as ir
 from ..names import Namer
 from .. import rules as rules_mod
+from . import factories
 from .calls import Calls
 from .expressions import Expressions, subscript_temp
 from .loops import Loops
@@ -145,6 +146,8 @@ class Normalizer(Expressions, Calls, Loops):
             return known
         if isinstance(node, gast.Call):
             made = self.derivative_made_here(node)
+            if made is rules_mod.NOT_STATIC:
+                made = self.made_by_factory(node)
             if made is not rules_mod.NOT_STATIC:
                 return made
         try:
@@ -153,6 +156,20 @@ class Normalizer(Expressions, Calls, Loops):
             return rules_mod.NOT_STATIC
         # a helper or facade function made to dispatch on array-API arrays (xp/dispatch.py) is the helper itself
         return getattr(obj, "_adsrc_numpy_helper", obj) if type(obj) is types.FunctionType else obj
+
+    def made_by_factory(self, node):
+        """`make_step(2.0)`: a factory (factories.py) called with arguments known when transforming."""
+        if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return rules_mod.NOT_STATIC
+        fun = self.static(node.func)
+        if not isinstance(fun, types.FunctionType):
+            return rules_mod.NOT_STATIC
+        args = [self.static(a) if not astutil.is_constant_literal(a) else astutil.literal_value(a) for a in node.args]
+        kwargs = {k.arg: self.static(k.value) if not astutil.is_constant_literal(k.value) else
+                  astutil.literal_value(k.value) for k in node.keywords}
+        if any(a is rules_mod.NOT_STATIC for a in args + list(kwargs.values())):
+            return rules_mod.NOT_STATIC
+        return factories.call_early(fun, args, kwargs)
 
     def derivative_made_here(self, node):
         """`adsrc.grad(f, ...)` (or value_and_grad) with f and the options known when transforming: the

@@ -1,0 +1,113 @@
+"""Functions that make functions (`make_step(2.0)(x)`), called with values known when transforming."""
+
+import numpy as np
+import pytest
+
+import adsrc
+from adsrc import TransformError
+
+SCALE = np.array([0.5, -1.5, 2.0])
+CALLS = []
+
+
+def make_step(a):
+    return lambda x: x - 0.05 * (x ** 2 - a)
+
+
+def make_layer(w, b=0.1):
+    """A nested def closing over its factory's arguments."""
+    def layer(x):
+        return np.tanh(w * x + b)
+    return layer
+
+
+def my_grad(f, argnum=0):
+    return adsrc.grad(f, argnums=argnum)
+
+
+def noisy_factory(a):
+    CALLS.append(a)                       # an effect: never called early
+    return lambda x: x * a
+
+
+def cube(x):
+    return x ** 3
+
+
+def through_named_factory_result(x):
+    step = make_step(2.0)
+    return step(step(x))
+
+
+def through_inline_factory_call(x):
+    return np.sum(make_layer(SCALE)(x) ** 2)
+
+
+def through_keyword_factory_call(x):
+    layer = make_layer(w=2.0, b=-0.3)
+    return np.sum(layer(x))
+
+
+def through_a_gradient_factory(x):
+    return my_grad(cube)(x) * x           # autograd's `grad(loglike)(r, p(r))` with a wrapper of grad
+
+
+def through_active_argument(a):
+    return make_step(a)(1.0)
+
+
+def through_noisy_factory(x):
+    return noisy_factory(3.0)(x)
+
+
+def with_static_scale(x, k):
+    return np.sum(make_layer(k)(x))
+
+
+def numeric(f, x, eps=1e-6):
+    x = np.array(x, dtype=float)
+    out = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        out[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("f, x", [
+    (through_named_factory_result, 0.7),
+    (through_inline_factory_call, np.array([0.3, -0.2, 0.9])),
+    (through_keyword_factory_call, np.array([0.3, -0.2])),
+    (through_a_gradient_factory, 1.3),
+])
+def test_functions_made_by_factories_are_differentiated(f, x):
+    got = adsrc.grad(f)(x)
+    want = numeric(f, x)
+    assert not np.any(np.isnan(got))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def test_the_second_derivative_through_a_factory():
+    g2 = adsrc.grad(adsrc.grad(through_named_factory_result))
+    g = adsrc.grad(through_named_factory_result)
+    want = (g(0.7 + 1e-5) - g(0.7 - 1e-5)) / 2e-5
+    assert np.isclose(g2(0.7), want, rtol=1e-6, atol=1e-8)
+
+
+def test_static_arguments_reach_the_factory():
+    g = adsrc.grad(with_static_scale, static_argnums=1)
+    x = np.array([0.1, 0.4])
+    for k in (1.0, -2.0):
+        np.testing.assert_allclose(g(x, k), numeric(lambda v: with_static_scale(v, k), x), rtol=1e-6, atol=1e-8)
+
+
+def test_a_factory_of_a_differentiated_value_is_refused_with_what_to_do():
+    with pytest.raises(TransformError, match=r"(?s)function that `make_step\(...\)` returns.*Pass those values"):
+        adsrc.grad(through_active_argument)(2.0)
+
+
+def test_a_factory_with_effects_is_not_called_when_transforming():
+    CALLS.clear()
+    with pytest.raises(TransformError, match=r"noisy_factory"):
+        adsrc.grad(through_noisy_factory)(2.0)
+    assert CALLS == []
