@@ -17,6 +17,7 @@ import gast
 from .. import astutil
 from ..ir import nodes as ir
 from ..ir.walk import defines, expr_reads, reads_anywhere, walk
+from . import checkpoint
 from .state import AdjState, tag
 
 
@@ -235,6 +236,10 @@ class ControlAdjoints:
         return tag(fwd, s.loc.line), tag(bwd + post, s.loc.line)
 
     def emit_loop(self, s, fwd_body, bwd_body, residuals, pre_bwd, out_states, active_carry, dcarry, owned_carry):
+        policy = checkpoint.loop_policy(self, s) if bwd_body else None
+        if policy is not None:      # checkpoint_loops= (differentiation/checkpoint.py)
+            return checkpoint.emit_checkpointed_loop(self, s, policy, fwd_body, bwd_body, residuals, pre_bwd,
+                                                     out_states, active_carry, dcarry, owned_carry)
         carry = s.carry
         fwd = [astutil.assign(c, astutil.clone(init)) for c, init in zip(carry, s.init)
                if not (isinstance(init, gast.Name) and init.id == c)]

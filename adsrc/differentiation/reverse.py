@@ -19,6 +19,7 @@ from ..analysis.buffers import exclusive_updates, fresh_values
 from ..ir import nodes as ir
 from ..ir.printer import Printer, op_expr
 from ..ir.walk import defines, expr_reads, target_names
+from . import checkpoint
 from .control import ControlAdjoints
 from .inplace import finish_updates
 from .ops import OpAdjoints
@@ -138,6 +139,8 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
             for a in expr_reads(s.expr):
                 if a in self.act.closures and self.act.active(a):
                     raise self.closure_error(s, a)
+        if active and isinstance(s, ir.CallUser) and s.checkpoint is not None:
+            return checkpoint.call_forward(self, s)      # adsrc.checkpoint (differentiation/checkpoint.py)
         if active and isinstance(s, ir.CallUser):
             info = self.ctx.call(self, s)
             self.calls[id(s)] = info

@@ -25,6 +25,7 @@ from .. import astutil, primitives, runtime
 from .. import rules as rules_mod
 from ..ir import nodes as ir
 from .builtins import Primitives
+from .checkpoint import checkpoint_call
 from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
 
@@ -197,6 +198,9 @@ class Calls(Primitives, Namespaces, Derivatives):
             if e.keywords:
                 raise self.error(e, f"pass the arguments of the custom_vjp function `{obj.__name__}` by position.")
             return self.emit_op(ir.CallCustom, target, self.plain_call(e, e.func), e, callee=obj)
+        from ..checkpoint import Checkpointed
+        if isinstance(obj, Checkpointed):
+            return checkpoint_call(self, e, obj, target)         # adsrc.checkpoint (lowering/checkpoint.py)
         special = _BUILTIN_CALLS.get(obj) if _hashable(obj) else None
         if special is not None:
             return getattr(self, special)(e, target)
