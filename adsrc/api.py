@@ -221,6 +221,10 @@ class Gradient:
 
     def _adsrc_resolve(self, args, kwargs):
         """The generated gradient function for these arguments (what a higher-order derivative transforms)."""
+        if self._loop_policy is not None:
+            raise transform_error(None, f"{self._adsrc_derivative} was made with checkpoint_loops=, and adsrc does "
+                                        "not differentiate checkpointed loops again (higher order).",
+                                  "Use the gradient without checkpoint_loops inside the function you differentiate.")
         key = self._key(args, kwargs)
         return entries.compiled(self._cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
 

@@ -403,6 +403,57 @@ def test_varied_static_argument_is_refused_with_the_users_line():
     assert "test_checkpoint.py" in str(info.value)
 
 
+def test_prints_in_a_checkpointed_loop_run_once(capsys):
+    def f(W, xs):
+        h = np.zeros(3)
+        for t in range(xs.shape[0]):
+            h = np.tanh(W @ h + xs[t])
+            print("step", t)
+        return np.sum(h)
+    adsrc.grad(f, checkpoint_loops=2)(W3, np.ones((5, 3)))
+    assert capsys.readouterr().out.count("step") == 5
+
+
+def test_while_loop_with_an_index_carried():
+    def f(x, xs, n):
+        i = 0
+        j = 0
+        while np.sum(x) < 100.0 and j < n:
+            x = np.sin(x) * xs[j] + 1.0
+            i = i + 1
+            j = j + 1
+        return np.sum(x) + i
+    xs = rng.normal(size=(9, 2))
+    for n in (0, 1, 9):
+        check(f, (rng.normal(size=2), xs, n), 0)
+        check(f, (rng.normal(size=2), xs, n), 1)
+        out0, pb0 = adsrc.vjp(f, np.ones(2), xs, n)
+        out1, pb1 = adsrc.vjp(f, np.ones(2), xs, n, checkpoint_loops="sqrt")
+        assert out0 == out1
+        assert_close(pb1(1.0)[:2], pb0(1.0)[:2], RTOL, ATOL)
+
+
+def test_a_checkpointed_gradient_is_not_differentiated_again():
+    g = adsrc.grad(rnn, checkpoint_loops="sqrt")
+    xs = rng.normal(size=(4, 3))
+    with pytest.raises(adsrc.TransformError, match="checkpoint_loops"):
+        adsrc.grad(lambda W: np.sum(g(W, xs)))(W3)
+
+
+def test_second_derivative_through_a_checkpointed_function():
+    xs = rng.normal(size=(4, 3))
+    h = adsrc.hessian(lambda W: rnn_checkpointed_step(W, xs))(W3)
+    plain = adsrc.hessian(lambda W: rnn_checkpointed_plain(W, xs))(W3)
+    assert_close(h, plain, 1e-9, 1e-12)
+
+
+def rnn_checkpointed_plain(W, xs):
+    h = np.ones(W.shape[0])
+    for t in range(xs.shape[0]):
+        h = step.fun(h, xs[t], W)
+    return np.sum(h ** 2)
+
+
 # -- generated code -------------------------------------------------------------------------------------------
 
 def test_generated_loop_keeps_checkpoints_and_runs_stretches_again():

@@ -151,6 +151,9 @@ def emit_checkpointed_loop(adj, s, policy, fwd_body, bwd_body, residuals, pre_bw
     seg = ir.Scan([c for c, _ in pairs], [astutil.name(c) for c, _ in pairs], item, xs, [],
                   [astutil.clone(r) for _, r in pairs], [c for c, _ in pairs], None, loc=s.loc)
     seg_fwd, seg_bwd = adj.emit_loop(seg, rerun, bwd_body, residuals, [], {}, [], {}, set())
+    # what the stretch computes for carried values it does not keep is dead: removed here, as it would
+    # read values the checkpoint does not restore (a vjp's pullback is not cleaned up later)
+    seg_fwd, _ = dce.eliminate(seg_fwd)
     # forward: the checkpoints, then the loop saving them at the start of each iteration
     packed = astutil.tuple_([astutil.name(c) for c in carry]) if len(carry) != 1 else astutil.name(carry[0])
     loop.body.insert(at, astutil.expr_stmt(astutil.call(astutil.attr(ckpt, "save"), [packed])))
@@ -178,15 +181,29 @@ def _body_start(loop):
 
 
 def _clone_body(adj, body):
-    """A copy of generated statements for the second run; reads that only take a shape or that are
-    inside constants stay known as such (for the decisions on updates in place)."""
+    """A copy of generated statements for the second run, without the user's effects (a print runs
+    once); reads that only take a shape or that are inside constants stay known as such (for the
+    decisions on updates in place)."""
     memo = {}
-    out = astutil.clone(body, memo)
+    out = _without_effects(astutil.clone(body, memo))
     for old, new in list(memo.items()):
         if old in adj.shape_reads:
             adj.shape_reads.add(id(new))
         if old in adj.passive_reads:
             adj.passive_reads.add(id(new))
+    return out
+
+
+def _without_effects(stmts):
+    out = []
+    for st in stmts:
+        if getattr(st, "adsrc_effect", False):
+            continue
+        for field in ("body", "orelse"):
+            inner = getattr(st, field, None)
+            if isinstance(inner, list) and inner:
+                setattr(st, field, _without_effects(inner))       # dce.eliminate fills empty blocks
+        out.append(st)
     return out
 
 

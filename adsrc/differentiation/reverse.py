@@ -82,7 +82,9 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
             return self.op(s)
         if isinstance(s, ir.Effect):
             self.refuse_lost_effect(s)
-            return tag([astutil.expr_stmt(op_expr(s, self.namer))], s.loc.line), []
+            node = astutil.expr_stmt(op_expr(s, self.namer))
+            node.adsrc_effect = True        # not run again by a checkpointed loop (differentiation/checkpoint.py)
+            return tag([node], s.loc.line), []
         if isinstance(s, ir.Raw):
 
             return tag([astutil.clone(s.node)], s.loc.line), []
