@@ -136,7 +136,8 @@ def emit_checkpointed_loop(adj, s, policy, fwd_body, bwd_body, residuals, pre_bw
     fwd, _ = adj.emit_loop(plain, fwd_body, [], [], [], {}, [], {}, set())
     loop = next(st for st in fwd if isinstance(st, (gast.For, gast.While)))
     at = _body_start(loop)
-    test_code = [] if scan else loop.body[:at]      # a while loop's test, run before each iteration
+    # a while loop's test code (what its body may read of it), without the test: a stretch runs exactly
+    test_code = loop.body[:at - 1] if at else []
     # one stretch again: iterations start..stop-1 from the carried values it needs
     start, stop = namer.fresh("start"), namer.fresh("stop")
     if scan:
