@@ -24,6 +24,7 @@ lowering/checkpoint.py, the generated code in differentiation/checkpoint.py.
 """
 
 import functools
+import inspect
 import math
 import numbers
 
@@ -55,6 +56,10 @@ class Checkpointed:
             raise TypeError(f"adsrc.checkpoint: static_argnums must be integers, got {static_argnums!r}")
         functools.update_wrapper(self, fun, updated=())   # __wrapped__: grad(checkpoint(f)) differentiates f
         self.fun = fun
+        try:
+            self.__signature__ = inspect.signature(fun)      # what callers see (call_changing binds by it)
+        except (TypeError, ValueError):
+            pass
         self.static_argnums = nums
         self.policy = policy
 

@@ -454,6 +454,24 @@ def rnn_checkpointed_plain(W, xs):
     return np.sum(h ** 2)
 
 
+@adsrc.checkpoint
+def push(out, h, x):
+    out.append(np.tanh(h + x))
+    return out[-1] * 2.0
+
+
+def uses_push(h, xs):
+    out = []
+    for t in range(xs.shape[0]):
+        h = push(out, h, xs[t])
+    return np.sum(h) + np.sum(np.stack(out)) if out else np.sum(h)
+
+
+@pytest.mark.parametrize("T", [0, 1, 5])
+def test_checkpointed_function_changing_its_argument(T):
+    check(uses_push, (rng.normal(size=3), rng.normal(size=(T, 3))), 0, policies=[None, "sqrt", 2])
+
+
 # -- generated code -------------------------------------------------------------------------------------------
 
 def test_generated_loop_keeps_checkpoints_and_runs_stretches_again():
