@@ -14,6 +14,7 @@ importable for debugging, but not part of the API and not listed.
 
 from .api import Gradient, grad, value_and_grad
 from .cache import CacheInfo
+from .checkpoint import checkpoint, remat
 from .checks import GradientMismatch, check_grads
 from .custom import custom_vjp, defvjp
 from .custom_jvp import custom_jvp, defjvp
@@ -28,7 +29,7 @@ __version__ = "0.1.0"
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "Gradient", "TransformError", "CacheInfo",
            "check_grads", "GradientMismatch", "custom_vjp", "defvjp", "custom_jvp", "defjvp",
-           "cond", "scan", "while_loop", "fori_loop", "stop_gradient", "within_grad",
+           "checkpoint", "remat", "cond", "scan", "while_loop", "fori_loop", "stop_gradient", "within_grad",
            "register_pytree_node", "register_pytree_node_class", "register_dataclass"]
 
 

@@ -18,6 +18,7 @@ from .callables import KNOWN, name_of
 from .custom import custom_vjp
 from .display import Source
 from .errors import transform_error
+from .checkpoint import loop_policy
 from .kinds import arg_kind, describe, show_static, static_key
 
 _nd = np.ndarray
@@ -34,13 +35,14 @@ class Gradient:
     """The gradient of a Python function, compiled from its source (one per specialization)."""
 
     def __init__(self, fun, argnums=0, has_aux=False, with_value=False, static_argnums=None,
-                 static_argnames=None, cache_size=DEFAULT_MAXSIZE, by_identity=()):
+                 static_argnames=None, cache_size=DEFAULT_MAXSIZE, by_identity=(), checkpoint_loops=None):
         if not callable(fun):
             raise TypeError(f"adsrc.grad expects a function, got {describe(fun)}")
         check_function(fun)
         self.fun = fun
         self.options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
-                            static_argnames=static_argnames, cache_size=cache_size)
+                            static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops)
+        self._loop_policy = loop_policy(checkpoint_loops)
         functools.update_wrapper(self, fun, updated=())   # not fun.__dict__: it would shadow attributes
         # what it is, for errors naming it (a derivative of a derivative it cannot follow...)
         self._adsrc_derivative = f"adsrc.{'value_and_grad' if with_value else 'grad'}" \
@@ -182,7 +184,8 @@ class Gradient:
         with transform.LOCK:
             lw = transform.lowered(fun, statics, self._lowered_key(key))
             unit = transform.Unit(lw.uf.name + "_grad")
-            options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single}
+            options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single,
+                       "checkpoint_loops": self._loop_policy}
             transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
             return entries.make(unit, fun)
 
@@ -218,6 +221,10 @@ class Gradient:
 
     def _adsrc_resolve(self, args, kwargs):
         """The generated gradient function for these arguments (what a higher-order derivative transforms)."""
+        if self._loop_policy is not None:
+            raise transform_error(None, f"{self._adsrc_derivative} was made with checkpoint_loops=, and adsrc does "
+                                        "not differentiate checkpointed loops again (higher order).",
+                                  "Use the gradient without checkpoint_loops inside the function you differentiate.")
         key = self._key(args, kwargs)
         return entries.compiled(self._cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
 
@@ -273,12 +280,12 @@ class FixedGradient:
     """
 
     def __init__(self, fun, parts, argnums=0, has_aux=False, with_value=False, static_argnums=None,
-                 static_argnames=None, cache_size=DEFAULT_MAXSIZE):
+                 static_argnames=None, cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None):
         self.fun = fun
         self.parts = parts
         self.with_value = with_value
         self.options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
-                            static_argnames=static_argnames, cache_size=cache_size)
+                            static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops)
         self._name = name_of(fun)
         function = parts.function
         positional = [p.name for p in frontend.signature(function).parameters.values()
@@ -293,7 +300,7 @@ class FixedGradient:
                               with_value=with_value, cache_size=cache_size,
                               static_argnums=None if static_argnums is None else
                               self._shift(static_argnums, "static_argnums"),
-                              static_argnames=names + known, by_identity=known)
+                              static_argnames=names + known, by_identity=known, checkpoint_loops=checkpoint_loops)
         self.inner._single = isinstance(argnums, numbers.Integral)
         self.inner.options = self.options
         self.argnums = argnums
@@ -446,7 +453,7 @@ def _origin_note(filename, lineno):
 # -- public functions -----------------------------------------------------------------------------
 
 def grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argnames=None,
-         cache_size=DEFAULT_MAXSIZE):
+         cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None):
     """The gradient of a scalar function with respect to its argument(s) `argnums`.
 
     Usable as `@adsrc.grad`, `@adsrc.grad(argnums=1)` or `adsrc.grad(f, argnums=(0, 1))`.
@@ -455,19 +462,24 @@ def grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argn
     distinct value (and type) gets its own specialization, kept in an LRU cache
     of `cache_size` entries. With has_aux=True, f returns `(value, aux)` and
     the gradient callable returns `(gradient, aux)`.
+
+    checkpoint_loops: None (default: a loop's backward pass reads a tape of every step), "sqrt"
+    (a loop keeps its carried values every ceil(sqrt(T)) steps and the backward pass runs each
+    stretch again: O(sqrt(T)) steps of memory for about twice the forward compute) or an
+    integer k (kept every k steps). See adsrc.checkpoint for checkpointing one function.
     """
     options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
-                   static_argnames=static_argnames, cache_size=cache_size)
+                   static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops)
     if fun is None:
         return functools.partial(grad, **options)
     return _make(fun, False, **options)
 
 
 def value_and_grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argnames=None,
-                   cache_size=DEFAULT_MAXSIZE):
+                   cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None):
     """Like grad, but the callable returns `(value, gradient)` (`((value, aux), gradient)` with has_aux)."""
     options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
-                   static_argnames=static_argnames, cache_size=cache_size)
+                   static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops)
     if fun is None:
         return functools.partial(value_and_grad, **options)
     return _make(fun, True, **options)

@@ -58,6 +58,9 @@ def split(fun):
     """How to differentiate fun: a Split (with nothing fixed for plain functions)."""
     if frontend.is_gradient(fun):
         return Split(fun)             # refused where it is used: a derivative of a derivative
+    from .checkpoint import Checkpointed
+    if isinstance(fun, Checkpointed):
+        return split(fun.fun)         # checkpointing all of the differentiated function changes nothing
     if isinstance(fun, functools.partial):
         inner = split(fun.func)
         params = _positional_params(inner.function, fun)

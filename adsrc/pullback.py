@@ -8,6 +8,7 @@ from . import callables, entries, frontend, keys, pytree_nodes, transform, varar
 from .api import _annotate, check_function
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import name_of
+from .checkpoint import loop_policy
 from .kinds import arg_kind
 
 _nd = np.ndarray
@@ -73,7 +74,7 @@ def check_cotangent(ct, out, path="output"):
                          f"{np.shape(out)}")
 
 
-def vjp(fun, *primals, has_aux=False):
+def vjp(fun, *primals, has_aux=False, checkpoint_loops=None):
     """The output of fun(*primals) and its pullback (vector-Jacobian product), as in JAX.
 
     Returns `(out, pullback)`, or `(out, pullback, aux)` with has_aux=True
@@ -82,12 +83,13 @@ def vjp(fun, *primals, has_aux=False):
     gradient per primal (None for integer primals); it may be called many
     times. `fun` may be a bound method, a callable object or a
     functools.partial: the arguments it fixes are constants, and `primals`
-    are the arguments of the call.
+    are the arguments of the call. checkpoint_loops: as for adsrc.grad (checkpointed loops).
     """
+    policy = loop_policy(checkpoint_loops)
     parts = callables.split(fun)
     function = parts.function
     if function is fun and varargs.takes_varargs(fun):
-        return vjp(varargs.bound(fun, len(primals)), *primals, has_aux=has_aux)
+        return vjp(varargs.bound(fun, len(primals)), *primals, has_aux=has_aux, checkpoint_loops=checkpoint_loops)
     check_function(function)
     fname = name_of(fun)
     params = [p.name for p in frontend.signature(function).parameters.values()
@@ -103,7 +105,7 @@ def vjp(fun, *primals, has_aux=False):
     statics = parts.known()
     static_key = (tuple(statics),) + tuple((keys.Identity, id(v)) for v in statics.values()) if statics \
         else ()
-    key = (kinds, bool(has_aux), static_key)
+    key = (kinds, bool(has_aux), static_key) + ((policy,) if policy is not None else ())
     fixed_kw = {k: f.value for k, f in parts.keywords.items()}
 
     def build():
@@ -111,7 +113,7 @@ def vjp(fun, *primals, has_aux=False):
             known = pytree_nodes.with_classes(statics, {p: k for p, k in zip(free, kinds) if k})
             lw = transform.lowered(function, known, static_key) if known else transform.lowered(function)
             unit = transform.Unit(lw.uf.name + "_vjp")
-            options = {"final": True, "has_aux": bool(has_aux)}
+            options = {"final": True, "has_aux": bool(has_aux), "checkpoint_loops": policy}
             transform.build(lw, unit, wrt, {p: k for p, k in zip(free, kinds) if k}, "vjp", options)
             return entries.make(unit, function)
 

@@ -18,7 +18,7 @@ from .. import astutil
 from ..emission import release
 from ..ir import nodes as ir
 from ..ir.walk import defines, expr_reads, reads_anywhere, walk
-from . import remat
+from . import checkpoint, remat
 from .state import AdjState, tag
 
 
@@ -242,6 +242,10 @@ class ControlAdjoints:
 
     def emit_loop(self, s, fwd_body, bwd_body, residuals, shapes, pre_bwd, out_states, active_carry, dcarry,
                   owned_carry):
+        policy = checkpoint.loop_policy(self, s) if bwd_body else None
+        if policy is not None:      # checkpoint_loops= (differentiation/checkpoint.py)
+            return checkpoint.emit_checkpointed_loop(self, s, policy, fwd_body, bwd_body, residuals, shapes,
+                                                     pre_bwd, out_states, active_carry, dcarry, owned_carry)
         carry = s.carry
         fwd = [astutil.assign(c, astutil.clone(init)) for c, init in zip(carry, s.init)
                if not (isinstance(init, gast.Name) and init.id == c)]

@@ -13,6 +13,7 @@ import gast
 
 from .. import astutil
 from ..ir import nodes as ir
+from .checkpoint import recompute
 from .state import AdjState, is_const
 
 _BUILTINS = frozenset(dir(builtins))
@@ -276,6 +277,8 @@ class OpAdjoints:
     # -- calls ----------------------------------------------------------------------------------------
     def adj_CallUser(self, s, g, out):
         call = self.calls[id(s)]
+        if s.checkpoint is not None:      # the callee's forward again, for its residuals (adsrc.checkpoint)
+            out.append(recompute(self, call))
         if any(isinstance(a, (list, dict)) for a in call.wrt_args):
             return self.adj_call_with_varargs(call, g, out)
         ids = [a.id for a in call.wrt_args]

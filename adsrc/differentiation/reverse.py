@@ -19,7 +19,7 @@ from ..analysis.buffers import exclusive_updates, fresh_values
 from ..ir import nodes as ir
 from ..ir.printer import Printer, op_expr
 from ..ir.walk import defines, expr_reads, target_names
-from . import remat
+from . import checkpoint, remat
 from .control import ControlAdjoints
 from .inplace import finish_updates
 from .ops import OpAdjoints
@@ -83,7 +83,9 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
             return self.op(s)
         if isinstance(s, ir.Effect):
             self.refuse_lost_effect(s)
-            return tag([astutil.expr_stmt(op_expr(s, self.namer))], s.loc.line), []
+            node = astutil.expr_stmt(op_expr(s, self.namer))
+            node.adsrc_effect = True        # not run again by a checkpointed loop (differentiation/checkpoint.py)
+            return tag([node], s.loc.line), []
         if isinstance(s, ir.Raw):
 
             return tag([astutil.clone(s.node)], s.loc.line), []
@@ -140,6 +142,8 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
             for a in expr_reads(s.expr):
                 if a in self.act.closures and self.act.active(a):
                     raise self.closure_error(s, a)
+        if active and isinstance(s, ir.CallUser) and s.checkpoint is not None:
+            return checkpoint.call_forward(self, s)      # adsrc.checkpoint (differentiation/checkpoint.py)
         if active and isinstance(s, ir.CallUser):
             info = self.ctx.call(self, s)
             self.calls[id(s)] = info

@@ -26,6 +26,7 @@ from ..frontend import varargs_hint
 from ..frontend.varargs import call_shape, parameters
 from ..guards import Guards
 from .assemble import assemble_grad, assemble_vjp
+from .checkpoint import callee_policy
 from .forward import Forward, assemble_jvp
 from .reverse import Adjoint
 
@@ -77,6 +78,7 @@ class Context:
         self.refs = {}                 # name in generated code -> Unit
         self.bwd_refs = {}             # name in generated code -> Unit whose pullback it calls
         self.objects = {}              # name in generated code -> object
+        self.loop_policy = None        # checkpoint_loops= (differentiation/checkpoint.py)
 
     def primitive_names(self, namer):
         return self.pipeline.primitive_names(namer)
@@ -116,7 +118,8 @@ class Context:
         wrt = [p for p in params if p in bound and p not in statics and adj.act.any_varied([bound[p]])]
         vals = tuple(adj.values.of(bound[p]).without_shape() for p in wrt)
         try:
-            unit = vjp_unit(self.pipeline, callee, tuple(wrt), vals, statics, s.returns_params)
+            unit = vjp_unit(self.pipeline, callee, tuple(wrt), vals, statics, s.returns_params,
+                            callee_policy(adj, s))
         except TransformError as e:
             raise in_call(e, adj.uf.loc(s.loc), callee_name(callee)) from None
         expr = self.unit_call(unit, s, {})
@@ -338,9 +341,10 @@ def unit_guards(unit):
     return out
 
 
-def vjp_unit(pipeline, fun, wrt, vals, statics=None, returns=()):
-    """The unit `f_vjp(args) -> (out, residuals)` (and its pullback) for fun, differentiated in `wrt`."""
-    return _unit(_VJP_UNITS, "vjp", pipeline, fun, wrt, vals, statics, returns)
+def vjp_unit(pipeline, fun, wrt, vals, statics=None, returns=(), policy=None):
+    """The unit `f_vjp(args) -> (out, residuals)` (and its pullback) for fun, differentiated in `wrt`
+    (policy: checkpoint_loops=, see differentiation/checkpoint.py)."""
+    return _unit(_VJP_UNITS, "vjp", pipeline, fun, wrt, vals, statics, returns, policy)
 
 
 def jvp_unit(pipeline, fun, wrt, vals, statics=None, returns=()):
@@ -349,12 +353,12 @@ def jvp_unit(pipeline, fun, wrt, vals, statics=None, returns=()):
     return unit, unit.tangent_params
 
 
-def _unit(units, mode, pipeline, fun, wrt, vals, statics, returns):
+def _unit(units, mode, pipeline, fun, wrt, vals, statics, returns, policy=None):
     """The unit of fun for mode, differentiated in `wrt` (abstract values vals), made once per key."""
     statics = statics or {}
     with LOCK:
         table = units.setdefault(fun, {})
-        key = (wrt, vals, _statics_key(statics), returns)
+        key = (wrt, vals, _statics_key(statics), returns) + ((policy,) if policy is not None else ())
         unit = table.get(key)
         if unit is not None and (unit.building or unit_guards(unit).changed() is None):
             return unit
@@ -363,7 +367,8 @@ def _unit(units, mode, pipeline, fun, wrt, vals, statics, returns):
         unit = Unit(lw.uf.name + "_" + mode + suffix)
         table[key] = unit
         try:
-            build(pipeline, lw, unit, list(wrt), dict(zip(wrt, vals)), mode=mode)
+            build(pipeline, lw, unit, list(wrt), dict(zip(wrt, vals)), mode=mode,
+                  options={"checkpoint_loops": policy} if policy is not None else None)
         except BaseException:
             del table[key]
             raise
@@ -379,6 +384,7 @@ def build(pipeline, lw, unit, wrt, vals, mode, options=None):
     fn, namer = lw.fresh()
     unit.name = namer.fresh(unit.name)
     ctx = Context(pipeline, namer, unit, lw)
+    ctx.loop_policy = options.get("checkpoint_loops")
     results, deps = call_oracles(pipeline, lw.uf)
     params = {p: (v if isinstance(v, values_mod.AbsVal) else values_mod.from_key(v)) for p, v in vals.items()}
     values = values_mod.Values(fn, params, results)

@@ -113,11 +113,14 @@ class CallUser(Op):
     `(value, *their new values)` (set by lowering/functionalize.py).
     receiver_value: the receiver's object when it is known when transforming (a bound
     method's `__self__`, a callable object), else None: the callee is specialized to it.
+    checkpoint: the `adsrc.checkpoint` object the call goes through, if any: reverse mode then
+    keeps only the arguments and runs the callee forward again backward (lowering/checkpoint.py).
     """
     callee: Any
     receiver: Optional[gast.expr] = None
     returns_params: tuple = ()
     receiver_value: Any = None
+    checkpoint: Any = None
 
 
 @dataclass(eq=False, slots=True)

@@ -22,10 +22,12 @@ import gast
 import numpy as np
 
 from .. import astutil, primitives, runtime
+from ..checkpoint import Checkpointed
 from .. import rules as rules_mod
 from ..ir import nodes as ir
 from .builtins import Primitives
 from . import factories
+from .checkpoint import checkpoint_call
 from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
 
@@ -201,6 +203,8 @@ class Calls(Primitives, Namespaces, Derivatives):
             if e.keywords:
                 raise self.error(e, f"pass the arguments of the custom_vjp function `{obj.__name__}` by position.")
             return self.emit_op(ir.CallCustom, target, self.plain_call(e, e.func), e, callee=obj)
+        if isinstance(obj, Checkpointed):          # adsrc.checkpoint (lowering/checkpoint.py)
+            return checkpoint_call(self, e, obj, target)
         special = _BUILTIN_CALLS.get(obj) if _hashable(obj) else None
         if special is not None:
             return getattr(self, special)(e, target)

@@ -367,7 +367,7 @@ class Functionalizer:
             pre += p1
             post += p2
         call = ir.CallUser((result,) + tuple(a for _, a in names), s.expr, s.callee, s.receiver,
-                           tuple(p for p, _ in names), s.receiver_value, loc=s.loc)
+                           tuple(p for p, _ in names), s.receiver_value, s.checkpoint, loc=s.loc)
         return pre + [call] + post
 
 
