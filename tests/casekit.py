@@ -30,6 +30,17 @@ class Registry(list):
 _RNG = np.random.default_rng(20261122)
 
 
+def central_grad(f, x, eps=1e-6):
+    """The gradient of a scalar function of one array (or float) by central differences."""
+    x = np.array(x, dtype=float)
+    out = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        out[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return out
+
+
 def rand(*shape, low=-1.0, high=1.0):
     """Random test input (a new draw at every call, deterministic per module order)."""
     return _RNG.uniform(low, high, size=shape)
