@@ -92,9 +92,38 @@ def test_static_arguments_reach_the_factory():
         np.testing.assert_allclose(g(x, k), central_grad(lambda v: with_static_scale(v, k), x), rtol=1e-6, atol=1e-8)
 
 
-def test_a_factory_of_a_differentiated_value_is_refused_with_what_to_do():
-    with pytest.raises(TransformError, match=r"(?s)function that `make_step\(...\)` returns.*Pass those values"):
-        adsrc.grad(through_active_argument)(2.0)
+def named_layer_of_a_differentiated_value(w, x):
+    layer = make_layer(w)
+    return np.sum(layer(x) ** 2)
+
+
+def layer_of_a_computed_value(w, x):
+    w2 = w * 2.0
+    layer = make_layer(w2, b=0.5)
+    return np.sum(layer(layer(x)))
+
+
+def layer_of_a_parameter_bound_again(w, x):
+    layer = make_layer(w)
+    w = w + 1.0                    # the layer keeps the old w: refused rather than guessed
+    return np.sum(layer(x)) + np.sum(w)
+
+
+def test_a_factory_of_a_differentiated_value_runs_its_body_and_calls_what_it_returns():
+    assert np.isclose(adsrc.grad(through_active_argument)(2.0), 0.05, rtol=1e-12)     # d/da of step(1.0)
+    w, x = np.array([1.2, 0.7]), np.array([0.3, -0.5])
+    for f in (named_layer_of_a_differentiated_value, layer_of_a_computed_value):
+        got = adsrc.grad(f)(w, x)
+        want = central_grad(lambda v: f(v, x), w)
+        assert not np.any(np.isnan(got))
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    src = adsrc.grad(through_active_argument).source()
+    assert "make_step_then_call" in src
+
+
+def test_a_factory_whose_arguments_change_before_the_call_is_refused():
+    with pytest.raises(TransformError, match=r"`layer`"):
+        adsrc.grad(layer_of_a_parameter_bound_again)(np.array([1.2, 0.7]), np.array([0.3, -0.5]))
 
 
 def test_a_factory_with_effects_is_not_called_when_transforming():

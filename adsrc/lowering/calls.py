@@ -119,6 +119,9 @@ class Calls(Primitives, Namespaces, Derivatives):
             return self.method_call(e, target)
         what = dotted(f)
         if isinstance(f, gast.Call):
+            lifted = factories.lifted_call(e, self.static, self.bind)      # make_step(a)(x)
+            if lifted is not None:
+                return self.call(lifted, target)
             return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
                                 describe=f"the function that `{dotted(f.func)}(...)` returns", hint=factories.HINT)
         return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e, describe=f"`{what}`",
@@ -414,8 +417,8 @@ class Calls(Primitives, Namespaces, Derivatives):
     # -- functions defined or bound in this function -----------------------------------------------
     def local_function(self, e, what, target):
         kind = what[0]
-        if kind == "alias":          # act = np.tanh; act(x)
-            call = gast.Call(func=what[1], args=e.args, keywords=e.keywords)
+        if kind in ("alias", "applied"):          # act = np.tanh; act(x)   step = make_step(a); step(x)
+            call = gast.Call(func=astutil.clone(what[1]), args=e.args, keywords=e.keywords)
             return self.call(call, target)
         # partial: f = functools.partial(g, a, k=b); f(x)  is  g(a, x, k=b)
         _, func, args, keywords = what
@@ -458,6 +461,8 @@ class Calls(Primitives, Namespaces, Derivatives):
             obj = self.made_by_factory(value)
             if obj is not rules_mod.NOT_STATIC:
                 self.functions[target] = ("alias", astutil.name(self.bind(target, obj)))
+            elif factories.fixed_arguments(value, self.single, self.uf.node):
+                self.functions[target] = ("applied", value)     # step = make_step(a); step(x)
 
     def ufunc_at(self, e, obj, target):
         ufunc = obj.__self__

@@ -14,18 +14,27 @@ known function (its closure's values are constants):
         step = make_step(2.0)          # called when transforming
         return step(step(x))           # the lambda, transformed from its source
 
-A factory whose arguments are values computed at run time is not called
-early (its result may depend on them); calling what it returns is then
-refused as before, with the hint to pass the values to the returned
-function instead.
+A factory called with values computed at run time (`make_step(a)(x)`, a
+differentiated `a`) is not called early. Instead adsrc makes, once per
+factory, a function that runs the factory's body and calls what it returns,
+`make_step_then_call(a, *, _arg0)`, whose body is the factory's with
+`return R` replaced by `return R(_arg0)`: its source is registered like
+any file's, and it is differentiated like any function (the returned lambda
+or nested def is inlined there).
 """
 
 import ast
 import builtins
+import copy
 import functools
 import inspect
+import itertools
+import linecache
 import types
 
+import gast
+
+from .. import astutil
 from ..frontend.source import _file_tree
 from ..rules import NOT_STATIC
 
@@ -115,3 +124,70 @@ def call_early(fun, args, kwargs):
     except Exception:
         return NOT_STATIC
     return made if callable(made) else NOT_STATIC
+
+
+_APPLIED = {}        # (factory code, number of arguments of the call) -> the function made for them
+_NUMBERS = itertools.count()
+
+
+def then_call(fun, nargs):
+    """The function `fun_then_call(<fun's parameters>, *, _arg0, ...)` that returns fun(...)(_arg0, ...),
+    or None when fun is not a factory adsrc can rewrite (a closure, no source)."""
+    if not is_factory(fun) or fun.__closure__:
+        return None
+    key = (fun.__code__, nargs)
+    made = _APPLIED.get(key)
+    if made is None:
+        if len(_APPLIED) > 256:
+            _APPLIED.clear()
+        made = _APPLIED[key] = _make_then_call(fun, nargs)
+    return made
+
+
+def _make_then_call(fun, nargs):
+    _, tree = _file_tree(fun)
+    node = copy.deepcopy(_def_of(tree, fun))
+    node.name = f"{fun.__name__}_then_call"
+    names = [f"_arg{i}" for i in range(nargs)]
+    node.args.kwonlyargs = list(node.args.kwonlyargs) + [ast.arg(arg=n) for n in names]
+    node.args.kw_defaults = list(node.args.kw_defaults) + [None] * nargs
+    ret = node.body[-1]
+    ret.value = ast.Call(func=ret.value, args=[ast.Name(id=n, ctx=ast.Load()) for n in names], keywords=[])
+    module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
+    source = ast.unparse(module) + "\n"
+    filename = f"<adsrc {node.name} #{next(_NUMBERS)} from {fun.__code__.co_filename}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {}
+    exec(compile(source, filename, "exec"), fun.__globals__, namespace)
+    made = namespace[node.name]
+    made.__qualname__ = f"{fun.__qualname__}_then_call"
+    return made
+
+
+def lifted_call(e, static, bind):
+    """`fac(a)(x)` as `fac_then_call(a, _arg0=x)` (a gast.Call), or None if that cannot be done."""
+    f = e.func
+    if e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
+        return None
+    fac = static(f.func)
+    if not isinstance(fac, types.FunctionType):
+        return None
+    made = then_call(fac, len(e.args))
+    if made is None:
+        return None
+    return gast.Call(func=astutil.name(bind(made.__name__, made)), args=list(f.args),
+                     keywords=list(f.keywords) + [gast.keyword(arg=f"_arg{i}", value=a) for i, a in enumerate(e.args)])
+
+
+def fixed_arguments(call, single, fdef):
+    """Are a factory call's arguments values that cannot change later in fdef (constants, names bound once,
+    parameters never bound again), so that calling what it makes may pass them again?"""
+    params = {a.id for a in gast.walk(fdef.args) if isinstance(a, gast.Name)}
+    for a in list(call.args) + [k.value for k in call.keywords]:
+        if astutil.is_constant_literal(a):
+            continue
+        if not isinstance(a, gast.Name) or isinstance(a, gast.Starred):
+            return False
+        if a.id in params and a.id in single or a.id not in params and a.id not in single:
+            return False
+    return isinstance(call.func, (gast.Name, gast.Attribute)) and not any(k.arg is None for k in call.keywords)
