@@ -115,6 +115,11 @@ def install_linear_helpers():
     for name, fn, params, linear in _linear_helpers():
         if fn in FUNCTIONS:
             continue
+        # a template's `g` is the output's cotangent and `ans` the output: the helpers' own parameters of those
+        # names (item_cot(g, i) ...) are renamed in the rule (they are positional-only)
+        rename = {p: p + "_" if p in ("g", "ans") else p for p in params}
+        params = [rename[p] for p in params]
+        linear = [rename[p] for p in linear]
         args = "(" + ", ".join(params) + ("," if len(params) == 1 else "") + ")"
         vjps = {p: f"transpose_linear({name}, {params.index(p)}, g, {args})" for p in linear}
         rule = general(fn, name, ", ".join(params) + ", /", **vjps)
