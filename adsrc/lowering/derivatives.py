@@ -4,7 +4,8 @@ functional-update helpers that generated code calls (when that code is transform
 * a gradient (`adsrc.grad(f)`, also one made right there: normalize.py) is followed as a call of
   its generated function for arrays, which serves floats and arrays alike;
 * `adsrc.jvp(f, (x, ...), (t, ...))` is followed as a call of f's generated forward code;
-* `index_update`, `list_append` and `scan_slice` in generated code are the IR's own operations.
+* `index_update`, `list_append` and `scan_slice` in generated code are the IR's own operations, and
+  the helpers that update an argument in place (`split_last`, `add_attr`) copy it instead.
 """
 
 import inspect
@@ -84,6 +85,14 @@ class Derivatives:
                     zip(fn.unit.tangent_params, [t for t, m in zip(tangents, mask) if m])]
         call = gast.Call(func=astutil.name(self.bind(fn.__name__, fn)), args=list(primals), keywords=keywords)
         return self.emit_op(ir.CallUser, target, self.plain_call(call, call.func), e, callee=fn)
+
+    def copying_call(self, e, obj, target):
+        """split_last / add_attr in generated code change their argument in place; the derivative of that
+        code may read the argument again, so it calls the versions that copy it."""
+        from ..rules.runtime_rules import COPYING
+        fn = COPYING[obj]
+        call = gast.Call(func=astutil.name(self.namer.helper(fn.__name__)), args=e.args, keywords=e.keywords)
+        return self.rule_call(call, call.func, rules_mod.lookup(fn), target)
 
     def functional_call(self, e, obj, target):
         """index_update / list_append / scan_slice in generated code: the IR's own operations."""

@@ -17,11 +17,17 @@ from ..checks import _map
 from . import general, nondiff
 
 
+# helper -> (positions of the parameters it is linear in, whether it is multilinear in them: linear in each
+# for the others fixed, like product_operand_cot's g * other; otherwise it is linear in them jointly)
+LINEAR = {}
+
+
 def _linear(fn, name, signature, like=None, **vjps):
     """A helper linear in its parameters named in vjps, whose output is a number or an array when the
     parameters `like` are (a container, or not known, when they may be: cotangents of containers)."""
     rule = general(fn, name, signature, **vjps)
     rule.jvp_form = "linear"
+    LINEAR[fn] = (tuple(rule.param_names.index(p) for p in vjps), False)
     if like is None:
         rule.any_output = True
     else:
@@ -41,6 +47,7 @@ def install():
     _linear(h["add_at"], "add_at", "dx, x, idx, c, /", ("dx",), dx="g", c="gather_cot(g, idx, c)")
     _linear(tangents.tangent_output, "tangent_output", "t, x, /", ("t", "x"), t="like_cot(tangent_output, g, t, x)")
     nondiff(tangents.zeros_tangent, "zeros_tangent")
+    nondiff(runtime.is_zero, "is_zero")
     install_linear_helpers()
     _install_array_helpers()
     from ..custom import custom_cots
@@ -124,20 +131,38 @@ def _linear_helpers():
             if linear:
                 yield name, fn, params, linear
             continue
-        if not callable(fn) or getattr(fn, "__module__", "") not in _MODULES:
+        if not callable(fn) or getattr(fn, "__module__", "") not in _MODULES and name not in _OWN:
             continue
         params = list(inspect.signature(fn).parameters)
         if name in _SPECIAL:
             yield name, fn, params, _SPECIAL[name]
+        elif name in _OWN:
+            yield name, fn, params, _OWN[name]
         elif (name.endswith("_cot") or name in ("split_last", "list_copy", "full_tuple", "owned_tree", "zero_at",
                                                  "snapshot", "index_update_vjp_value", "index_update_vjp_base")) \
                 and params and params[0] in ("g", "x"):
             yield name, fn, params, (params[0],)
 
 
-# helper -> (positions of the parameters it is linear in, whether it is multilinear in them: linear in each
-# for the others fixed, like product_operand_cot's g * other; otherwise it is linear in them jointly)
-LINEAR = {}
+@runtime.helper
+def split_last_copy(g):
+    """split_last without taking the element off g in place (a derivative of generated code reads g again)."""
+    if isinstance(g, list):
+        return g[:-1], (g[-1] if g else 0.0)
+    return runtime.split_last(g)
+
+
+@runtime.helper
+def add_attr_copy(dx, x, name, g):
+    """add_attr into a copy of dx."""
+    return runtime.add_attr(list(dx) if isinstance(dx, list) else dict(dx) if isinstance(dx, dict) else dx,
+                            x, name, g)
+
+
+# helpers of generated code that update an argument in place, and what a derivative of that code calls instead
+COPYING = {runtime.split_last: split_last_copy, runtime.add_attr: add_attr_copy}
+# this module's helpers transposed like the others: the parameters they are linear in
+_OWN = {"split_last_copy": ("g",), "add_attr_copy": ("dx", "g"), "gather_cot": ("g",)}
 
 
 def install_linear_helpers():
@@ -165,6 +190,16 @@ def install_linear_helpers():
     rule = general(transpose_linear, "transpose_linear", "fn, k, g_, args, /",
                    g_="apply_linear(fn, k, g, args)", args="transpose_linear_args_cot(fn, k, g_, args, g)")
     rule.jvp_joint = "transpose_linear_tangent(fn, k, g_, args, t_g_, t_args)"
+    rule.any_output = True
+    # apply_linear(fn, k, u, args), fn at u, is linear in u (its transpose is transpose_linear) and, for a
+    # multilinear fn, in fn's other linear arguments
+    rule = general(apply_linear, "apply_linear", "fn, k, u, args, /", u="transpose_linear(fn, k, g, args)",
+                   args="apply_linear_args_cot(fn, k, u, args, g)")
+    rule.jvp_joint = "apply_linear_tangent(fn, k, u, args, t_u, t_args)"
+    rule.any_output = True
+    rule = general(transpose_linear_args_cot, "transpose_linear_args_cot", "fn, k, g_, args, h, /",
+                   g_="multilinear_refused(fn)", h="multilinear_refused(fn)")
+    rule.jvp_joint = "multilinear_refused(fn)"
     rule.any_output = True
 
 
@@ -206,6 +241,44 @@ def transpose_linear_args_cot(fn, k, g, args, h):
 
 
 @runtime.helper
+def apply_linear_args_cot(fn, k, u, args, h):
+    """The cotangent of `args` in apply_linear(fn, k, u, args) for its output's cotangent h: for a multilinear
+    fn, argument j's is the transpose of fn in it with u at k; zero for the others."""
+    positions, multilinear = LINEAR.get(fn, (None, False))
+    if positions is None:
+        transpose_linear_args_cot(fn, k, h, args, u)       # refuses, with the reason
+    if not multilinear or runtime.is_zero(h) or runtime.is_zero(u):
+        return tuple(0.0 for _ in args)
+    return tuple(transpose_linear(fn, j, h, _with(args, k, u)) if j in positions and j != k else 0.0
+                 for j in range(len(args)))
+
+
+@runtime.helper
+def apply_linear_tangent(fn, k, u, args, tu, targs):
+    """The tangent of apply_linear(fn, k, u, args)."""
+    out = apply_linear(fn, k, tu, args)
+    positions, multilinear = LINEAR.get(fn, (None, False))
+    if positions is None:
+        if not all(runtime.is_zero(t) for t in (targs if isinstance(targs, tuple) else (targs,))):
+            transpose_linear_args_cot(fn, k, u, args, 1.0)     # refuses, with the reason
+    elif multilinear and not runtime.is_zero(targs) and not runtime.is_zero(u):
+        for j in positions:
+            if j != k and not runtime.is_zero(targs[j]):
+                out = runtime.add_cot(out, apply_linear(fn, k, u, _with(args, j, targs[j])))
+    return out
+
+
+@runtime.helper
+def multilinear_refused(fn):
+    """The derivative of the cross terms of a multilinear helper's transpose (not needed so far: refused)."""
+    if LINEAR.get(fn, (None, False))[1]:
+        raise NotImplementedError(
+            f"adsrc cannot take this derivative through `{getattr(fn, '__name__', fn)}` (the product of "
+            "values that may be lists, in code adsrc generated) at this order: differentiate once less.")
+    return 0.0
+
+
+@runtime.helper
 def transpose_linear_tangent(fn, k, g, args, tg, targs):
     """The tangent of transpose_linear(fn, k, g, args) (linear in g, and in fn's other linear arguments when
     fn is multilinear)."""
@@ -221,6 +294,10 @@ def transpose_linear_tangent(fn, k, g, args, tg, targs):
     return out
 
 
+class _Mismatch(NotImplementedError):
+    pass
+
+
 @runtime.helper
 def transpose_linear(fn, k, g, args):
     """The cotangent of argument k of a helper linear in it: entry e of it is <g, fn(..., e_e, ...)>."""
@@ -234,13 +311,21 @@ def transpose_linear(fn, k, g, args):
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
             return sum(pair(x, y) for x, y in zip(a, b))
         if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
-            raise NotImplementedError(
+            raise _Mismatch(
                 f"adsrc cannot transpose `{getattr(fn, '__name__', fn)}` here: a cotangent of a container "
                 f"({type(a).__name__}) meets one of another structure ({type(b).__name__}). Please report this "
                 "program; differentiating once less works.")
         return float(np.sum(np.broadcast_to(a, np.broadcast_shapes(np.shape(a), np.shape(b))) * b))
 
     def entry(path, leaf):
+        if runtime.is_zero(leaf):
+            try:
+                return column(path, leaf)
+            except (TypeError, _Mismatch):
+                return 0.0       # the symbolic zero of a container (a number is no value there): a constant
+        return column(path, leaf)
+
+    def column(path, leaf):
         flat = np.zeros(np.size(leaf))
         for e in range(flat.size):
             def basis(p, v, e=e):
@@ -250,10 +335,6 @@ def transpose_linear(fn, k, g, args):
                 return float(z) if np.ndim(v) == 0 and not isinstance(v, np.ndarray) else z
             flat[e] = pair(apply_linear(fn, k, _map(c, basis), args), g)
         return float(flat[0]) if np.ndim(leaf) == 0 and not isinstance(leaf, np.ndarray) else flat.reshape(np.shape(leaf))
-    if runtime.is_zero(c):
-        try:
-            return _map(c, entry)
-        except TypeError:
-            return 0.0       # the symbolic zero of a container (fn takes no number there): a constant
     return _map(c, entry)
+
 
