@@ -7,8 +7,6 @@ from fwdkit import all_cases, check_hvp, check_jvp, nums_of
 
 CASES = [c for c in all_cases() if all(i < len(c.args) for i in nums_of(c))]
 
-HVP_TOO_SLOW = set()
-
 
 def _hvp_cases():
     import numpy as np
