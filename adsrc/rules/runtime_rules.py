@@ -203,6 +203,11 @@ def install_linear_helpers():
     rule.any_output = True
 
 
+def _linear_of(fn, default):
+    """LINEAR's entry for a helper (generated code may hold the array-API dispatching version of it)."""
+    return LINEAR.get(getattr(fn, "_adsrc_numpy_helper", fn), default)
+
+
 def _zeros(tree):
     return _map(tree, lambda path, v: np.zeros_like(v) if isinstance(v, np.ndarray) else type(v)(0.0))
 
@@ -217,7 +222,7 @@ def apply_linear(fn, k, u, args):
     when it is linear in them jointly (add_attr(dx, x, name, g) is dx + g at the field)."""
     if runtime.is_zero(u):
         return 0.0
-    positions, multilinear = LINEAR.get(fn, ((k,), False))
+    positions, multilinear = _linear_of(fn, ((k,), False))
     if not multilinear:
         args = tuple(_zeros(a) if j in positions and j != k else a for j, a in enumerate(args))
     return fn(*_with(args, k, u))
@@ -228,7 +233,7 @@ def transpose_linear_args_cot(fn, k, g, args, h):
     """The cotangent of `args` in transpose_linear(fn, k, g, args) for its output's cotangent h: for a
     multilinear fn, argument j's is <g, fn(.., h at k, e at j, ..)>, zero for the arguments that only say
     where (and for every argument of a jointly linear fn, whose transpose does not depend on them)."""
-    positions, multilinear = LINEAR.get(fn, (None, False))
+    positions, multilinear = _linear_of(fn, (None, False))
     if positions is None:
         raise NotImplementedError(
             f"adsrc cannot differentiate the transpose of `{getattr(fn, '__name__', fn)}` with respect to its "
@@ -244,7 +249,7 @@ def transpose_linear_args_cot(fn, k, g, args, h):
 def apply_linear_args_cot(fn, k, u, args, h):
     """The cotangent of `args` in apply_linear(fn, k, u, args) for its output's cotangent h: for a multilinear
     fn, argument j's is the transpose of fn in it with u at k; zero for the others."""
-    positions, multilinear = LINEAR.get(fn, (None, False))
+    positions, multilinear = _linear_of(fn, (None, False))
     if positions is None:
         transpose_linear_args_cot(fn, k, h, args, u)       # refuses, with the reason
     if not multilinear or runtime.is_zero(h) or runtime.is_zero(u):
@@ -257,7 +262,7 @@ def apply_linear_args_cot(fn, k, u, args, h):
 def apply_linear_tangent(fn, k, u, args, tu, targs):
     """The tangent of apply_linear(fn, k, u, args)."""
     out = apply_linear(fn, k, tu, args)
-    positions, multilinear = LINEAR.get(fn, (None, False))
+    positions, multilinear = _linear_of(fn, (None, False))
     if positions is None:
         if not all(runtime.is_zero(t) for t in (targs if isinstance(targs, tuple) else (targs,))):
             transpose_linear_args_cot(fn, k, u, args, 1.0)     # refuses, with the reason
@@ -271,7 +276,7 @@ def apply_linear_tangent(fn, k, u, args, tu, targs):
 @runtime.helper
 def multilinear_refused(fn):
     """The derivative of the cross terms of a multilinear helper's transpose (not needed so far: refused)."""
-    if LINEAR.get(fn, (None, False))[1]:
+    if _linear_of(fn, (None, False))[1]:
         raise NotImplementedError(
             f"adsrc cannot take this derivative through `{getattr(fn, '__name__', fn)}` (the product of "
             "values that may be lists, in code adsrc generated) at this order: differentiate once less.")
@@ -283,7 +288,7 @@ def transpose_linear_tangent(fn, k, g, args, tg, targs):
     """The tangent of transpose_linear(fn, k, g, args) (linear in g, and in fn's other linear arguments when
     fn is multilinear)."""
     out = 0.0 if runtime.is_zero(tg) else transpose_linear(fn, k, tg, args)
-    positions, multilinear = LINEAR.get(fn, (None, False))
+    positions, multilinear = _linear_of(fn, (None, False))
     if positions is None:
         if not all(runtime.is_zero(t) for t in (targs if isinstance(targs, tuple) else (targs,))):
             transpose_linear_args_cot(fn, k, g, args, 1.0)     # refuses, with the reason
