@@ -228,13 +228,14 @@ class Gradient:
         key = self._key(args, kwargs)
         return entries.compiled(self._cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
 
-    def _adsrc_general(self):
-        """The generated gradient for float arrays (None with static arguments), for calls inside a
-        function adsrc transforms: its code serves floats and arrays of any shape alike."""
-        if self._statics or self.has_aux:
+    def _adsrc_general(self, statics=None):
+        """The generated gradient for float arrays, for calls inside a function adsrc transforms: its code
+        serves floats and arrays of any shape alike. `statics`: the static arguments' values (name ->
+        value) at that call, known when transforming (None: the gradient must have no static arguments)."""
+        if self._statics and statics is None:
             return None
         placeholders = {p: np.zeros(1) for p in self._wrt}
-        return self._adsrc_resolve((), placeholders)
+        return self._adsrc_resolve((), {**placeholders, **(statics or {})})
 
     # -- inspecting -----------------------------------------------------------------------------
     def source(self, /, *args, stage="adjoint", **kwargs):

@@ -13,16 +13,18 @@ Forward mode (adsrc.jvp, jacfwd, hessian) calls the rule. Reverse mode
 transposes it: the rule's tangent output is linear in the tangents, so the
 cotangent of the arguments is the pullback of `tangents -> rule(primals,
 tangents)[1]`, which adsrc computes from the rule's own source (adsrc.vjp).
-Higher order follows the rule's source too.
+Higher order follows the rule's source too: the reverse rule is itself Python
+source (see _reverse_rule).
 """
 
-import functools
+import linecache
 
 import numpy as np
 
-from . import rules, runtime
+from . import pytree_nodes, rules, runtime
 from .custom import _arguments, _rule_name, custom_vjp, register_helper, rule_parameters
-from .tangents import tangent_output, zeros_tangent
+from .names import identifier
+from .tangents import zeros_tangent
 
 
 class custom_jvp(custom_vjp):
@@ -35,35 +37,83 @@ class custom_jvp(custom_vjp):
     def defjvp(self, jvp):
         """Set the rule `jvp(primals, tangents) -> (output, output tangent)`; returns jvp (usable as a decorator)."""
         self.jvp = jvp
-        what = f"the reverse rule adsrc derives for the custom_jvp function `{self.__name__}`"
-
-        def fwd(*args):
-            return self._fwd(*args)
-
-        def bwd(res, g):
-            return self._bwd(res, g)
-        for f in (fwd, bwd):
-            f._adsrc_derivative = what       # second derivatives through it are refused by name
-        self.fwd, self.bwd = fwd, bwd
+        self.fwd, self.bwd = _reverse_rule(self, jvp)
         return jvp
-
-    def _fwd(self, *args):
-        return self.fun(*args), args
-
-    def _bwd(self, args, g):
-        """The transpose of the rule's tangent map at these primals (held fixed: a partial's data)."""
-        from .checks import _leaves
-        from .pullback import vjp
-        zeros = tuple(zeros_tangent(a) for a in args)
-        if not any(np.any(leaf) for _, leaf in _leaves(g)):
-            # a zero cotangent (the rule's own primal output, when the rule calls the function itself)
-            return zeros
-        out, pullback = vjp(functools.partial(self.jvp, args), zeros)
-        (cot,) = pullback((zeros_tangent(out[0]), tangent_output(g, out[1])))    # g: exactly out's shape
-        return tuple(cot)
 
     def __repr__(self):
         return f"<adsrc.custom_jvp {getattr(self.fun, '__qualname__', self.fun)}>"
+
+
+def _reverse_rule(f, jvp):
+    """custom_vjp's (fwd, bwd) for a custom_jvp function f, as Python source adsrc reads when it differentiates
+    them again (higher order). With n arguments:
+
+        def f_fwd(x0, ..):                  # the residuals are the arguments
+            return f(x0, ..), (x0, ..)
+
+        def f_tangent_map(t0, .., x0, .., g):
+            return tree_vdot(g, jvp((x0, ..), (t0, ..))[1])
+
+        def f_bwd(res, g):                  # the transpose of t -> jvp(res, t)[1], at t = 0
+            x0, .., = res
+            return grad_tangent_map(zeros_tangent(x0), .., x0, .., g)
+
+    where grad_tangent_map is adsrc.grad(f_tangent_map, argnums=(0, .., n - 1)).
+    """
+    from .api import grad
+    n = f.nargs
+    name = identifier(f.__name__)
+    xs = ", ".join(f"x{i}" for i in range(n))
+    ts = ", ".join(f"t{i}" for i in range(n))
+    zeros = ", ".join(f"zeros_tangent(x{i})" for i in range(n))
+    tup = f"({xs},)"
+    source = (f"def {name}_fwd({xs}):\n"
+              f"    return f({xs}), {tup}\n\n\n"
+              f"def {name}_tangent_map({ts}, {xs}, g):\n"
+              f"    return tree_vdot(g, jvp(({xs},), ({ts},))[1])\n\n\n"
+              f"def {name}_bwd(res, g):\n"
+              f"    {xs}, = res\n"
+              f"    return grad_tangent_map({zeros}, {xs}, g)\n")
+    filename = f"<adsrc: the reverse rule of the custom_jvp function {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"f": f, "jvp": jvp, "tree_vdot": tree_vdot, "zeros_tangent": zeros_tangent}
+    exec(compile(source, filename, "exec"), namespace)
+    namespace["grad_tangent_map"] = grad(namespace[f"{name}_tangent_map"], argnums=tuple(range(n)))
+    return namespace[f"{name}_fwd"], namespace[f"{name}_bwd"]
+
+
+@runtime.helper
+def tree_vdot(a, b):
+    """The sum of a * b over the leaves of two pytrees of one structure (0.0 is zero): <g, jvp(..)[1]>."""
+    if runtime.is_zero(a) or runtime.is_zero(b):
+        return 0.0
+    from .checks import _leaves
+    if isinstance(a, (tuple, list, dict)) or pytree_nodes.node_of(a) is not None or hasattr(a, "__dataclass_fields__"):
+        left, right = dict(_leaves(a)), dict(_leaves(b))
+        return sum((tree_vdot(v, right[k]) for k, v in left.items() if k in right), 0.0)
+    return np.sum(a * b)
+
+
+@runtime.helper
+def tree_scale(c, a):
+    """c * a leaf by leaf (c a number)."""
+    from .checks import _map
+    if runtime.is_zero(c) or runtime.is_zero(a):
+        return 0.0
+    if isinstance(a, (tuple, list, dict)) or pytree_nodes.node_of(a) is not None or hasattr(a, "__dataclass_fields__"):
+        return _map(a, lambda path, v: c * v)
+    return c * a
+
+
+def _install():
+    for fn, name, vjps in ((tree_vdot, "tree_vdot", dict(a="tree_scale(g, b)", b="tree_scale(g, a)")),
+                           (tree_scale, "tree_scale", dict(c="tree_vdot(g, a)", a="tree_scale(c, g)"))):
+        rule = rules.general(fn, name, "a, b, /" if name == "tree_vdot" else "c, a, /", **vjps)
+        rule.jvp_form = "multilinear"
+        rule.any_output = name == "tree_scale"
+
+
+_install()
 
 
 @runtime.helper

@@ -56,6 +56,16 @@ def call_args(s):
     return out
 
 
+def unpacked_parts(s):
+    """(target part, its operand) pairs of `a, (b, c) = x, y`, a tuple display unpacked element by element
+    (each part depends on its element alone), or None."""
+    e = s.expr
+    if isinstance(s, ir.Pack) and isinstance(s.target, tuple) and isinstance(e, (gast.Tuple, gast.List)) and \
+            len(s.target) == len(e.elts) and not any(isinstance(x, gast.Starred) for x in e.elts):
+        return list(zip(s.target, e.elts))
+    return None
+
+
 def _names(nodes):
     out = set()
     for n in nodes:
@@ -135,6 +145,12 @@ class Activity:
                     if self.any_varied(atoms):
                         self.varied.update(target_names(t))
                 return
+        parts = unpacked_parts(s)
+        if parts is not None:
+            for t, atom in parts:
+                if self.any_varied([atom]):
+                    self.varied.update(target_names(t))
+            return
         if self.any_varied(diff_operands(s)):
             self.varied.update(names)
 
@@ -142,7 +158,12 @@ class Activity:
     def backward(self, body):
         for s in reversed(body):
             if isinstance(s, ir.Op):
-                if any(n in self.useful for n in target_names(s.target)):
+                parts = unpacked_parts(s)
+                if parts is not None:
+                    for t, atom in parts:
+                        if any(n in self.useful for n in target_names(t)):
+                            self.useful |= _names([atom])
+                elif any(n in self.useful for n in target_names(s.target)):
                     self.useful |= _names(diff_operands(s))
             elif isinstance(s, ir.Cond):
                 for k, out in enumerate(s.outs):

@@ -19,6 +19,7 @@ A step is the IR statement that took it (so the code can take it again from
 an updated object); a step whose operands were rebound since becomes unknown.
 """
 
+import threading
 from dataclasses import dataclass
 
 import gast
@@ -57,18 +58,19 @@ class Step:
     reads: the names the step reads besides its object (rebinding one makes the step unknown).
     """
 
-    __slots__ = ("stmt", "key", "reads")
+    __slots__ = ("stmt", "key", "reads", "_hash")
 
     def __init__(self, stmt):
         self.stmt = stmt
         self.key = (type(stmt).__name__, _key(stmt.expr, step_base(stmt)))
         self.reads = frozenset(step_reads(stmt))
+        self._hash = hash(self.key)
 
     def __eq__(self, other):
         return isinstance(other, Step) and self.key == other.key
 
     def __hash__(self):
-        return hash(self.key)
+        return self._hash
 
 
 def _key(node, base):
@@ -91,23 +93,45 @@ class Ref:
     obj: tuple
     path: tuple = ()            # tuple of Steps, or None when unknown
 
+    def __post_init__(self):
+        object.__setattr__(self, "_hash", hash((self.obj, self.path)))     # sets of references hash them often
+
+    def __hash__(self):
+        return self._hash
+
     def extend(self, stmt):
         if self.path is None or len(self.path) >= MAX_PATH:
             return Ref(self.obj, None)
-        return Ref(self.obj, self.path + (Step(stmt),))
+        return Ref(self.obj, self.path + (_step(stmt),))
+
+
+_LOCAL = threading.local()    # .steps while a loop runs to its fixpoint: {id(stmt): (stmt, its Step)}
+
+
+def _step(stmt):
+    steps = getattr(_LOCAL, "steps", None)
+    if steps is None:
+        return Step(stmt)
+    known = steps.get(id(stmt))
+    if known is not None and known[0] is stmt:
+        return known[1]
+    step = steps[id(stmt)] = (stmt, Step(stmt))
+    return step[1]
 
 
 class AliasState:
     """Points-to facts at one program point."""
 
-    __slots__ = ("pts", "contents", "tuples", "same", "pathed")
+    __slots__ = ("pts", "contents", "tuples", "same", "pathed", "_held")
 
     def __init__(self, pts=None, contents=None, tuples=None, same=None, pathed=None):
         self.pts = dict(pts or {})
         self.contents = dict(contents or {})
         self.tuples = dict(tuples or {})     # tuple display site -> refs of each element
         self.same = dict(same or {})         # name -> names certainly bound to the same object
-        self.pathed = set(pathed or ())      # (table, key) entries with a reference through steps
+        # (table, key) -> the names read by the steps of its references' paths (entries with such steps only)
+        self.pathed = dict(pathed or {})
+        self._held = {}                      # object -> what `held` found (until contents change)
 
     def copy(self):
         return AliasState(self.pts, self.contents, self.tuples, self.same, self.pathed)
@@ -124,7 +148,8 @@ class AliasState:
         out.tuples = {k: v for k, v in self.tuples.items() if other.tuples.get(k) == v}
         out.same = {k: v & other.same.get(k, frozenset()) for k, v in self.same.items()}
         out.same = {k: v for k, v in out.same.items() if v}
-        out.pathed = self.pathed | other.pathed
+        for k, v in other.pathed.items():
+            out.pathed[k] = out.pathed.get(k, frozenset()) | v
         return out
 
     def copied(self, target, source):
@@ -153,17 +178,25 @@ class AliasState:
         """References a container object may hold as its own elements."""
         return set(self.contents.get(obj, ()))
 
-    def held(self, obj):
-        """References a container object may hold, transitively."""
-        seen, out, stack = set(), set(), [obj]
+    def held(self, obj, *more):
+        """References a container object (or any of several) may hold, transitively."""
+        if not more:
+            known = self._held.get(obj)
+            if known is None:
+                known = self._held[obj] = frozenset(self._reach(obj))
+            return set(known)
+        return self._reach(obj, *more)
+
+    def _reach(self, *objs):
+        seen, out, stack = set(objs), set(), list(objs)
         while stack:
-            o = stack.pop()
-            if o in seen:
-                continue
-            seen.add(o)
-            for r in self.contents.get(o, ()):
-                out.add(r)
-                stack.append(r.obj)
+            refs = self.contents.get(stack.pop())
+            if refs:
+                out |= refs
+                for r in refs:
+                    if r.obj not in seen:
+                        seen.add(r.obj)
+                        stack.append(r.obj)
         return out
 
     def holders(self, obj):
@@ -181,8 +214,11 @@ class AliasState:
     def bind(self, name, refs):
         self.invalidate(name)
         self.pts[name] = frozenset(refs)
-        if any(r.path for r in refs):
-            self.pathed.add(("pts", name))
+        reads = _path_reads(refs)
+        if reads:
+            self.pathed[("pts", name)] = reads
+        else:
+            self.pathed.pop(("pts", name), None)
         for other in self.same.pop(name, ()):
             rest = self.same.get(other, frozenset()) - {name}
             if rest:
@@ -192,21 +228,41 @@ class AliasState:
 
     def store(self, container_refs, value_refs):
         value_refs = frozenset(value_refs)
-        pathed = any(r.path for r in value_refs)
+        self._held.clear()
+        reads = _path_reads(value_refs)
         for c in {r.obj for r in container_refs}:
             self.contents[c] = self.contents.get(c, frozenset()) | value_refs
-            if pathed:
-                self.pathed.add(("contents", c))
+            if reads:
+                self.pathed[("contents", c)] = self.pathed.get(("contents", c), frozenset()) | reads
 
     def invalidate(self, name):
         """Steps that read `name` (other than as their object) can no longer be taken again."""
         tables = {"pts": self.pts, "contents": self.contents}
-        for which, k in list(self.pathed):
+        for entry, reads in list(self.pathed.items()):
+            if name not in reads:
+                continue
+            which, k = entry
             table = tables[which]
+            if which == "contents":
+                self._held.clear()
             refs = table.get(k, ())
-            stale = [r for r in refs if r.path and any(name in s.reads for s in r.path)]
-            if stale:
-                table[k] = frozenset(Ref(r.obj, None) if r in stale else r for r in refs)
+            table[k] = frozenset(Ref(r.obj, None) if r.path and any(name in s.reads for s in r.path) else r
+                                 for r in refs)
+            rest = _path_reads(table[k])
+            if rest:
+                self.pathed[entry] = rest
+            else:
+                del self.pathed[entry]
+
+
+def _path_reads(refs):
+    """The names the steps of the references' paths read."""
+    out = set()
+    for r in refs:
+        if r.path:
+            for step in r.path:
+                out |= step.reads
+    return frozenset(out)
 
 
 def step_base(stmt):
@@ -291,11 +347,16 @@ class Analysis:
         if cached is not None and cached[0] == entry:
             return cached[1]
         head = entry
-        for _ in range(20):
-            new = head.join(self.body(loop, head.copy()))
-            if new == head:
-                break
-            head = new
+        outer = getattr(_LOCAL, "steps", None)
+        _LOCAL.steps = {} if outer is None else outer      # (each pass takes the same steps again)
+        try:
+            for _ in range(20):
+                new = head.join(self.body(loop, head.copy()))
+                if new == head:
+                    break
+                head = new
+        finally:
+            _LOCAL.steps = outer
         self._loops[id(loop)] = (entry, head)
         return head
 
@@ -372,10 +433,8 @@ class Analysis:
         return {Ref(FOREIGN)}
 
     def held_by(self, node, state):
-        out = set()
-        for r in self.atom_refs(node, state):
-            out |= state.held(r.obj)
-        return out
+        objs = {r.obj for r in self.atom_refs(node, state)}
+        return state.held(*objs) if objs else set()
 
     def op_refs(self, s, state):
         """The references the value of an operation may have."""

@@ -20,12 +20,15 @@ def relations(state, m, n):
     out = []
     n_refs = state.refs(n)
     m_refs = state.refs(m)
+    m_by_obj = {}
+    for rm in m_refs:
+        m_by_obj.setdefault(rm.obj, []).append(rm)
+    m_objs = set(m_by_obj)
+    holds = {}           # an object of m -> {object: the paths of the references to it that it may hold}
     for rn in n_refs:
         if rn.obj == FOREIGN:
             continue
-        for rm in m_refs:
-            if rm.obj != rn.obj:
-                continue
+        for rm in m_by_obj.get(rn.obj, ()):
             if rn.path is None or rm.path is None:
                 out.append((UNKNOWN, None))
             elif rm.path == rn.path:
@@ -36,18 +39,19 @@ def relations(state, m, n):
                 out.append((BASE, rn.path[len(rm.path):]))
             else:
                 out.append((UNKNOWN, None))        # two parts of one object (a common base may be gone)
-        for rm in m_refs:
-            if rm.obj == rn.obj:
+        for obj in m_objs:
+            if obj == rn.obj:
                 continue
-            held = [h for h in state.held(rm.obj) if h.obj == rn.obj]
-            if any(_same_part(h, rn) for h in held):
-                out.append((HOLDS, None))
-            elif held:
+            if obj not in holds:
+                holds[obj] = by_obj = {}
+                for h in state.held(obj):
+                    by_obj.setdefault(h.obj, set()).add(h.path)
+            paths = holds[obj].get(rn.obj)
+            if paths and (rn.path is None or None in paths or rn.path in paths):
+                out.append((HOLDS, None))       # m may hold the part of n's object n refers to
+            elif paths:
                 out.append((UNKNOWN, None))     # m holds another part of n's object (a view of it...)
-    unique = []
-    for r in out:
-        if r not in unique:
-            unique.append(r)
+    unique = list(dict.fromkeys(out))
     # in an order that does not depend on where objects live in memory (generated code is deterministic)
     return sorted(unique, key=_order)
 
@@ -55,11 +59,6 @@ def relations(state, m, n):
 def _order(relation):
     kind, path = relation
     return kind, repr([step.key for step in path]) if path else ""
-
-
-def _same_part(held, ref):
-    """Is a reference a container holds the part `ref` refers to (or possibly so)?"""
-    return held.obj == ref.obj and (held.path == ref.path or held.path is None or ref.path is None)
 
 
 def is_foreign(state, n):

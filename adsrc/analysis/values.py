@@ -260,6 +260,11 @@ class Values:
             return AbsVal(CONTAINER)
         if rule.container:
             return AbsVal(CONTAINER)
+        if rule.any_output:
+            return UNKNOWN
+        if rule.output_like and not all(self.of(s.bound[p]).numeric for p in rule.output_like
+                                        if p in s.bound and not isinstance(s.bound[p], list)):
+            return UNKNOWN
         if rule.kind != "elementwise":
             return AbsVal(ARRAY)
         vals = [self.of(n) for n in operands]

@@ -26,6 +26,7 @@ from ..checkpoint import Checkpointed
 from .. import rules as rules_mod
 from ..ir import nodes as ir
 from .builtins import Primitives
+from ..rules.runtime_rules import COPYING
 from . import factories
 from .checkpoint import checkpoint_call
 from .derivatives import FUNCTIONAL, Derivatives, is_derivative
@@ -223,6 +224,8 @@ class Calls(Primitives, Namespaces, Derivatives):
             return self.writer(e, obj, target)
         if _hashable(obj) and obj in FUNCTIONAL and not e.keywords:
             return self.functional_call(e, obj, target)
+        if _hashable(obj) and obj in COPYING:
+            return self.copying_call(e, obj, target)
         rule = rules_mod.lookup(obj)
         if rule is not None:
             return self.rule_call(e, e.func, rule, target)

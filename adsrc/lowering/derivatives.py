@@ -4,12 +4,16 @@ functional-update helpers that generated code calls (when that code is transform
 * a gradient (`adsrc.grad(f)`, also one made right there: normalize.py) is followed as a call of
   its generated function for arrays, which serves floats and arrays alike;
 * `adsrc.jvp(f, (x, ...), (t, ...))` is followed as a call of f's generated forward code;
-* `index_update`, `list_append` and `scan_slice` in generated code are the IR's own operations.
+* `index_update`, `list_append` and `scan_slice` in generated code are the IR's own operations, and
+  the helpers that update an argument in place (`split_last`, `add_attr`) copy it instead.
 """
+
+import inspect
 
 import gast
 
 from .. import astutil, runtime
+from .. import rules as rules_mod
 from ..frontend import higher_order_error, is_gradient
 from ..ir import nodes as ir
 
@@ -35,21 +39,35 @@ class Derivatives:
         if is_jvp(obj):
             return self.jvp_call(e, target)
         general = getattr(obj, "_adsrc_general", None)
-        fn = general() if general is not None else None
-        if fn is None and general is not None:
-            raise self.error(e, f"{obj._adsrc_derivative} has static arguments or has_aux, so which of its "
-                                "compiled versions this call runs is known only when it runs; adsrc cannot "
-                                "differentiate it here.",
-                             "Differentiate the original function inside this one instead (for example "
-                             "`adsrc.grad(lambda x: f(x, 3))(x)` is f's gradient at k=3), or pass the static "
-                             "values by closure.")
+        fn = general(self.call_statics(e, obj)) if general is not None else None
         if fn is None:
             raise higher_order_error(obj, self.uf.loc(e))
         return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=fn)
 
+    def call_statics(self, e, obj):
+        """The values of a gradient's static arguments at this call (they select its compiled version), which
+        must be known when transforming (literals, globals, closures, this function's static arguments)."""
+        params = getattr(obj, "_statics", None)
+        if not params:
+            return None
+        out = {}
+        for name, (pos, default) in params.items():
+            node = e.args[pos] if pos is not None and pos < len(e.args) else \
+                next((k.value for k in e.keywords if k.arg == name), None)
+            value = default if node is None else astutil.literal_value(node) \
+                if astutil.is_constant_literal(node) else self.static(node)
+            if any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords) or \
+                    value is rules_mod.NOT_STATIC or value is inspect.Parameter.empty:
+                raise self.error(e, f"{obj._adsrc_derivative} has the static argument `{name}`, whose value here "
+                                    "is known only when the code runs, so adsrc cannot tell which of its compiled "
+                                    "versions this call runs.",
+                                 f"Pass `{name}` as a literal, a global or a closure variable, or as a static "
+                                 "argument of the function you differentiate.")
+            out[name] = value
+        return out
+
     def jvp_call(self, e, target):
         """adsrc.jvp(f, (x, ...), (t, ...)): a call of f's generated forward code (for arrays)."""
-        from .. import rules as rules_mod
         from ..forward_api import general_jvp
         fun = self.static(e.args[0]) if len(e.args) == 3 else rules_mod.NOT_STATIC
         displays = e.args[1:] if len(e.args) == 3 else []
@@ -67,6 +85,14 @@ class Derivatives:
                     zip(fn.unit.tangent_params, [t for t, m in zip(tangents, mask) if m])]
         call = gast.Call(func=astutil.name(self.bind(fn.__name__, fn)), args=list(primals), keywords=keywords)
         return self.emit_op(ir.CallUser, target, self.plain_call(call, call.func), e, callee=fn)
+
+    def copying_call(self, e, obj, target):
+        """split_last / add_attr in generated code change their argument in place; the derivative of that
+        code may read the argument again, so it calls the versions that copy it."""
+        from ..rules.runtime_rules import COPYING
+        fn = COPYING[obj]
+        call = gast.Call(func=astutil.name(self.namer.helper(fn.__name__)), args=e.args, keywords=e.keywords)
+        return self.rule_call(call, call.func, rules_mod.lookup(fn), target)
 
     def functional_call(self, e, obj, target):
         """index_update / list_append / scan_slice in generated code: the IR's own operations."""

@@ -145,6 +145,8 @@ class Rule:
     jvp_form = None    # forward mode: 'linear' or 'multilinear' (set by jvp_rules.py)
     jvps = None        # forward mode: templates by parameter (set by jvp_rules.py)
     jvp_joint = None   # forward mode: one template over all tangents (containers; jvp_rules.py)
+    any_output = False  # the output may be a number, an array or a container (runtime helpers moving cotangents)
+    output_like = ()   # parameters the output is an array only when they are numbers or arrays (else unknown)
 
     def __init__(self, name, signature, vjps=None, kind="general", nondiff=False,
                  scalar_out=None, lazy=False, tuple_output=False, container=False, real_only=False,

@@ -12,27 +12,43 @@ argument itself, so their results are not fresh arrays for the alias analysis.
 
 import numpy as np
 
-from .. import runtime, tangents
+from .. import pytree_nodes, runtime, tangents
+from ..checks import _map
 from . import general, nondiff
 
 
-def _linear(fn, name, signature, **vjps):
+# helper -> (positions of the parameters it is linear in, whether it is multilinear in them: linear in each
+# for the others fixed, like product_operand_cot's g * other; otherwise it is linear in them jointly)
+LINEAR = {}
+
+
+def _linear(fn, name, signature, like=None, **vjps):
+    """A helper linear in its parameters named in vjps, whose output is a number or an array when the
+    parameters `like` are (a container, or not known, when they may be: cotangents of containers)."""
     rule = general(fn, name, signature, **vjps)
     rule.jvp_form = "linear"
+    LINEAR[fn] = (tuple(rule.param_names.index(p) for p in vjps), False)
+    if like is None:
+        rule.any_output = True
+    else:
+        rule.output_like = like
     return rule
 
 
 def install():
     h = runtime.HELPERS
-    _linear(h["unbroadcast"], "unbroadcast", "c, x, out, /", c="unbroadcast_vjp(g, c, x, out)")
-    _linear(h["full"], "full", "c, like, /", c="unbroadcast(g, c, like)")
-    _linear(h["owned"], "owned", "c, x, /", c="unbroadcast(g, c, x)")
-    _linear(h["grad_output"], "grad_output", "c, x, borrowed=False, /", c="unbroadcast(g, c, x)")
-    _linear(h["add_cot"], "add_cot", "a, b, /", a="sum_cot_back(g, a, ans)", b="sum_cot_back(g, b, ans)")
-    _linear(h["add_at"], "add_at", "dx, x, idx, c, /", dx="g", c="gather_cot(g, idx, c)")
-    _linear(tangents.tangent_output, "tangent_output", "t, x, /", t="unbroadcast(g, t, x)")
+    _linear(h["unbroadcast"], "unbroadcast", "c, x, out, /", ("c", "x"), c="unbroadcast_vjp(g, c, x, out)")
+    _linear(h["full"], "full", "c, like, /", ("c", "like"), c="like_cot(full, g, c, like)")
+    _linear(h["owned"], "owned", "c, x, /", ("x",), c="like_cot(owned, g, c, x)")
+    _linear(h["grad_output"], "grad_output", "c, x, borrowed=False, /", ("x",),
+            c="like_cot(grad_output, g, c, x, borrowed)")
+    _linear(h["add_cot"], "add_cot", "a, b, /", ("a", "b"), a="sum_cot_back(g, a, ans)",
+            b="sum_cot_back(g, b, ans)")
+    _linear(h["add_at"], "add_at", "dx, x, idx, c, /", ("dx",), dx="g", c="gather_cot(g, idx, c)")
+    _linear(tangents.tangent_output, "tangent_output", "t, x, /", ("t", "x"), t="like_cot(tangent_output, g, t, x)")
     nondiff(tangents.zeros_tangent, "zeros_tangent")
     nondiff(h["only_shape"], "only_shape")
+    nondiff(runtime.is_zero, "is_zero")
     install_linear_helpers()
     _install_array_helpers()
     from ..custom import custom_cots
@@ -43,8 +59,8 @@ def _install_array_helpers():
     """The helpers that keep duck arrays as they are (arrays.py), and the `np` generated code sees (facade.py)."""
     from .. import arrays, facade
     from . import FUNCTIONS
-    _linear(arrays.as_array, "as_array", "x, /", x="g")
-    _linear(arrays.as_float, "as_float", "x, /", x="g")
+    _linear(arrays.as_array, "as_array", "x, /", (), x="g")
+    _linear(arrays.as_float, "as_float", "x, /", (), x="g")
     for name, fn in facade.OVERRIDES.items():
         rule = FUNCTIONS.get(getattr(np, name))
         if rule is not None and fn not in FUNCTIONS:
@@ -55,6 +71,8 @@ def _install_array_helpers():
 def unbroadcast_vjp(g, c, x, out):
     """The cotangent of c in unbroadcast(c, x, out): c itself came out when x has out's shape; otherwise c
     was broadcast to out and summed down to x, so g goes back up to out and down to c's shape."""
+    if _tree(g, c, x, out):
+        return transpose_linear(runtime.unbroadcast, 0, g, (c, x, out))
     if np.shape(x) == np.shape(out):
         return runtime.unbroadcast(g, c, g)
     return runtime.unbroadcast(runtime.full(g, out), c, out)
@@ -73,8 +91,25 @@ def sum_cot_back(g, a, ans):
 @runtime.helper
 def gather_cot(g, idx, c):
     """The cotangent of c in add_at(dx, x, idx, c): g read at idx, summed down to c's shape."""
+    if runtime.is_zero(g):
+        return 0.0
     part = g[idx]
-    return runtime.unbroadcast(part, c, part)
+    return part if _tree(part, c) else runtime.unbroadcast(part, c, part)
+
+
+@runtime.helper
+def like_cot(fn, g, c, x, *rest):
+    """The cotangent of c in fn(c, x, ...), which broadcasts c to x's shape (full, owned, grad_output...):
+    g summed down to c's shape; transposed element by element for containers."""
+    if _tree(g, c, x):
+        return transpose_linear(fn, 0, g, (c, x) + rest)
+    return runtime.unbroadcast(g, c, x)
+
+
+def _tree(*values):
+    """Whether a value is a container or a pytree (its cotangent has its structure) rather than an array."""
+    return any(isinstance(v, (list, tuple, dict)) or hasattr(type(v), "__dataclass_fields__") or
+               pytree_nodes.is_node(v) for v in values)
 
 
 # Helpers that move cotangents around (containers, indexing, copies): linear in the parameters named here,
@@ -90,22 +125,45 @@ def _linear_helpers():
     import inspect
     for name, fn in sorted(runtime.HELPERS.items()):
         if getattr(fn, "__module__", "") == "adsrc.tangents" and name not in ("zeros_tangent", "tangent_output") \
-                and not name.endswith("_jvp"):
+                and not name.endswith("_jvp") and name != "mul_tangent":     # (x * tx + ... : followed)
             # forward mode's structural helpers: linear in their tangents (named t...), the rest says where
             params = list(inspect.signature(fn).parameters)
             linear = tuple(p for p in params if p.startswith("t") and p != "tol")
             if linear:
                 yield name, fn, params, linear
             continue
-        if not callable(fn) or getattr(fn, "__module__", "") not in _MODULES:
+        if not callable(fn) or getattr(fn, "__module__", "") not in _MODULES and name not in _OWN:
             continue
         params = list(inspect.signature(fn).parameters)
         if name in _SPECIAL:
             yield name, fn, params, _SPECIAL[name]
+        elif name in _OWN:
+            yield name, fn, params, _OWN[name]
         elif (name.endswith("_cot") or name in ("split_last", "list_copy", "full_tuple", "owned_tree", "zero_at",
                                                  "snapshot", "index_update_vjp_value", "index_update_vjp_base")) \
                 and params and params[0] in ("g", "x"):
             yield name, fn, params, (params[0],)
+
+
+@runtime.helper
+def split_last_copy(g):
+    """split_last without taking the element off g in place (a derivative of generated code reads g again)."""
+    if isinstance(g, list):
+        return g[:-1], (g[-1] if g else 0.0)
+    return runtime.split_last(g)
+
+
+@runtime.helper
+def add_attr_copy(dx, x, name, g):
+    """add_attr into a copy of dx."""
+    return runtime.add_attr(list(dx) if isinstance(dx, list) else dict(dx) if isinstance(dx, dict) else dx,
+                            x, name, g)
+
+
+# helpers of generated code that update an argument in place, and what a derivative of that code calls instead
+COPYING = {runtime.split_last: split_last_copy, runtime.add_attr: add_attr_copy}
+# this module's helpers transposed like the others: the parameters they are linear in
+_OWN = {"split_last_copy": ("g",), "add_attr_copy": ("dx", "g"), "gather_cot": ("g",)}
 
 
 def install_linear_helpers():
@@ -116,16 +174,139 @@ def install_linear_helpers():
     for name, fn, params, linear in _linear_helpers():
         if fn in FUNCTIONS:
             continue
+        multilinear = name == "product_operand_cot"
+        LINEAR[fn] = (tuple(params.index(p) for p in linear), multilinear)
+        # a template's `g` is the output's cotangent and `ans` the output: the helpers' own parameters of those
+        # names (item_cot(g, i) ...) are renamed in the rule (they are positional-only)
+        rename = {p: p + "_" if p in ("g", "ans") else p for p in params}
+        params = [rename[p] for p in params]
+        linear = [rename[p] for p in linear]
         args = "(" + ", ".join(params) + ("," if len(params) == 1 else "") + ")"
         vjps = {p: f"transpose_linear({name}, {params.index(p)}, g, {args})" for p in linear}
         rule = general(fn, name, ", ".join(params) + ", /", **vjps)
-        rule.jvp_form = "multilinear" if name == "product_operand_cot" else "linear"
+        rule.jvp_form = "multilinear" if multilinear else "linear"
+        rule.any_output = True
+    # transpose_linear(fn, k, g, args) is linear in g (and, for a multilinear fn, in fn's other linear
+    # arguments); its own transpose is fn applied at position k
+    rule = general(transpose_linear, "transpose_linear", "fn, k, g_, args, /",
+                   g_="apply_linear(fn, k, g, args)", args="transpose_linear_args_cot(fn, k, g_, args, g)")
+    rule.jvp_joint = "transpose_linear_tangent(fn, k, g_, args, t_g_, t_args)"
+    rule.any_output = True
+    # apply_linear(fn, k, u, args), fn at u, is linear in u (its transpose is transpose_linear) and, for a
+    # multilinear fn, in fn's other linear arguments
+    rule = general(apply_linear, "apply_linear", "fn, k, u, args, /", u="transpose_linear(fn, k, g, args)",
+                   args="apply_linear_args_cot(fn, k, u, args, g)")
+    rule.jvp_joint = "apply_linear_tangent(fn, k, u, args, t_u, t_args)"
+    rule.any_output = True
+    rule = general(transpose_linear_args_cot, "transpose_linear_args_cot", "fn, k, g_, args, h, /",
+                   g_="multilinear_refused(fn)", h="multilinear_refused(fn)")
+    rule.jvp_joint = "multilinear_refused(fn)"
+    rule.any_output = True
+
+
+def _linear_of(fn, default):
+    """LINEAR's entry for a helper (generated code may hold the array-API dispatching version of it)."""
+    return LINEAR.get(getattr(fn, "_adsrc_numpy_helper", fn), default)
+
+
+def _zeros(tree):
+    return _map(tree, lambda path, v: np.zeros_like(v) if isinstance(v, np.ndarray) else type(v)(0.0))
+
+
+def _with(args, k, v):
+    return tuple(args[:k]) + (v,) + tuple(args[k + 1:])
+
+
+@runtime.helper
+def apply_linear(fn, k, u, args):
+    """fn(args with u at position k), the part of fn linear in argument k: fn's other linear arguments are zero
+    when it is linear in them jointly (add_attr(dx, x, name, g) is dx + g at the field)."""
+    if runtime.is_zero(u):
+        return 0.0
+    positions, multilinear = _linear_of(fn, ((k,), False))
+    if not multilinear:
+        args = tuple(_zeros(a) if j in positions and j != k else a for j, a in enumerate(args))
+    return fn(*_with(args, k, u))
+
+
+@runtime.helper
+def transpose_linear_args_cot(fn, k, g, args, h):
+    """The cotangent of `args` in transpose_linear(fn, k, g, args) for its output's cotangent h: for a
+    multilinear fn, argument j's is <g, fn(.., h at k, e at j, ..)>, zero for the arguments that only say
+    where (and for every argument of a jointly linear fn, whose transpose does not depend on them)."""
+    positions, multilinear = _linear_of(fn, (None, False))
+    if positions is None:
+        raise NotImplementedError(
+            f"adsrc cannot differentiate the transpose of `{getattr(fn, '__name__', fn)}` with respect to its "
+            "other arguments: it transposes a forward rule (adsrc.defjvp) one element at a time. Give the "
+            "function a reverse rule with adsrc.defvjp to take higher derivatives through it.")
+    if not multilinear or runtime.is_zero(h) or runtime.is_zero(g):
+        return tuple(0.0 for _ in args)
+    return tuple(transpose_linear(fn, j, g, _with(args, k, h)) if j in positions and j != k else 0.0
+                 for j in range(len(args)))
+
+
+@runtime.helper
+def apply_linear_args_cot(fn, k, u, args, h):
+    """The cotangent of `args` in apply_linear(fn, k, u, args) for its output's cotangent h: for a multilinear
+    fn, argument j's is the transpose of fn in it with u at k; zero for the others."""
+    positions, multilinear = _linear_of(fn, (None, False))
+    if positions is None:
+        transpose_linear_args_cot(fn, k, h, args, u)       # refuses, with the reason
+    if not multilinear or runtime.is_zero(h) or runtime.is_zero(u):
+        return tuple(0.0 for _ in args)
+    return tuple(transpose_linear(fn, j, h, _with(args, k, u)) if j in positions and j != k else 0.0
+                 for j in range(len(args)))
+
+
+@runtime.helper
+def apply_linear_tangent(fn, k, u, args, tu, targs):
+    """The tangent of apply_linear(fn, k, u, args)."""
+    out = apply_linear(fn, k, tu, args)
+    positions, multilinear = _linear_of(fn, (None, False))
+    if positions is None:
+        if not all(runtime.is_zero(t) for t in (targs if isinstance(targs, tuple) else (targs,))):
+            transpose_linear_args_cot(fn, k, u, args, 1.0)     # refuses, with the reason
+    elif multilinear and not runtime.is_zero(targs) and not runtime.is_zero(u):
+        for j in positions:
+            if j != k and not runtime.is_zero(targs[j]):
+                out = runtime.add_cot(out, apply_linear(fn, k, u, _with(args, j, targs[j])))
+    return out
+
+
+@runtime.helper
+def multilinear_refused(fn):
+    """The derivative of the cross terms of a multilinear helper's transpose (not needed so far: refused)."""
+    if _linear_of(fn, (None, False))[1]:
+        raise NotImplementedError(
+            f"adsrc cannot take this derivative through `{getattr(fn, '__name__', fn)}` (the product of "
+            "values that may be lists, in code adsrc generated) at this order: differentiate once less.")
+    return 0.0
+
+
+@runtime.helper
+def transpose_linear_tangent(fn, k, g, args, tg, targs):
+    """The tangent of transpose_linear(fn, k, g, args) (linear in g, and in fn's other linear arguments when
+    fn is multilinear)."""
+    out = 0.0 if runtime.is_zero(tg) else transpose_linear(fn, k, tg, args)
+    positions, multilinear = _linear_of(fn, (None, False))
+    if positions is None:
+        if not all(runtime.is_zero(t) for t in (targs if isinstance(targs, tuple) else (targs,))):
+            transpose_linear_args_cot(fn, k, g, args, 1.0)     # refuses, with the reason
+    elif multilinear and not runtime.is_zero(targs) and not runtime.is_zero(g):
+        for j in positions:
+            if j != k and not runtime.is_zero(targs[j]):
+                out = runtime.add_cot(out, transpose_linear(fn, k, g, _with(args, j, targs[j])))
+    return out
+
+
+class _Mismatch(NotImplementedError):
+    pass
 
 
 @runtime.helper
 def transpose_linear(fn, k, g, args):
     """The cotangent of argument k of a helper linear in it: entry e of it is <g, fn(..., e_e, ...)>."""
-    from ..checks import _map
     c = args[k]
 
     def pair(a, b):
@@ -136,14 +317,21 @@ def transpose_linear(fn, k, g, args):
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
             return sum(pair(x, y) for x, y in zip(a, b))
         if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
-            raise NotImplementedError(
+            raise _Mismatch(
                 f"adsrc cannot transpose `{getattr(fn, '__name__', fn)}` here: a cotangent of a container "
-                f"({type(a).__name__}) meets one of another structure ({type(b).__name__}). This happens in "
-                "derivatives of third order and above through calls to your other functions; differentiate "
-                "once less, or inline the called function.")
+                f"({type(a).__name__}) meets one of another structure ({type(b).__name__}). Please report this "
+                "program; differentiating once less works.")
         return float(np.sum(np.broadcast_to(a, np.broadcast_shapes(np.shape(a), np.shape(b))) * b))
 
     def entry(path, leaf):
+        if runtime.is_zero(leaf):
+            try:
+                return column(path, leaf)
+            except (TypeError, _Mismatch):
+                return 0.0       # the symbolic zero of a container (a number is no value there): a constant
+        return column(path, leaf)
+
+    def column(path, leaf):
         flat = np.zeros(np.size(leaf))
         for e in range(flat.size):
             def basis(p, v, e=e):
@@ -151,7 +339,8 @@ def transpose_linear(fn, k, g, args):
                 if p == path:
                     z.reshape(-1)[e] = 1.0
                 return float(z) if np.ndim(v) == 0 and not isinstance(v, np.ndarray) else z
-            u = _map(c, basis)
-            flat[e] = pair(fn(*args[:k], u, *args[k + 1:]), g)
+            flat[e] = pair(apply_linear(fn, k, _map(c, basis), args), g)
         return float(flat[0]) if np.ndim(leaf) == 0 and not isinstance(leaf, np.ndarray) else flat.reshape(np.shape(leaf))
     return _map(c, entry)
+
+
