@@ -1,0 +1,260 @@
+"""Reverse mode through scipy.integrate.odeint by the adjoint method (helpers for scipy_integrate.py).
+
+The forward call Y = odeint(f, y0, t, args) returns Y[i] = y(t_i), the solution of
+dy/ds = f(y, s, *args) with y(t_0) = y0 (Y[0] is y0 itself). Given the cotangent G of Y, let a(s) be
+dL/dy(s): the cotangent flowing back into the state at time s. Between output times it obeys the
+adjoint equation, and the parameters p (the float leaves of args) collect along the way:
+
+    da/ds = -a^T df/dy,        dL/dp = sum over intervals of  int_{t_{i-1}}^{t_i} a^T df/dp ds,
+
+with a jump a += G[i] at each output time t_i. We integrate the augmented state z = [y, a, p_bar]
+backward from t_i to t_{i-1} with odeint itself:
+
+    dy/ds = f(y, s),   da/ds = -a^T df/dy,   dp_bar/ds = -a^T df/dp,
+
+starting from y = Y[i] (the forward solution, so errors do not pile up across intervals), a = the
+adjoint so far, p_bar = 0; p_bar at t_{i-1} is the interval's integral above. Both vector-Jacobian
+products come from one adsrc.vjp of the user's f at (y, s, *args), pulled back with -a.
+
+Output times: Y[i] = y(t_i) moves with t_i at speed f, so t_bar_i = G[i] . f(Y[i], t_i) for i >= 1.
+Moving the start time t_0 by d moves the whole solution by -Phi(s, t_0) f(y0, t_0) d (Phi the flow's
+Jacobian), so t_bar_0 = -a(t_0) . f(y0, t_0), with a(t_0) the adjoint before G[0] is added; Y[0] = y0
+does not depend on t_0. y0_bar = a(t_0) + G[0].
+"""
+
+import copy
+import dataclasses
+import threading
+
+import numpy as np
+import scipy.integrate as si
+
+from .. import pytree_nodes
+from ..runtime import helper, is_zero
+
+_nd = np.ndarray
+
+
+# -- the float leaves of args (a pytree) ----------------------------------------------------------------------
+
+def _is_float_leaf(v):
+    if type(v) is float or isinstance(v, np.floating):
+        return True
+    return isinstance(v, _nd) and v.dtype.kind == "f"
+
+
+def _children(x):
+    """(kind, keys, children) of a container, or None for a leaf."""
+    if isinstance(x, (tuple, list)):
+        return "seq", list(range(len(x))), list(x)
+    if isinstance(x, dict):
+        return "dict", list(x), list(x.values())
+    node = pytree_nodes.node_of(x)
+    if node is not None:
+        children, aux = pytree_nodes.flatten(node, x)
+        return ("node", node, aux), list(range(len(children))), list(children)
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        names = [f.name for f in dataclasses.fields(x)]
+        return "dataclass", names, [getattr(x, n) for n in names]
+    return None
+
+
+def _cot_children(kind, keys, g):
+    """The children of g (a gradient with the primal's structure, or None / 0.0: zero) by the primal's keys."""
+    if g is None or is_zero(g):
+        return [None] * len(keys)
+    if kind == "seq" or kind == "dict":
+        return [g[k] if (kind == "seq" or k in g) else None for k in keys]
+    if kind == "dataclass":
+        return [getattr(g, k) for k in keys]
+    node = kind[1]
+    return list(pytree_nodes.flatten(node, g)[0])
+
+
+class Layout:
+    """Where each float leaf of a primal pytree sits in a flat vector."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.shapes = []
+        self._walk(tree)
+        self.sizes = [int(np.prod(s)) for s in self.shapes]
+        self.size = sum(self.sizes)
+
+    def _walk(self, x):
+        c = _children(x)
+        if c is None:
+            if _is_float_leaf(x):
+                self.shapes.append(np.shape(x))
+            return
+        for child in c[2]:
+            self._walk(child)
+
+    def flatten(self, g):
+        """The float leaves of g (a gradient shaped like the tree; None or 0.0 for zero), as one vector."""
+        out = []
+        self._flatten(self.tree, g, out)
+        return np.concatenate(out) if out else np.zeros(0)
+
+    def _flatten(self, x, g, out):
+        c = _children(x)
+        if c is None:
+            if _is_float_leaf(x):
+                size = int(np.prod(np.shape(x)))
+                if g is None or is_zero(g):
+                    out.append(np.zeros(size))
+                else:
+                    out.append(np.real(np.broadcast_to(np.asarray(g, dtype=float), np.shape(x))).ravel())
+            return
+        kind, keys, children = c
+        for child, gc in zip(children, _cot_children(kind, keys, g)):
+            self._flatten(child, gc, out)
+
+    def unflatten(self, v):
+        """The gradient (the tree's structure, 0.0 at leaves that are not floats) from a flat vector."""
+        parts = iter(np.split(v, np.cumsum(self.sizes)[:-1]) if self.sizes else ())
+        return self._build(self.tree, parts)
+
+    def _build(self, x, parts):
+        c = _children(x)
+        if c is None:
+            if not _is_float_leaf(x):
+                return 0.0
+            p = next(parts).reshape(np.shape(x))
+            return float(p) if not isinstance(x, _nd) else p
+        kind, keys, children = c
+        built = [self._build(child, parts) for child in children]
+        if kind == "seq":
+            if hasattr(x, "_fields"):
+                return type(x)(*built)
+            return list(built) if isinstance(x, list) else tuple(built)
+        if kind == "dict":
+            return dict(zip(keys, built))
+        if kind == "dataclass":
+            return dataclasses.replace(x, **dict(zip(keys, built)))
+        return pytree_nodes.unflatten(kind[1], kind[2], built)
+
+
+# -- the user's function and its vector-Jacobian products ---------------------------------------------------------
+
+def _cot_like(a, out):
+    """The vector a (odeint's flat state) as a cotangent with the structure of f's output."""
+    if isinstance(out, (list, tuple)):
+        parts, k = [], 0
+        for o in out:
+            size = int(np.size(o)) if not isinstance(o, (list, tuple)) else int(np.size(np.asarray(o, float)))
+            parts.append(_cot_like(a[k:k + size], o))
+            k += size
+        return type(out)(parts) if isinstance(out, list) else tuple(parts)
+    if isinstance(out, _nd):
+        return a.reshape(out.shape).astype(out.dtype if out.dtype.kind in "fc" else float)
+    return a.reshape(()).item() if type(out) is float else a.reshape(np.shape(out))[()]
+
+
+class RHS:
+    """f(y, s, *args) (or f(s, y, *args) with tfirst) and its pullbacks, through adsrc.vjp."""
+
+    def __init__(self, func, args, tfirst):
+        from ..pullback import vjp
+        self.vjp = vjp
+        self.func, self.args, self.tfirst = func, args, bool(tfirst)
+        self.layout = Layout(args)
+
+    def value(self, y, s):
+        out = self.func(s, y, *self.args) if self.tfirst else self.func(y, s, *self.args)
+        return np.ravel(np.asarray(out, dtype=float))
+
+    def with_pullback(self, y, s):
+        """(f, pull) with pull(w) = (w^T df/dy, w^T df/dargs as a flat vector)."""
+        primals = (float(s), y) if self.tfirst else (y, float(s))
+        out, pb = self.vjp(self.func, *primals, *self.args)
+        iy = 1 if self.tfirst else 0
+
+        def pull(w):
+            grads = pb(_cot_like(w, out))
+            gy = grads[iy]
+            gy = np.zeros(y.shape) if gy is None else np.real(np.asarray(gy, dtype=float)).reshape(y.shape)
+            return gy, self.layout.flatten(tuple(grads[2:]))
+        return np.ravel(np.asarray(out, dtype=float)), pull
+
+
+# -- the adjoint solve ---------------------------------------------------------------------------------------
+
+def _tolerance(tol, n, m):
+    """A tolerance for the augmented state [y (n), a and p_bar (m)]: a per-component tolerance given
+    for y is kept for y and its smallest value used for the rest."""
+    if tol is None or np.ndim(tol) == 0:
+        return tol
+    tol = np.ravel(np.asarray(tol, dtype=float))
+    return np.concatenate([np.broadcast_to(tol, (n,)), np.full(m, tol.min())])
+
+
+def odeint_adjoint(g, func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, hmin, tfirst):
+    """{'y0': ..., 't': ..., 'args': ...}: the cotangents of odeint's arguments given g, its output's."""
+    Y = np.asarray(ans, dtype=float)
+    N, n = Y.shape
+    G = np.real(np.broadcast_to(np.asarray(g), Y.shape)).astype(float)
+    ts = np.asarray(t, dtype=float).ravel()
+    args_t = args if isinstance(args, tuple) else (args,)
+    rhs = RHS(func, args_t, tfirst)
+    m = rhs.layout.size
+    a = np.zeros(n)
+    p_bar = np.zeros(m)
+    t_bar = np.zeros(N)
+    for i in range(1, N):
+        if np.any(G[i]):
+            t_bar[i] = G[i] @ rhs.value(Y[i], ts[i])
+    nonzero = np.flatnonzero(np.any(G[1:] != 0, axis=1))
+    last = int(nonzero[-1]) + 1 if nonzero.size else 0
+
+    def augmented(z, s):
+        fy, pull = rhs.with_pullback(z[:n], s)
+        gy, gp = pull(-z[n:2 * n])
+        return np.concatenate([fy, gy, gp])
+
+    options = dict(rtol=_tolerance(rtol, n, n + m), atol=_tolerance(atol, n, n + m), tcrit=tcrit,
+                   mxstep=mxstep, hmax=hmax, hmin=hmin)
+    for i in range(last, 0, -1):
+        a = a + G[i]
+        z0 = np.concatenate([Y[i], a, np.zeros(m)])
+        z, info = si.odeint(augmented, z0, np.array([ts[i], ts[i - 1]]), full_output=True, **options)
+        if info["message"] != "Integration successful.":
+            raise FloatingPointError(f"adsrc: the backward (adjoint) solve of odeint from t={ts[i]} to "
+                                     f"t={ts[i - 1]} failed: {info['message']}")
+        a = z[-1, n:2 * n]
+        p_bar = p_bar + z[-1, 2 * n:]
+    if last > 0:
+        t_bar[0] = -(a @ rhs.value(Y[0], ts[0]))
+    y0_bar = (a + G[0]).reshape(np.shape(y0))
+    args_bar = rhs.layout.unflatten(p_bar)
+    if not isinstance(args, tuple):
+        args_bar = args_bar[0]
+    args_bar = pytree_nodes.internal_cotangent(args_bar, args)
+    return {"y0": y0_bar, "t": t_bar.reshape(np.shape(t)), "args": args_bar}
+
+
+# One backward solve serves all the arguments of one call: the templates for y0, t and args each ask
+# for their part of the same result (kept per thread, by the identity of the call's values).
+_last = threading.local()
+
+
+@helper
+def odeint_vjp(part, g, func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, hmin, tfirst):
+    """The cotangent of odeint's argument `part` ('y0', 't' or 'args')."""
+    if is_zero(g):
+        return 0.0
+    call = (g, func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, hmin, tfirst)
+    cached = getattr(_last, "entry", None)
+    if cached is None or len(cached[0]) != len(call) or any(x is not y for x, y in zip(cached[0], call)):
+        cached = (call, odeint_adjoint(*call))
+        _last.entry = cached
+    return copy.deepcopy(cached[1][part])      # never shared with another argument's cotangent
+
+
+@helper
+def odeint_func_cot(func):
+    """The function passed to odeint depends on a differentiated value: refuse (its gradient would be lost)."""
+    raise TypeError(f"adsrc cannot differentiate scipy.integrate.odeint with respect to values its function "
+                    f"`{getattr(func, '__qualname__', type(func).__name__)}` captures (a closure, a "
+                    "functools.partial or an object's attributes): pass them through odeint's `args=` and "
+                    "take them as parameters after (y, t), so the adjoint method differentiates them")
