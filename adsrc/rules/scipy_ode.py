@@ -189,6 +189,25 @@ def _tolerance(tol, n, m):
     return np.concatenate([np.broadcast_to(tol, (n,)), np.full(m, tol.min())])
 
 
+def _pieces(start, end, crit):
+    """[start, end] cut at the critical times strictly inside it, in the order of integration."""
+    lo, hi = min(start, end), max(start, end)
+    inner = sorted({float(c) for c in crit if lo < c < hi}, reverse=bool(end < start))
+    points = [start] + inner + [end]
+    return list(zip(points[:-1], points[1:]))
+
+
+def _solve(rhs, z0, s0, s1, options, stop_at_end):
+    """The augmented state at s1 from z0 at s0 (with tcrit=[s1] when the user gave critical times: the
+    solver then never steps past a critical time, as in the forward solve)."""
+    extra = {"tcrit": np.array([s1])} if stop_at_end else {}
+    z, info = si.odeint(rhs, z0, np.array([s0, s1]), full_output=True, **options, **extra)
+    if info["message"] != "Integration successful.":
+        raise FloatingPointError(f"adsrc: the backward (adjoint) solve of scipy.integrate.odeint from t={s0} "
+                                 f"to t={s1} failed: {info['message']}")
+    return z[-1]
+
+
 def odeint_adjoint(g, func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, hmin, tfirst):
     """{'y0': ..., 't': ..., 'args': ...}: the cotangents of odeint's arguments given g, its output's."""
     Y = np.asarray(ans, dtype=float)
@@ -212,17 +231,16 @@ def odeint_adjoint(g, func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, h
         gy, gp = pull(-z[n:2 * n])
         return np.concatenate([fy, gy, gp])
 
-    options = dict(rtol=_tolerance(rtol, n, n + m), atol=_tolerance(atol, n, n + m), tcrit=tcrit,
-                   mxstep=mxstep, hmax=hmax, hmin=hmin)
+    options = dict(rtol=_tolerance(rtol, n, n + m), atol=_tolerance(atol, n, n + m), mxstep=mxstep,
+                   hmax=hmax, hmin=hmin)
+    crit = np.ravel(np.asarray(tcrit, dtype=float)) if tcrit is not None else np.zeros(0)
     for i in range(last, 0, -1):
         a = a + G[i]
-        z0 = np.concatenate([Y[i], a, np.zeros(m)])
-        z, info = si.odeint(augmented, z0, np.array([ts[i], ts[i - 1]]), full_output=True, **options)
-        if info["message"] != "Integration successful.":
-            raise FloatingPointError(f"adsrc: the backward (adjoint) solve of odeint from t={ts[i]} to "
-                                     f"t={ts[i - 1]} failed: {info['message']}")
-        a = z[-1, n:2 * n]
-        p_bar = p_bar + z[-1, 2 * n:]
+        z = np.concatenate([Y[i], a, np.zeros(m)])
+        for s0, s1 in _pieces(ts[i], ts[i - 1], crit):
+            z = _solve(augmented, z, s0, s1, options, crit.size > 0)
+        a = z[n:2 * n]
+        p_bar = p_bar + z[2 * n:]
     if last > 0:
         t_bar[0] = -(a @ rhs.value(Y[0], ts[0]))
     y0_bar = (a + G[0]).reshape(np.shape(y0))
