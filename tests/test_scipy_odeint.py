@@ -367,3 +367,41 @@ def test_forward_mode_and_jacobians():
     np.testing.assert_allclose(tangent, want, rtol=1e-7, atol=1e-12)
     np.testing.assert_allclose(adsrc.jacfwd(traj)(0.5), want, rtol=1e-7, atol=1e-12)
     np.testing.assert_allclose(adsrc.jacrev(traj)(0.5), want, rtol=1e-7, atol=1e-12)
+
+
+def test_forward_mode_y0_t_and_pytree_args_match_reverse():
+    params = {"A": np.array([[-0.3, 1.0], [-1.0, -0.2]]), "c": 0.4, "steps": 2}
+
+    def field(y, s, params):
+        out = params["A"] @ y
+        for _ in range(params["steps"]):
+            out = out - params["c"] * y ** 3 / 3.0
+        return out
+
+    def traj(y0, t, params):
+        return odeint(field, y0, t, args=(params,), rtol=1e-10, atol=1e-10)
+
+    y0, t = np.array([1.0, 0.5]), np.array([0.2, 0.7, 1.5])
+    rng = np.random.default_rng(3)
+    y_dot, t_dot = rng.normal(size=2), rng.normal(size=3)
+    p_dot = {"A": rng.normal(size=(2, 2)), "c": 0.7, "steps": 0.0}
+    out, tangent = adsrc.jvp(traj, (y0, t, params), (y_dot, t_dot, p_dot))
+    assert not np.any(np.isnan(tangent))
+    np.testing.assert_array_equal(out, traj(y0, t, params))
+    # against reverse mode: <w, J v> = <J^T w, v>
+    w = rng.normal(size=out.shape)
+    gy, gt, gp = adsrc.grad(lambda y, s, p: np.sum(w * traj(y, s, p)), argnums=(0, 1, 2))(y0, t, params)
+    want = gy @ y_dot + gt @ t_dot + np.sum(gp["A"] * p_dot["A"]) + gp["c"] * p_dot["c"]
+    np.testing.assert_allclose(np.sum(w * tangent), want, rtol=1e-6)
+    # against finite differences along the same direction
+    eps = 1e-6
+    step = lambda h: traj(y0 + h * y_dot, t + h * t_dot,  # noqa: E731
+                          {"A": params["A"] + h * p_dot["A"], "c": params["c"] + h * p_dot["c"], "steps": 2})
+    np.testing.assert_allclose(tangent, (step(eps) - step(-eps)) / (2 * eps), rtol=1e-5, atol=1e-7)
+
+
+def test_second_order_is_refused_by_name():
+    def final(k):
+        return odeint(decay, np.array([1.0]), np.array([0.0, 1.0]), args=(k,))[-1, 0]
+    with pytest.raises(Exception, match="scipy.integrate.odeint"):
+        adsrc.hessian(final)(0.5)

@@ -59,16 +59,20 @@ def _children(x):
     return None
 
 
-def _cot_children(kind, keys, g):
-    """The children of g (a gradient with the primal's structure, or None / 0.0: zero) by the primal's keys."""
-    if g is None or is_zero(g):
-        return [None] * len(keys)
-    if kind == "seq" or kind == "dict":
-        return [g[k] if (kind == "seq" or k in g) else None for k in keys]
-    if kind == "dataclass":
-        return [getattr(g, k) for k in keys]
-    node = kind[1]
-    return list(pytree_nodes.flatten(node, g)[0])
+def _follow(g, path):
+    """The part of g (a gradient with the primal's structure) at path; None where g is zero."""
+    for kind, key in path:
+        if g is None or is_zero(g):
+            return None
+        if kind == "seq":
+            g = g[key]
+        elif kind == "dict":
+            g = g.get(key)
+        elif kind == "dataclass":
+            g = g.get(key) if isinstance(g, dict) else getattr(g, key)
+        else:
+            g = pytree_nodes.flatten(kind[1], g)[0][key]
+    return g
 
 
 class Layout:
@@ -77,38 +81,35 @@ class Layout:
     def __init__(self, tree):
         self.tree = tree
         self.shapes = []
-        self._walk(tree)
+        self.paths = []       # per float leaf: the (kind, key) steps leading to it
+        self._walk(tree, ())
         self.sizes = [int(np.prod(s)) for s in self.shapes]
         self.size = sum(self.sizes)
 
-    def _walk(self, x):
+    def _walk(self, x, path):
         c = _children(x)
         if c is None:
             if _is_float_leaf(x):
                 self.shapes.append(np.shape(x))
+                self.paths.append(path)
             return
-        for child in c[2]:
-            self._walk(child)
+        kind, keys, children = c
+        for key, child in zip(keys, children):
+            self._walk(child, path + ((kind, key),))
 
     def flatten(self, g):
         """The float leaves of g (a gradient shaped like the tree; None or 0.0 for zero), as one vector."""
-        out = []
-        self._flatten(self.tree, g, out)
-        return np.concatenate(out) if out else np.zeros(0)
-
-    def _flatten(self, x, g, out):
-        c = _children(x)
-        if c is None:
-            if _is_float_leaf(x):
-                size = int(np.prod(np.shape(x)))
-                if g is None or is_zero(g):
-                    out.append(np.zeros(size))
-                else:
-                    out.append(np.real(np.broadcast_to(np.asarray(g, dtype=float), np.shape(x))).ravel())
-            return
-        kind, keys, children = c
-        for child, gc in zip(children, _cot_children(kind, keys, g)):
-            self._flatten(child, gc, out)
+        out = np.zeros(self.size)
+        start = 0
+        for path, shape, size in zip(self.paths, self.shapes, self.sizes):
+            leaf = _follow(g, path)
+            if leaf is not None and not is_zero(leaf):
+                leaf = np.asarray(leaf)
+                if leaf.dtype.kind == "c":
+                    leaf = leaf.real
+                out[start:start + size] = (leaf if leaf.shape == shape else np.broadcast_to(leaf, shape)).ravel()
+            start += size
+        return out
 
     def unflatten(self, v):
         """The gradient (the tree's structure, 0.0 at leaves that are not floats) from a flat vector."""
@@ -176,6 +177,16 @@ class RHS:
             gy = np.zeros(y.shape) if gy is None else np.real(np.asarray(gy, dtype=float)).reshape(y.shape)
             return gy, self.layout.flatten(tuple(grads[2:]))
         return np.ravel(np.asarray(out, dtype=float)), pull
+
+    def with_tangent(self, y, s, u, args_dot):
+        """(f, df/dy u + df/dargs args_dot) at (y, s): one adsrc.jvp of f (the time has no tangent)."""
+        from ..forward_api import jvp
+        primals = (float(s), y) if self.tfirst else (y, float(s))
+        tangents = (None, u) if self.tfirst else (u, None)
+        out, out_dot = jvp(self.func, primals + self.args, tangents + args_dot)
+        out_dot = np.zeros(np.size(np.asarray(out, float))) if out_dot is None or is_zero(out_dot) else \
+            np.ravel(np.asarray(out_dot, dtype=float))
+        return np.ravel(np.asarray(out, dtype=float)), out_dot
 
 
 # -- the adjoint solve ---------------------------------------------------------------------------------------
@@ -276,3 +287,62 @@ def odeint_func_cot(func):
                     f"`{getattr(func, '__qualname__', type(func).__name__)}` captures (a closure, a "
                     "functools.partial or an object's attributes): pass them through odeint's `args=` and "
                     "take them as parameters after (y, t), so the adjoint method differentiates them")
+
+
+# -- forward mode: the sensitivity equations ------------------------------------------------------------------
+
+def _is_zero_tangent(t):
+    if t is None or is_zero(t):
+        return True
+    if isinstance(t, (tuple, list)):
+        return all(_is_zero_tangent(v) for v in t)
+    if isinstance(t, dict):
+        return all(_is_zero_tangent(v) for v in t.values())
+    return False
+
+
+@helper
+def odeint_jvp(func, y0, t, args, ans, t_func, t_y0, t_t, t_args, rtol, atol, tcrit, mxstep, hmax, hmin,
+               tfirst):
+    """The tangent of Y = odeint(func, y0, t, args) for tangents t_y0, t_t, t_args (0.0: none).
+
+    u(s) = dy(s) obeys du/ds = df/dy u + df/dargs args_dot from u(t_0) = y0_dot - f(y0, t_0) t0_dot
+    (moving the start time, see the top of this module); Y_dot[0] = y0_dot and
+    Y_dot[i] = u(t_i) + f(Y[i], t_i) t_dot[i] for i >= 1. The state [y, u] is integrated forward with
+    the user's tolerances (y again, so u is evaluated where the solver's y is)."""
+    if not _is_zero_tangent(t_func):
+        odeint_func_cot(func)
+    Y = np.asarray(ans, dtype=float)
+    N, n = Y.shape
+    ts = np.asarray(t, dtype=float).ravel()
+    args_t = args if isinstance(args, tuple) else (args,)
+    rhs = RHS(func, args_t, tfirst)
+    y0_dot = np.zeros(n) if is_zero(t_y0) else np.real(np.broadcast_to(np.asarray(t_y0), np.shape(y0))).ravel()
+    t_dot = np.zeros(N) if is_zero(t_t) else np.real(np.broadcast_to(np.asarray(t_t), np.shape(t))).ravel()
+    t_args = t_args if isinstance(args, tuple) or is_zero(t_args) else (t_args,)
+    p_dot = rhs.layout.flatten(t_args)
+    args_dot = rhs.layout.unflatten(p_dot) if np.any(p_dot) else (None,) * len(args_t)
+    out = np.zeros((N, n))
+    out[0] = y0_dot
+    if N > 1:
+        u0 = y0_dot - rhs.value(Y[0], ts[0]) * t_dot[0] if t_dot[0] else y0_dot
+        if np.any(u0) or np.any(p_dot):
+            def augmented(z, s):
+                fy, fdot = rhs.with_tangent(z[:n], s, z[n:], args_dot)
+                return np.concatenate([fy, fdot])
+            options = dict(rtol=_tolerance(rtol, n, n), atol=_tolerance(atol, n, n), tcrit=tcrit, mxstep=mxstep,
+                           hmax=hmax, hmin=hmin)
+            z, info = si.odeint(augmented, np.concatenate([Y[0], u0]), ts, full_output=True, **options)
+            if info["message"] != "Integration successful.":
+                raise FloatingPointError("adsrc: the forward sensitivity solve of scipy.integrate.odeint failed: "
+                                         f"{info['message']}")
+            out[1:] = z[1:, n:]
+        for i in range(1, N):
+            if t_dot[i]:
+                out[i] += rhs.value(Y[i], ts[i]) * t_dot[i]
+    return out
+
+
+# second derivatives through odeint are refused by name (frontend.higher_order_error)
+odeint_vjp._adsrc_derivative = "the adjoint solve of scipy.integrate.odeint (adsrc's reverse-mode rule)"
+odeint_jvp._adsrc_derivative = "the sensitivity solve of scipy.integrate.odeint (adsrc's forward-mode rule)"
