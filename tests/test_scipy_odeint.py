@@ -405,3 +405,24 @@ def test_second_order_is_refused_by_name():
         return odeint(decay, np.array([1.0]), np.array([0.0, 1.0]), args=(k,))[-1, 0]
     with pytest.raises(Exception, match="scipy.integrate.odeint"):
         adsrc.hessian(final)(0.5)
+
+
+def test_vjp_pullback_called_twice_with_a_reused_buffer():
+    def traj(k):
+        return odeint(decay, np.array([1.0, 2.0]), np.array([0.0, 0.5, 1.0]), args=(k,), rtol=1e-10, atol=1e-10)
+    out, pullback = adsrc.vjp(traj, 0.5)
+    buf = np.zeros(out.shape)
+    buf[-1, 0] = 1.0
+    first = pullback(buf)[0]
+    buf[-1, 0] = 0.0
+    buf[1, 1] = 1.0
+    second = pullback(buf)[0]
+    np.testing.assert_allclose(first, -np.exp(-0.5), rtol=1e-7)
+    np.testing.assert_allclose(second, -0.5 * 2.0 * np.exp(-0.25), rtol=1e-7)
+
+
+def test_final_time_in_a_list():
+    def final(T, k):
+        return odeint(decay, np.array([1.0]), [0.0, T], args=(k,), rtol=1e-10, atol=1e-10)[-1, 0]
+    gT, gk = adsrc.grad(final, argnums=(0, 1))(2.0, 0.3)
+    np.testing.assert_allclose([gT, gk], [-0.3 * np.exp(-0.6), -2.0 * np.exp(-0.6)], rtol=1e-7)

@@ -263,7 +263,8 @@ def odeint_adjoint(g, func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, h
 
 
 # One backward solve serves all the arguments of one call: the templates for y0, t and args each ask
-# for their part of the same result (kept per thread, by the identity of the call's values).
+# for their part of the same result, kept per thread, by the identity of the call's values (the output
+# `ans` is a fresh array for every forward call) and the value of g (a buffer may be reused).
 _last = threading.local()
 
 
@@ -272,12 +273,12 @@ def odeint_vjp(part, g, func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax,
     """The cotangent of odeint's argument `part` ('y0', 't' or 'args')."""
     if is_zero(g):
         return 0.0
-    call = (g, func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, hmin, tfirst)
+    rest = (func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, hmin, tfirst)
     cached = getattr(_last, "entry", None)
-    if cached is None or len(cached[0]) != len(call) or any(x is not y for x, y in zip(cached[0], call)):
-        cached = (call, odeint_adjoint(*call))
+    if cached is None or any(x is not y for x, y in zip(cached[0], rest)) or not np.array_equal(cached[1], g):
+        cached = (rest, np.array(g), odeint_adjoint(g, *rest))
         _last.entry = cached
-    return copy.deepcopy(cached[1][part])      # never shared with another argument's cotangent
+    return copy.deepcopy(cached[2][part])      # never shared with another argument's cotangent
 
 
 @helper
