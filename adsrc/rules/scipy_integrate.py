@@ -37,9 +37,10 @@ def _odeint_check(full_output=0, **_):
 
 
 _rule = general(si.odeint, "scipy.integrate.odeint", _ODEINT_SIG, check=_odeint_check, real_only=True,
-        y0=_odeint("y0"), t=_odeint("t"), args=_odeint("args"),
-        # a func that depends on differentiated values (a closure, a functools.partial) is refused: the
-        # template makes it active, so adsrc names a nested def at transform time; others fail at run time
-        func="odeint_func_cot(func)")
+                y0=_odeint("y0"), t=_odeint("t"), args=_odeint("args"),
+                # a func that depends on differentiated values (a closure, a functools.partial) is refused:
+                # the template makes it active, so adsrc names a nested def when transforming; others fail
+                # when the code runs
+                func="odeint_func_cot(func)")
 _rule.jvp_joint = ("odeint_jvp(func, y0, t, args, ans, t_func, t_y0, t_t, t_args, rtol, atol, tcrit, mxstep, hmax, "
                    "hmin, tfirst)")     # forward mode: the sensitivity equations (scipy_ode.py)

@@ -219,53 +219,97 @@ def _solve(rhs, z0, s0, s1, options, stop_at_end):
     return z[-1]
 
 
-def odeint_adjoint(g, func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, hmin, tfirst):
-    """{'y0': ..., 't': ..., 'args': ...}: the cotangents of odeint's arguments given g, its output's."""
-    Y = np.asarray(ans, dtype=float)
+def adjoint(rhs, Y, ts, G, y0, t0, solve):
+    """The adjoint sweep shared by odeint and solve_ivp: outputs Y[i] = y(ts[i]) (ts monotonic, from
+    the start time t0 on), cotangents G (same shape). solve(augmented, z, s0, s1) integrates the
+    augmented state from s0 to s1 and returns it at s1.
+
+    Returns (y0_bar, p_bar (flat), ts_bar, t0_bar), where ts_bar[i] = G[i] . f(Y[i], ts[i]) counts
+    moving the output time alone, and t0_bar moving the start time alone (see the top of this module).
+    """
     N, n = Y.shape
-    G = np.real(np.broadcast_to(np.asarray(g), Y.shape)).astype(float)
-    ts = np.asarray(t, dtype=float).ravel()
-    args_t = args if isinstance(args, tuple) else (args,)
-    rhs = RHS(func, args_t, tfirst)
     m = rhs.layout.size
-    a = np.zeros(n)
-    p_bar = np.zeros(m)
-    t_bar = np.zeros(N)
-    for i in range(1, N):
-        if np.any(G[i]):
-            t_bar[i] = G[i] @ rhs.value(Y[i], ts[i])
-    nonzero = np.flatnonzero(np.any(G[1:] != 0, axis=1))
-    last = int(nonzero[-1]) + 1 if nonzero.size else 0
+    a, p_bar, ts_bar = np.zeros(n), np.zeros(m), np.zeros(N)
+    rows = np.flatnonzero(np.any(G != 0, axis=1))
+    if rows.size == 0:
+        return a, p_bar, ts_bar, 0.0
+    for i in rows:
+        ts_bar[i] = G[i] @ rhs.value(Y[i], ts[i])
 
     def augmented(z, s):
         fy, pull = rhs.with_pullback(z[:n], s)
         gy, gp = pull(-z[n:2 * n])
         return np.concatenate([fy, gy, gp])
 
+    for i in range(int(rows[-1]), -1, -1):
+        a = a + G[i]
+        end = ts[i - 1] if i > 0 else t0
+        if end != ts[i]:
+            z = solve(augmented, np.concatenate([Y[i], a, np.zeros(m)]), ts[i], end)
+            a = z[n:2 * n]
+            p_bar = p_bar + z[2 * n:]
+    t0_bar = -(a @ rhs.value(np.ravel(np.asarray(y0, dtype=float)), t0))
+    return a, p_bar, ts_bar, t0_bar
+
+
+def args_cotangent(rhs, p_bar, args, wrapped):
+    """The cotangent of the `args` argument (in generated code's form) from the flat p_bar."""
+    out = rhs.layout.unflatten(p_bar)
+    if wrapped:
+        out = out[0]
+    elif isinstance(args, list):
+        out = list(out)
+    return pytree_nodes.internal_cotangent(out, args)
+
+
+def odeint_adjoint(g, func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, hmin, tfirst):
+    """{'y0': ..., 't': ..., 'args': ...}: the cotangents of odeint's arguments given g, its output's."""
+    Y = np.asarray(ans, dtype=float)
+    n = Y.shape[1]
+    G = np.real(np.broadcast_to(np.asarray(g), Y.shape)).astype(float)
+    ts = np.asarray(t, dtype=float).ravel()
+    args_t = args if isinstance(args, tuple) else (args,)
+    rhs = RHS(func, args_t, tfirst)
+    m = rhs.layout.size
     options = dict(rtol=_tolerance(rtol, n, n + m), atol=_tolerance(atol, n, n + m), mxstep=mxstep,
                    hmax=hmax, hmin=hmin)
     crit = np.ravel(np.asarray(tcrit, dtype=float)) if tcrit is not None else np.zeros(0)
-    for i in range(last, 0, -1):
-        a = a + G[i]
-        z = np.concatenate([Y[i], a, np.zeros(m)])
-        for s0, s1 in _pieces(ts[i], ts[i - 1], crit):
-            z = _solve(augmented, z, s0, s1, options, crit.size > 0)
-        a = z[n:2 * n]
-        p_bar = p_bar + z[2 * n:]
-    if last > 0:
-        t_bar[0] = -(a @ rhs.value(Y[0], ts[0]))
-    y0_bar = (a + G[0]).reshape(np.shape(y0))
-    args_bar = rhs.layout.unflatten(p_bar)
-    if not isinstance(args, tuple):
-        args_bar = args_bar[0]
-    args_bar = pytree_nodes.internal_cotangent(args_bar, args)
-    return {"y0": y0_bar, "t": t_bar.reshape(np.shape(t)), "args": args_bar}
+
+    def solve(augmented, z, s0, s1):
+        for c0, c1 in _pieces(s0, s1, crit):
+            z = _solve(augmented, z, c0, c1, options, crit.size > 0)
+        return z
+    # Y[0] = y0 is an output at the start time t[0]: the sweep's last step has zero length
+    y0_bar, p_bar, ts_bar, t0_bar = adjoint(rhs, Y, ts, G, y0, ts[0], solve)
+    ts_bar[0] += t0_bar
+    return {"y0": y0_bar.reshape(np.shape(y0)), "t": ts_bar.reshape(np.shape(t)),
+            "args": args_cotangent(rhs, p_bar, args, not isinstance(args, tuple))}
 
 
 # One backward solve serves all the arguments of one call: the templates for y0, t and args each ask
 # for their part of the same result, kept per thread, by the identity of the call's values (the output
-# `ans` is a fresh array for every forward call) and the value of g (a buffer may be reused).
+# `ans` is a fresh object for every forward call) and the value of g (a buffer may be reused).
 _last = threading.local()
+
+
+def _same_value(a, b):
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and \
+            all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        return isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b) and \
+            all(_same_value(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and np.array_equal(a, b)
+
+
+def shared_adjoint(part, g, rest, compute):
+    """Part `part` of compute(g, *rest), computed once for consecutive requests about the same call."""
+    cached = getattr(_last, "entry", None)
+    if cached is None or len(cached[0]) != len(rest) or any(x is not y for x, y in zip(cached[0], rest)) \
+            or not _same_value(cached[1], g):
+        cached = (rest, copy.deepcopy(g), compute(g, *rest))
+        _last.entry = cached
+    return copy.deepcopy(cached[2][part])      # never shared with another argument's cotangent
 
 
 @helper
@@ -273,12 +317,8 @@ def odeint_vjp(part, g, func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax,
     """The cotangent of odeint's argument `part` ('y0', 't' or 'args')."""
     if is_zero(g):
         return 0.0
-    rest = (func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, hmin, tfirst)
-    cached = getattr(_last, "entry", None)
-    if cached is None or any(x is not y for x, y in zip(cached[0], rest)) or not np.array_equal(cached[1], g):
-        cached = (rest, np.array(g), odeint_adjoint(g, *rest))
-        _last.entry = cached
-    return copy.deepcopy(cached[2][part])      # never shared with another argument's cotangent
+    return shared_adjoint(part, g, (func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, hmin, tfirst),
+                          odeint_adjoint)
 
 
 @helper
