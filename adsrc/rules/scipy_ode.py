@@ -342,46 +342,60 @@ def _is_zero_tangent(t):
     return False
 
 
+def sensitivity(rhs, Y, ts, y0, t0, y0_dot, t0_dot, ts_dot, args_tangent, integrate):
+    """The tangent of the outputs Y[i] = y(ts[i]) (forward mode, shared by odeint and solve_ivp).
+
+    u(s) = dy(s) obeys du/ds = df/dy u + df/dargs args_dot from u(t0) = y0_dot - f(y0, t0) t0_dot
+    (moving the start time, see the top of this module), and Y_dot[i] = u(ts[i]) + f(Y[i], ts[i]) ts_dot[i].
+    integrate(augmented, z0) returns the state [y, u] at every ts, solved with the user's solver and
+    tolerances from z0 at t0 (y again, so u is evaluated where the solver's y is)."""
+    N, n = Y.shape
+    p_dot = rhs.layout.flatten(args_tangent)
+    args_dot = rhs.layout.unflatten(p_dot) if np.any(p_dot) else (None,) * len(rhs.args)
+    y0 = np.ravel(np.asarray(y0, dtype=float))
+    u0 = y0_dot - rhs.value(y0, t0) * t0_dot if t0_dot else y0_dot
+    out = np.zeros((N, n))
+    if np.any(u0) or np.any(p_dot):
+        def augmented(z, s):
+            fy, fdot = rhs.with_tangent(z[:n], s, z[n:], args_dot)
+            return np.concatenate([fy, fdot])
+        out = np.array(integrate(augmented, np.concatenate([y0, u0]))[:, n:])
+    for i in range(N):
+        if ts_dot[i]:
+            out[i] += rhs.value(Y[i], ts[i]) * ts_dot[i]
+    return out
+
+
+def flat_tangent(t, like, size):
+    """A tangent (0.0: none) as a float vector of `size` entries."""
+    return np.zeros(size) if is_zero(t) else np.real(np.broadcast_to(np.asarray(t), np.shape(like))).ravel()
+
+
 @helper
 def odeint_jvp(func, y0, t, args, ans, t_func, t_y0, t_t, t_args, rtol, atol, tcrit, mxstep, hmax, hmin,
                tfirst):
-    """The tangent of Y = odeint(func, y0, t, args) for tangents t_y0, t_t, t_args (0.0: none).
-
-    u(s) = dy(s) obeys du/ds = df/dy u + df/dargs args_dot from u(t_0) = y0_dot - f(y0, t_0) t0_dot
-    (moving the start time, see the top of this module); Y_dot[0] = y0_dot and
-    Y_dot[i] = u(t_i) + f(Y[i], t_i) t_dot[i] for i >= 1. The state [y, u] is integrated forward with
-    the user's tolerances (y again, so u is evaluated where the solver's y is)."""
+    """The tangent of Y = odeint(func, y0, t, args) for tangents t_y0, t_t, t_args (0.0: none)."""
     if not _is_zero_tangent(t_func):
         odeint_func_cot(func)
+    if not isinstance(ans, np.ndarray):
+        raise TypeError("adsrc differentiates scipy.integrate.odeint only with full_output=False (the default): "
+                        "call it without full_output inside the differentiated function")
     Y = np.asarray(ans, dtype=float)
     N, n = Y.shape
     ts = np.asarray(t, dtype=float).ravel()
-    args_t = args if isinstance(args, tuple) else (args,)
-    rhs = RHS(func, args_t, tfirst)
-    y0_dot = np.zeros(n) if is_zero(t_y0) else np.real(np.broadcast_to(np.asarray(t_y0), np.shape(y0))).ravel()
-    t_dot = np.zeros(N) if is_zero(t_t) else np.real(np.broadcast_to(np.asarray(t_t), np.shape(t))).ravel()
+    rhs = RHS(func, args if isinstance(args, tuple) else (args,), tfirst)
+    ts_dot = flat_tangent(t_t, t, N)
+    options = dict(rtol=_tolerance(rtol, n, n), atol=_tolerance(atol, n, n), tcrit=tcrit, mxstep=mxstep,
+                   hmax=hmax, hmin=hmin)
+
+    def integrate(augmented, z0):
+        z, info = si.odeint(augmented, z0, ts, full_output=True, **options)
+        if info["message"] != "Integration successful.":
+            raise FloatingPointError("adsrc: the forward sensitivity solve of scipy.integrate.odeint failed: "
+                                     f"{info['message']}")
+        return z
     t_args = t_args if isinstance(args, tuple) or is_zero(t_args) else (t_args,)
-    p_dot = rhs.layout.flatten(t_args)
-    args_dot = rhs.layout.unflatten(p_dot) if np.any(p_dot) else (None,) * len(args_t)
-    out = np.zeros((N, n))
-    out[0] = y0_dot
-    if N > 1:
-        u0 = y0_dot - rhs.value(Y[0], ts[0]) * t_dot[0] if t_dot[0] else y0_dot
-        if np.any(u0) or np.any(p_dot):
-            def augmented(z, s):
-                fy, fdot = rhs.with_tangent(z[:n], s, z[n:], args_dot)
-                return np.concatenate([fy, fdot])
-            options = dict(rtol=_tolerance(rtol, n, n), atol=_tolerance(atol, n, n), tcrit=tcrit, mxstep=mxstep,
-                           hmax=hmax, hmin=hmin)
-            z, info = si.odeint(augmented, np.concatenate([Y[0], u0]), ts, full_output=True, **options)
-            if info["message"] != "Integration successful.":
-                raise FloatingPointError("adsrc: the forward sensitivity solve of scipy.integrate.odeint failed: "
-                                         f"{info['message']}")
-            out[1:] = z[1:, n:]
-        for i in range(1, N):
-            if t_dot[i]:
-                out[i] += rhs.value(Y[i], ts[i]) * t_dot[i]
-    return out
+    return sensitivity(rhs, Y, ts, y0, ts[0], flat_tangent(t_y0, y0, n), ts_dot[0], ts_dot, t_args, integrate)
 
 
 # second derivatives through odeint are refused by name (frontend.higher_order_error)
