@@ -1,4 +1,7 @@
-"""Reverse mode through scipy.integrate.odeint by the adjoint method (helpers for scipy_integrate.py).
+"""Derivatives through scipy.integrate.odeint (helpers for scipy_integrate.py; scipy_ivp.py reuses the
+sweeps for solve_ivp): reverse mode by the adjoint method, forward mode by the sensitivity equations
+(`sensitivity`), both solved by the user's solver at the user's tolerances, with adsrc.vjp / adsrc.jvp
+of the user's function when the code runs.
 
 The forward call Y = odeint(f, y0, t, args) returns Y[i] = y(t_i), the solution of
 dy/ds = f(y, s, *args) with y(t_0) = y0 (Y[0] is y0 itself). Given the cotangent G of Y, let a(s) be
@@ -162,6 +165,7 @@ class RHS:
         self.layout = Layout(args)
 
     def value(self, y, s):
+        y = np.array(y, dtype=float)      # a copy: y may be a row of odeint's output
         out = self.func(s, y, *self.args) if self.tfirst else self.func(y, s, *self.args)
         return np.ravel(np.asarray(out, dtype=float))
 
