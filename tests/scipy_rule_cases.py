@@ -266,3 +266,21 @@ def signal_2d(a, v):
 @case("scipy.integrate.trapezoid", rand(3, 5), np.cumsum(pos(5)), 0.4)
 def trapezoid_rules(y, x, dx):
     return si.trapezoid(y, x) + si.trapezoid(y, dx=dx, axis=0)[:3] + si.trapezoid(y)
+
+
+def _odeint_field(y, s, k):
+    return -k * y + 0.3 * np.sin(s) * y[::-1]
+
+
+@case("scipy.integrate.odeint", np.array([1.0, 0.5]), np.array([0.1, 0.4, 1.0]), pos(2))
+def odeint_rule(y0, t, k):
+    return si.odeint(_odeint_field, y0, t, args=(k,), rtol=1e-10, atol=1e-10)
+
+
+def _ivp_field(s, y, k):
+    return -k * y + 0.3 * np.sin(s) * y[::-1]
+
+
+@case("scipy.integrate.solve_ivp", np.array([1.0, 0.5]), np.array([0.2, 0.5, 1.0]), pos(2))
+def solve_ivp_rule(y0, t_eval, k):
+    return si.solve_ivp(_ivp_field, (0.1, 1.5), y0, t_eval=t_eval, args=(k,), rtol=1e-10, atol=1e-10).y
