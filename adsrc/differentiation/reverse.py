@@ -23,7 +23,7 @@ from . import checkpoint, remat
 from .control import ControlAdjoints
 from .inplace import finish_updates
 from .ops import OpAdjoints
-from .state import Adjoints, comment, tag
+from .state import Adjoints, tag
 
 _PURE = (ir.Apply, ir.Copy, ir.GetItem, ir.Pack, ir.Update, ir.Append, ir.GetAttr, ir.ScanSlice)
 

@@ -1,0 +1,64 @@
+"""Calls of names bound to functions: `act = np.tanh; act(x)`, `f = functools.partial(g, a); f(x)`,
+`step = make_step(2.0); step(x)` (factories.py), and functools.partial objects known when transforming."""
+
+import functools
+
+import gast
+
+from .. import astutil
+from .. import rules as rules_mod
+from ..ir import nodes as ir
+from . import factories
+
+
+class FunctionValues:
+    """Mixin of the Normalizer (calls.py)."""
+
+    def local_function(self, e, what, target):
+        kind = what[0]
+        if kind in ("alias", "applied"):          # act = np.tanh; act(x)   step = make_step(a); step(x)
+            call = gast.Call(func=astutil.clone(what[1]), args=e.args, keywords=e.keywords)
+            return self.call(call, target)
+        # partial: f = functools.partial(g, a, k=b); f(x)  is  g(a, x, k=b)
+        _, func, args, keywords = what
+        call = gast.Call(func=func, args=list(args) + list(e.args), keywords=list(keywords) + list(e.keywords))
+        return self.call(call, target)
+
+    def make_partial(self, e, target):
+        if not e.args or any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
+            raise self.error(e, "adsrc follows `functools.partial(f, ...)` only with its arguments written out.",
+                             "Pass the arguments one by one.")
+        func = e.args[0]
+        if isinstance(func, gast.Lambda):
+            func = self.atom(func)
+        args = [self.atom(a) for a in e.args[1:]]
+        keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in e.keywords]
+        if target is not None and isinstance(target, str) and target in self.single:
+            self.functions[target] = ("partial", func, args, keywords)
+        expr = gast.Call(func=astutil.name(self.bind("partial", functools.partial)),
+                         args=[func] + args, keywords=keywords)
+        self.emit_op(ir.Opaque, target, expr, e, describe="a functools.partial object used as a value",
+                     hint="Call the partial object in this function, or pass the function and its arguments "
+                          "separately.", function=True)
+
+    def call_partial_object(self, e, obj, target):
+        """A functools.partial object known when transforming: its bound values are constants."""
+        func = astutil.name(self.bind(getattr(obj.func, "__name__", "func"), obj.func))
+        args = [astutil.name(self.bind("arg", a)) for a in obj.args]
+        keywords = [gast.keyword(arg=k, value=astutil.name(self.bind(k, v))) for k, v in obj.keywords.items()]
+        call = gast.Call(func=func, args=args + list(e.args), keywords=keywords + list(e.keywords))
+        return self.call(call, target)
+
+    def note_alias(self, target, value):
+        """Remember `act = np.tanh` (a name bound once to a callable known when transforming), and
+        `step = make_step(2.0)` (the function a factory makes, factories.py)."""
+        if isinstance(target, str) and target in self.single and isinstance(value, (gast.Name, gast.Attribute)):
+            obj = self.static(value)
+            if obj is not rules_mod.NOT_STATIC and callable(obj):
+                self.functions[target] = ("alias", value)
+        elif isinstance(target, str) and target in self.single and isinstance(value, gast.Call):
+            obj = self.made_by_factory(value)
+            if obj is not rules_mod.NOT_STATIC:
+                self.functions[target] = ("alias", astutil.name(self.bind(target, obj)))
+            elif factories.fixed_arguments(value, self.single, self.uf.node):
+                self.functions[target] = ("applied", value)     # step = make_step(a); step(x)
