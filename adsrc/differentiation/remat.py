@@ -36,8 +36,9 @@ def _recomputable(stmt):
     """'value' for an elementwise operation, 'item' for an indexing, else None."""
     if not isinstance(getattr(stmt, "target", None), str):
         return None
-    if isinstance(stmt, ir.Apply) and stmt.rule.kind == "elementwise" and not stmt.rule.container:
-        return "value"
+    if isinstance(stmt, ir.Apply) and stmt.rule.kind == "elementwise" and not stmt.rule.container and \
+            not (isinstance(stmt.expr, gast.Call) and any(k.arg in ("out", "where") for k in stmt.expr.keywords)):
+        return "value"      # (not one that writes into an `out=` array: it would write again)
     if isinstance(stmt, ir.GetItem):
         return "item"
     return None
