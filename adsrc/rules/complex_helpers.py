@@ -14,6 +14,9 @@ The cotangent of a real value may carry a meaningless imaginary part (see
 `rules/__init__.py`), so these rules take the real part of `g` first.
 """
 
+import inspect
+import linecache
+
 import numpy as np
 
 from ..errors import TransformError
@@ -160,13 +163,37 @@ def _project_tree(c, x):
     return real_like(c, x)
 
 
-def _projected(fn, target):
-    def wrapper(*args):
-        out = fn(*args)
+_WRAPPER = """def _make(_fn, _target):
+    def {name}({params}):
+        out = _fn({params})
         if type(out) is np.ndarray and out.dtype.kind != "c" or type(out) is float:
             return out          # real: nothing to project (the common case, kept cheap)
-        return _project_tree(out, target(args))
-    wrapper.__name__ = fn.__name__
+        return _project_tree(out, _target(({params},)))
+    return {name}
+"""
+
+
+def _projected(fn, target):
+    """fn, its result projected to real where its argument is real. The wrapper has fn's own parameters
+    (its source is registered like a file's; fn and target are its closure): the forward code adsrc
+    derives from it for higher order then packs the arguments, and makes zero tangents for the others,
+    only when it must project."""
+    params = list(inspect.signature(fn).parameters.values())
+    if not params or any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty for p in params):
+        def wrapper(*args):
+            out = fn(*args)
+            if type(out) is np.ndarray and out.dtype.kind != "c" or type(out) is float:
+                return out
+            return _project_tree(out, target(args))
+        wrapper.__name__ = fn.__name__
+        wrapper.__doc__ = fn.__doc__
+        return wrapper
+    source = _WRAPPER.format(name=fn.__name__, params=", ".join(p.name for p in params))
+    filename = f"<adsrc projection of {fn.__name__}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    made = {}
+    exec(compile(source, filename, "exec"), globals(), made)     # this module's globals: np, _project_tree
+    wrapper = made["_make"](fn, target)
     wrapper.__doc__ = fn.__doc__
     return wrapper
 
