@@ -131,3 +131,23 @@ def test_a_factory_with_effects_is_not_called_when_transforming():
     with pytest.raises(TransformError, match=r"noisy_factory"):
         adsrc.grad(through_noisy_factory)(2.0)
     assert CALLS == []
+
+
+def _counted(v):
+    CALLS.append(v)
+    return v
+
+
+def factory_with_a_call_in_a_default(a):
+    return lambda x, k=_counted(2.0): x * a * k        # the default is computed when the lambda is made
+
+
+def through_a_default_with_an_effect(x):
+    return factory_with_a_call_in_a_default(3.0)(x)
+
+
+def test_a_factory_computing_something_when_it_makes_the_function_is_not_called_early():
+    CALLS.clear()
+    with pytest.raises(TransformError, match=r"factory_with_a_call_in_a_default"):
+        adsrc.grad(through_a_default_with_an_effect)(2.0)
+    assert CALLS == []

@@ -35,7 +35,7 @@ import types
 import gast
 
 from .. import astutil
-from ..frontend.source import _file_tree
+from ..frontend.source import _file_tree, _find_def
 from ..rules import NOT_STATIC
 
 HINT = ("adsrc calls a function that makes functions (`return lambda x: ...`) when transforming if its "
@@ -62,7 +62,7 @@ def _only_makes_a_function(fun):
         _, tree = _file_tree(fun)
     except Exception:       # no source: not something adsrc reads
         return False
-    node = _def_of(tree, fun)
+    node = _find_def(tree, fun.__code__)
     if node is None or node.decorator_list:
         return False
     defs = set()
@@ -70,28 +70,26 @@ def _only_makes_a_function(fun):
     if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
         return False
     for s in body[:-1]:
-        if isinstance(s, ast.FunctionDef) and not s.decorator_list:
+        if isinstance(s, ast.FunctionDef) and not s.decorator_list and _no_calls(s.args):
             defs.add(s.name)
-        elif isinstance(s, ast.Assign) and isinstance(s.value, ast.Lambda) and \
+        elif isinstance(s, ast.Assign) and isinstance(s.value, ast.Lambda) and _no_calls(s.value.args) and \
                 all(isinstance(t, ast.Name) for t in s.targets):
             defs.update(t.id for t in s.targets)
         else:
             return False
     value = body[-1].value
-    if isinstance(value, ast.Lambda) or isinstance(value, ast.Name) and value.id in defs:
-        return True
-    return isinstance(value, ast.Call) and _is_maker(value.func, fun)
+    if isinstance(value, ast.Lambda):
+        return _no_calls(value.args)            # (default values are computed when it is made)
+    if isinstance(value, ast.Name):
+        return value.id in defs
+    return isinstance(value, ast.Call) and _is_maker(value.func, fun) and \
+        all(_no_calls(a) for a in list(value.args) + [k.value for k in value.keywords])
 
 
-def _def_of(tree, fun):
-    for n in ast.walk(tree):
-        if isinstance(n, ast.FunctionDef) and n.name == fun.__name__ and \
-                getattr(n, "lineno", None) == fun.__code__.co_firstlineno:
-            return n
-    for n in ast.walk(tree):       # decorators shift co_firstlineno on some Pythons
-        if isinstance(n, ast.FunctionDef) and n.name == fun.__name__:
-            return n
-    return None
+def _no_calls(node):
+    """Does evaluating node call nothing (names, constants, attributes, lambdas' own defaults)?"""
+    return not any(isinstance(n, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr))
+                   for n in ast.walk(node))
 
 
 def _is_maker(func, fun):
@@ -105,9 +103,12 @@ def _is_maker(func, fun):
 
 def _lookup(node, fun):
     if isinstance(node, ast.Name):
-        closure = dict(zip(fun.__code__.co_freevars, (c.cell_contents for c in fun.__closure__ or ())))
-        if node.id in closure:
-            return closure[node.id]
+        for name, cell in zip(fun.__code__.co_freevars, fun.__closure__ or ()):
+            if name == node.id:
+                try:
+                    return cell.cell_contents
+                except ValueError:      # an empty cell
+                    return None
         return fun.__globals__.get(node.id, getattr(builtins, node.id, None))
     if isinstance(node, ast.Attribute):
         base = _lookup(node.value, fun)
@@ -146,7 +147,7 @@ def then_call(fun, nargs):
 
 def _make_then_call(fun, nargs):
     _, tree = _file_tree(fun)
-    node = copy.deepcopy(_def_of(tree, fun))
+    node = copy.deepcopy(_find_def(tree, fun.__code__))
     node.name = f"{fun.__name__}_then_call"
     names = [f"_arg{i}" for i in range(nargs)]
     node.args.kwonlyargs = list(node.args.kwonlyargs) + [ast.arg(arg=n) for n in names]
