@@ -636,3 +636,20 @@ def test_noise_drawn_before_the_checkpointed_loop_gives_the_plain_gradient():
     want = adsrc.grad(draws_noise_before_the_loop)(0.5, np.random.default_rng(1))
     assert not np.isnan(got)
     assert np.isclose(got, want, rtol=1e-12, atol=0.0)
+
+
+def _gamma_cell(h):
+    from scipy import special
+    return np.tanh(h) * special.gamma(1.5)        # `gamma` here is not a random draw
+
+
+def gamma_cells(h):
+    for t in range(h.shape[0]):
+        h = _gamma_cell(h)
+    return np.sum(h)
+
+
+def test_a_called_function_using_scipy_special_gamma_is_checkpointed():
+    h = np.linspace(-0.5, 0.5, 3)
+    got = adsrc.grad(gamma_cells, checkpoint_loops="sqrt")(h)
+    np.testing.assert_allclose(got, adsrc.grad(gamma_cells)(h), rtol=1e-12, atol=0)

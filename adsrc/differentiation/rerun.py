@@ -16,11 +16,13 @@ from ..ir.walk import walk
 
 # names whose call draws a random number (NumPy's legacy functions and Generator methods, `random`)
 _DRAWS = frozenset({
-    "random", "rand", "randn", "randint", "random_sample", "random_integers", "ranf", "sample", "normal",
-    "uniform", "standard_normal", "integers", "choice", "permutation", "shuffle", "permuted", "binomial",
-    "poisson", "exponential", "gamma", "beta", "multivariate_normal", "lognormal", "laplace", "gauss",
-    "randrange", "getrandbits", "bytes", "dirichlet", "multinomial", "geometric", "logistic", "chisquare",
+    "rand", "randn", "randint", "random_sample", "random_integers", "ranf", "normal", "uniform",
+    "standard_normal", "integers", "choice", "permutation", "shuffle", "permuted", "binomial", "poisson",
+    "exponential", "multivariate_normal", "lognormal", "dirichlet", "multinomial", "geometric", "chisquare",
+    "gauss", "randrange", "getrandbits",
 })
+# ... and names that draw only when read from a random module (`np.random.gamma`, not `scipy.special.gamma`)
+_DRAWS_FROM_RANDOM = frozenset({"gamma", "beta", "logistic", "laplace", "bytes", "sample", "random"})
 
 
 def _rule_draws(rule):
@@ -33,7 +35,8 @@ def _code_draws(code, seen):
     if code in seen:
         return False
     seen.add(code)
-    if _DRAWS & set(code.co_names):
+    names = set(code.co_names)
+    if _DRAWS & names or "random" in names and _DRAWS_FROM_RANDOM & (names - {"random"}):
         return True
     return any(_code_draws(c, seen) for c in code.co_consts if isinstance(c, types.CodeType))
 
