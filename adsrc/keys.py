@@ -67,3 +67,12 @@ def make_key_function(differentiated, statics, arg_kind, static_key, fname, by_i
 
 def _missing(fname, name):
     raise TypeError(f"`{fname}` is missing the argument `{name}`")
+
+
+def hashable(x):
+    """Can x be a dictionary key (or be looked up in a table keyed by objects)?"""
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False

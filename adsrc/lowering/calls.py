@@ -22,6 +22,7 @@ import gast
 import numpy as np
 
 from .. import astutil, primitives, runtime
+from ..keys import hashable
 from ..checkpoint import Checkpointed
 from .. import rules as rules_mod
 from ..ir import nodes as ir
@@ -210,12 +211,12 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues):
             return self.emit_op(ir.CallCustom, target, self.plain_call(e, e.func), e, callee=obj)
         if isinstance(obj, Checkpointed):          # adsrc.checkpoint (lowering/checkpoint.py)
             return checkpoint_call(self, e, obj, target)
-        special = _BUILTIN_CALLS.get(obj) if _hashable(obj) else None
+        special = _BUILTIN_CALLS.get(obj) if hashable(obj) else None
         if special is not None:
             return getattr(self, special)(e, target)
         if obj is functools.partial:
             return self.make_partial(e, target)
-        if _hashable(obj) and obj in _WRITERS:
+        if hashable(obj) and obj in _WRITERS:
             raise self.error(e, f"`{_WRITERS[obj]}` writes into its argument in place, which adsrc cannot "
                                 "differentiate.", "Compute a new array instead (for example with `np.where`, or "
                                                   "`y = x.copy(); y[idx] = v`).")
@@ -223,9 +224,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues):
             return self.ufunc_at(e, obj, target)
         if obj is np.copyto or obj is np.fill_diagonal:
             return self.writer(e, obj, target)
-        if _hashable(obj) and obj in FUNCTIONAL and not e.keywords:
+        if hashable(obj) and obj in FUNCTIONAL and not e.keywords:
             return self.functional_call(e, obj, target)
-        if _hashable(obj) and obj in COPYING:
+        if hashable(obj) and obj in COPYING:
             return self.copying_call(e, obj, target)
         rule = rules_mod.lookup(obj)
         if rule is not None:
@@ -464,10 +465,3 @@ def _record_type(cls):
     import dataclasses
     return (issubclass(cls, tuple) and hasattr(cls, "_fields")) or dataclasses.is_dataclass(cls)
 
-
-def _hashable(x):
-    try:
-        hash(x)
-        return True
-    except TypeError:
-        return False

@@ -24,7 +24,8 @@ import types
 import numpy as np
 
 from .. import arrays
-from . import TYPES, is_xp_array, namespace_of
+from ..keys import hashable
+from . import TYPES, is_xp_array
 from .helpers import REPLACED
 from .shim import NumpyOver
 
@@ -179,7 +180,7 @@ def install():
             if name.startswith("_") or isinstance(fn, (type, types.ModuleType)) or not callable(fn):
                 continue
             d = _facade_dispatcher(name, fn)
-            rule = rules_mod.FUNCTIONS.get(fn) if _hashable(fn) else None
+            rule = rules_mod.FUNCTIONS.get(fn) if hashable(fn) else None
             if rule is not None:
                 rules_mod.FUNCTIONS[d] = rule
             module.__dict__[name] = d
@@ -187,10 +188,3 @@ def install():
     from .. import transform
     transform.clear_caches()     # generated code compiled before bound the helpers themselves: compile again
 
-
-def _hashable(x):
-    try:
-        hash(x)
-        return True
-    except TypeError:
-        return False
