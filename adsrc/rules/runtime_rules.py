@@ -262,16 +262,7 @@ def apply_linear_args_cot(fn, k, u, args, h):
 @runtime.helper
 def apply_linear_tangent(fn, k, u, args, tu, targs):
     """The tangent of apply_linear(fn, k, u, args)."""
-    out = apply_linear(fn, k, tu, args)
-    positions, multilinear = _linear_of(fn, (None, False))
-    if positions is None:
-        if not all(runtime.is_zero(t) for t in (targs if isinstance(targs, tuple) else (targs,))):
-            transpose_linear_args_cot(fn, k, u, args, 1.0)     # refuses, with the reason
-    elif multilinear and not runtime.is_zero(targs) and not runtime.is_zero(u):
-        for j in positions:
-            if j != k and not runtime.is_zero(targs[j]):
-                out = runtime.add_cot(out, apply_linear(fn, k, u, _with(args, j, targs[j])))
-    return out
+    return _cross_terms(apply_linear, fn, k, u, args, targs, apply_linear(fn, k, tu, args))
 
 
 @runtime.helper
@@ -289,14 +280,20 @@ def transpose_linear_tangent(fn, k, g, args, tg, targs):
     """The tangent of transpose_linear(fn, k, g, args) (linear in g, and in fn's other linear arguments when
     fn is multilinear)."""
     out = 0.0 if runtime.is_zero(tg) else transpose_linear(fn, k, tg, args)
+    return _cross_terms(transpose_linear, fn, k, g, args, targs, out)
+
+
+def _cross_terms(op, fn, k, v, args, targs, out):
+    """out plus op(fn, k, v, args with one other linear argument replaced by its tangent), for each of them
+    (fn multilinear); refuses when fn's linear arguments are not known and some of them have tangents."""
     positions, multilinear = _linear_of(fn, (None, False))
     if positions is None:
         if not all(runtime.is_zero(t) for t in (targs if isinstance(targs, tuple) else (targs,))):
-            transpose_linear_args_cot(fn, k, g, args, 1.0)     # refuses, with the reason
-    elif multilinear and not runtime.is_zero(targs) and not runtime.is_zero(g):
+            transpose_linear_args_cot(fn, k, v, args, 1.0)     # refuses, with the reason
+    elif multilinear and not runtime.is_zero(targs) and not runtime.is_zero(v):
         for j in positions:
             if j != k and not runtime.is_zero(targs[j]):
-                out = runtime.add_cot(out, transpose_linear(fn, k, g, _with(args, j, targs[j])))
+                out = runtime.add_cot(out, op(fn, k, v, _with(args, j, targs[j])))
     return out
 
 
