@@ -1,18 +1,19 @@
-"""Conversions between gast and ast: what gast.gast_to_ast and gast.ast_to_gast give, in a fraction of the time.
+"""Conversion from ast to gast: what gast.ast_to_gast gives, in a fraction of the time.
 
-gast's converters are ast.NodeTransformers: for every node they look the
+(Generated gast is printed directly, without converting it back: emission/source.py.)
+
+gast's converter is an ast.NodeTransformer: for every node they look the
 method up by name, and they copy each location attribute with a try/except
 that raises for every node without it (most generated nodes). The
-subclasses here keep every special case of gast's converters and do the
+subclass here keeps every special case of gast's converter and do the
 generic conversion with a method table per node type and without the
-exceptions. Printing a 5,000-statement gradient spent three quarters of its
-time converting.
+exceptions.
 """
 
 import ast
 
 import gast
-from gast.ast3 import Ast3ToGAst, GAstToAst3
+from gast.ast3 import Ast3ToGAst
 
 _MISSING = object()
 _GENERIC = object()
@@ -77,38 +78,7 @@ def _fast(base, target):
     return Fast
 
 
-_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-_SHARED = {}        # (old type, new type) -> the location attributes both have
-
-
-def _copy_location(new_node, old_node):
-    """ast.copy_location, with the attributes both node types have looked up once per pair of types."""
-    key = (type(old_node), type(new_node))
-    attrs = _SHARED.get(key)
-    if attrs is None:
-        attrs = _SHARED[key] = tuple(a for a in _LOCATION
-                                     if a in old_node._attributes and a in new_node._attributes)
-    for attr in attrs:
-        value = getattr(old_node, attr, None)
-        if value is not None or (hasattr(old_node, attr) and attr.startswith("end_")):
-            setattr(new_node, attr, value)
-    return new_node
-
-
-class _ToAst(_fast(GAstToAst3, ast)):
-    # the two most frequent nodes of generated code, as GAstToAst3 converts them
-    def visit_Name(self, node):
-        return _copy_location(ast.Name(self._visit(node.id), self._visit(node.ctx)), node)
-
-    def visit_Assign(self, node):
-        return _copy_location(ast.Assign(self._visit(node.targets), self._visit(node.value)), node)
-
-
 _ToGast = _fast(Ast3ToGAst, gast)
-
-
-def gast_to_ast(node):
-    return _ToAst().visit(node)
 
 
 def ast_to_gast(node):

@@ -12,7 +12,6 @@ code calls. Globals are the user function's module globals. The printed source
 is registered in `linecache`, so tracebacks and pdb show generated lines.
 """
 
-import ast
 import io
 import itertools
 import linecache
@@ -22,7 +21,6 @@ import types
 import astunparse
 import gast
 
-from ..conversions import gast_to_ast
 
 _PREC_BINOP = {
     "BitOr": 6, "BitXor": 7, "BitAnd": 8, "LShift": 9, "RShift": 9, "Add": 10, "Sub": 10,
@@ -32,19 +30,19 @@ _ATOM = 16
 
 
 def _prec(node):
-    if isinstance(node, ast.BinOp):
+    if isinstance(node, gast.BinOp):
         return _PREC_BINOP[type(node.op).__name__]
-    if isinstance(node, ast.UnaryOp):
-        return 4 if isinstance(node.op, ast.Not) else 12
-    if isinstance(node, ast.Compare):
+    if isinstance(node, gast.UnaryOp):
+        return 4 if isinstance(node.op, gast.Not) else 12
+    if isinstance(node, gast.Compare):
         return 5
-    if isinstance(node, ast.BoolOp):
-        return 3 if isinstance(node.op, ast.And) else 2
-    if isinstance(node, ast.IfExp):
+    if isinstance(node, gast.BoolOp):
+        return 3 if isinstance(node.op, gast.And) else 2
+    if isinstance(node, gast.IfExp):
         return 1
-    if isinstance(node, (ast.Lambda, ast.NamedExpr)):
+    if isinstance(node, (gast.Lambda, gast.NamedExpr)):
         return 0
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, complex)) \
+    if isinstance(node, gast.Constant) and isinstance(node.value, (int, float, complex)) \
             and not isinstance(node.value, bool) and (node.value.real < 0 or str(node.value).startswith("-")):
         return 12
     return _ATOM
@@ -63,7 +61,7 @@ class Unparser(astunparse.Unparser):
 
     def _BinOp(self, t):
         p = _prec(t)
-        right_assoc = isinstance(t.op, ast.Pow)
+        right_assoc = isinstance(t.op, gast.Pow)
         self.expr(t.left, p + 1 if right_assoc else p)
         self.write(" " + self.binop[t.op.__class__.__name__] + " ")
         self.expr(t.right, p if right_assoc else p + 1)
@@ -83,7 +81,7 @@ class Unparser(astunparse.Unparser):
         p = _prec(t)
         for i, v in enumerate(t.values):
             if i:
-                self.write(" %s " % self.boolops[t.op.__class__])
+                self.write(" and " if isinstance(t.op, gast.And) else " or ")
             self.expr(v, p + 1)
 
     def _IfExp(self, t):
@@ -94,7 +92,7 @@ class Unparser(astunparse.Unparser):
         self.expr(t.orelse, 1)
 
     def _Attribute(self, t):
-        if isinstance(t.value, ast.Constant) and isinstance(t.value.value, int):
+        if isinstance(t.value, gast.Constant) and isinstance(t.value.value, int):
             self.write("(")
             self.dispatch(t.value)
             self.write(")")
@@ -117,7 +115,7 @@ class Unparser(astunparse.Unparser):
         self.expr(t.value, _ATOM)
         self.write("[")
         s = t.slice
-        if isinstance(s, ast.Tuple) and s.elts:
+        if isinstance(s, gast.Tuple) and s.elts:
             for i, e in enumerate(s.elts):
                 if i:
                     self.write(", ")
@@ -131,13 +129,13 @@ class Unparser(astunparse.Unparser):
     def _Assign(self, t):
         self.fill()
         for target in t.targets:
-            if isinstance(target, ast.Tuple) and target.elts:
+            if isinstance(target, gast.Tuple) and target.elts:
                 self._bare_tuple(target)
             else:
                 self.dispatch(target)
             self.write(" = ")
-        if isinstance(t.value, ast.Tuple) and len(t.value.elts) > 1 and \
-                isinstance(t.targets[0], ast.Tuple):
+        if isinstance(t.value, gast.Tuple) and len(t.value.elts) > 1 and \
+                isinstance(t.targets[0], gast.Tuple):
             self._bare_tuple(t.value)
         else:
             self.dispatch(t.value)
@@ -146,7 +144,7 @@ class Unparser(astunparse.Unparser):
         for i, e in enumerate(t.elts):
             if i:
                 self.write(", ")
-            if isinstance(e, ast.Tuple):
+            if isinstance(e, gast.Tuple):
                 self.dispatch(e)
             else:
                 self.dispatch(e)
@@ -155,7 +153,7 @@ class Unparser(astunparse.Unparser):
 
     def _For(self, t):
         self.fill("for ")
-        if isinstance(t.target, ast.Tuple) and t.target.elts:
+        if isinstance(t.target, gast.Tuple) and t.target.elts:
             self._bare_tuple(t.target)
         else:
             self.dispatch(t.target)
@@ -170,11 +168,87 @@ class Unparser(astunparse.Unparser):
             self.dispatch(t.orelse)
             self.leave()
 
+    # gast differs from ast in these: parameters and `except ... as name` are Name nodes, and
+    # astunparse's own checks name ast classes
+
+    def _If(self, t):
+        self.fill("if ")
+        self.dispatch(t.test)
+        self.enter()
+        self.dispatch(t.body)
+        self.leave()
+        while len(t.orelse) == 1 and isinstance(t.orelse[0], gast.If):
+            t = t.orelse[0]
+            self.fill("elif ")
+            self.dispatch(t.test)
+            self.enter()
+            self.dispatch(t.body)
+            self.leave()
+        if t.orelse:
+            self.fill("else")
+            self.enter()
+            self.dispatch(t.orelse)
+            self.leave()
+
+    def _ExceptHandler(self, t):
+        self.fill("except")
+        if t.type:
+            self.write(" ")
+            self.dispatch(t.type)
+        if t.name:
+            self.write(" as ")
+            self.write(t.name.id if isinstance(t.name, gast.Name) else t.name)
+        self.enter()
+        self.dispatch(t.body)
+        self.leave()
+
+    def _param(self, a, default=None, prefix=""):
+        self.write(prefix + a.id)
+        if a.annotation is not None:
+            self.write(": ")
+            self.dispatch(a.annotation)
+        if default is not None:
+            self.write("=" if a.annotation is None else " = ")
+            self.dispatch(default)
+
+    def _arguments(self, t):
+        parts = []
+        positional = t.posonlyargs + t.args
+        defaults = [None] * (len(positional) - len(t.defaults)) + t.defaults
+        for i, (a, d) in enumerate(zip(positional, defaults), 1):
+            parts.append(lambda a=a, d=d: self._param(a, d))
+            if i == len(t.posonlyargs):
+                parts.append(lambda: self.write("/"))
+        if t.vararg is not None:
+            parts.append(lambda: self._param(t.vararg, prefix="*"))
+        elif t.kwonlyargs:
+            parts.append(lambda: self.write("*"))
+        for a, d in zip(t.kwonlyargs, t.kw_defaults):
+            parts.append(lambda a=a, d=d: self._param(a, d))
+        if t.kwarg is not None:
+            parts.append(lambda: self._param(t.kwarg, prefix="**"))
+        for i, part in enumerate(parts):
+            if i:
+                self.write(", ")
+            part()
+
+    def _fstring_FormattedValue(self, t, write):
+        expr = io.StringIO()
+        Unparser(t.value, expr)
+        expr = expr.getvalue().rstrip("\n")
+        write("{" + (" " if expr.startswith("{") else "") + expr)
+        if t.conversion != -1:
+            write("!" + chr(t.conversion))
+        if t.format_spec:
+            write(":")
+            getattr(self, "_fstring_" + type(t.format_spec).__name__)(t.format_spec, write)
+        write("}")
+
     def _Return(self, t):
         self.fill("return")
         if t.value is not None:
             self.write(" ")
-            if isinstance(t.value, ast.Tuple) and len(t.value.elts) > 1:
+            if isinstance(t.value, gast.Tuple) and len(t.value.elts) > 1:
                 self._bare_tuple(t.value)
             else:
                 self.dispatch(t.value)
@@ -233,9 +307,8 @@ class Comments:
 
 def unparse(node):
     """Python source for a gast node (no comment handling)."""
-    tree = gast_to_ast(node)
     buf = io.StringIO()
-    Unparser(tree, file=buf)
+    Unparser(node, file=buf)
     return buf.getvalue().strip("\n") + "\n"
 
 
