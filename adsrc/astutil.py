@@ -6,7 +6,10 @@ import functools
 import gast
 
 
-_ATOMIC = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis))
+_ATOMIC = frozenset({int, float, complex, str, bytes, bool, type(None), type(Ellipsis)})
+# what clone shares rather than copies: atoms, and the nodes without fields (Load, Store, Add, ...)
+_SHARED = _ATOMIC | {c for c in vars(gast).values() if isinstance(c, type) and
+                     issubclass(c, (gast.expr_context, gast.operator, gast.boolop, gast.cmpop, gast.unaryop))}
 
 
 def clone(x, memo=None):
@@ -20,7 +23,7 @@ def clone(x, memo=None):
 
 def _clone(x, memo):
     t = type(x)
-    if t in _ATOMIC:
+    if t in _SHARED:
         return x
     i = id(x)
     if i in memo:
@@ -30,14 +33,14 @@ def _clone(x, memo):
         memo[i] = new
         d = x.__dict__.copy()
         for k, v in d.items():                  # atoms (most fields) stay as copied
-            if type(v) not in _ATOMIC:
+            if type(v) not in _SHARED:
                 d[k] = _clone(v, memo)
         new.__dict__ = d
         return new
     if t is list:
         new = []
         memo[i] = new
-        new.extend([v if type(v) in _ATOMIC else _clone(v, memo) for v in x])
+        new.extend([v if type(v) in _SHARED else _clone(v, memo) for v in x])
         return new
     if t is tuple:
         return tuple(_clone(v, memo) for v in x)
@@ -163,8 +166,26 @@ def children(node):
     return out
 
 
+# fields that never hold a node in gast (names, operators' spellings, flags); `name` is a node only in
+# ExceptHandler, and Constant's value never is
+_NEVER_NODES = frozenset({"id", "attr", "arg", "asname", "conversion", "is_async", "kind", "level", "lineno",
+                          "module", "simple", "tag", "type_comment", "nl", "kwd_attrs"})
+_CHILD_FIELDS = {}
+
+
+def child_fields(t):
+    """The fields of node type t that may hold child nodes, in _fields order (cached per type)."""
+    fields = _CHILD_FIELDS.get(t)
+    if fields is None:
+        skip = _NEVER_NODES | ({"value"} if t is gast.Constant else set()) | \
+            (set() if t is gast.ExceptHandler else {"name"})
+        fields = _CHILD_FIELDS[t] = tuple(f for f in t._fields if f not in skip)
+    return fields
+
+
 def _add_children(node, out, AST=gast.AST):
-    for f in node._fields:
+    fields = _CHILD_FIELDS.get(type(node))
+    for f in child_fields(type(node)) if fields is None else fields:
         v = getattr(node, f, None)
         if isinstance(v, AST):
             out.append(v)

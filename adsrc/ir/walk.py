@@ -7,6 +7,7 @@ statement is taught to the passes in one place.
 import gast
 
 from .. import astutil
+from ..astutil import _CHILD_FIELDS, child_fields
 from . import nodes as ir
 
 
@@ -32,7 +33,8 @@ def _expr_reads(node, bound, out):
         for d in node.args.defaults:
             _expr_reads(d, bound, out)
         return
-    for f in node._fields:          # astutil.children, inlined: this is the hottest recursion
+    fields = _CHILD_FIELDS.get(type(node))
+    for f in child_fields(type(node)) if fields is None else fields:    # astutil.children, inlined (hot)
         v = getattr(node, f, None)
         if isinstance(v, gast.AST):
             _expr_reads(v, bound, out)
