@@ -205,6 +205,17 @@ def names_stored(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
 
 
+def all_and_loaded_names(node):
+    """(every name in node, the names read in it), from one walk."""
+    every, loaded = set(), set()
+    for n in walk(node):
+        if isinstance(n, gast.Name):
+            every.add(n.id)
+            if isinstance(n.ctx, gast.Load):
+                loaded.add(n.id)
+    return every, loaded
+
+
 def all_names(node):
     return {n.id for n in walk(node) if isinstance(n, gast.Name)}
 

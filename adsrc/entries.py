@@ -12,7 +12,7 @@ cache hit then calls no check at all.
 import types
 
 from . import frontend
-from .transform import unit_guards
+from .transform import collector_paused, unit_guards
 
 NO_CODE = types.SimpleNamespace(__code__=None)    # the owner of an entry without a code chain
 
@@ -33,8 +33,12 @@ def up_to_date(owner, code, others):
 
 def compiled(cache, key, build, describe=None):
     """The cached function for key, built if missing or out of date (a name it resolved was rebound)."""
-    fn, *guards = cache.get(key, build, describe)
+    def paused_build():         # one pause for every stage (each stage's own pause then does nothing)
+        with collector_paused():
+            return build()
+
+    fn, *guards = cache.get(key, paused_build, describe)
     if not up_to_date(*guards):
         cache.discard(key, f"{unit_guards(fn.unit).changed()} changed since it was transformed")
-        fn = cache.get(key, build, describe)[0]
+        fn = cache.get(key, paused_build, describe)[0]
     return fn

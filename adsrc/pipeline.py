@@ -78,8 +78,12 @@ class Front:
         _check(fn, verify_mod.STRUCTURED)
         self.fn, self.namer = fn, namer
 
-    def fresh(self):
-        return astutil.clone(self.fn), astutil.clone(self.namer)
+    def take(self):
+        """The IR and namer themselves, for a Lowered form (which changes them): not copied, as a function is
+        nearly always lowered once. front() builds the front again if anything needs it afterwards."""
+        fn, namer = self.fn, self.namer
+        self.fn = self.namer = None
+        return fn, namer
 
 
 def _helper_names(uf):
@@ -98,7 +102,7 @@ def front(fun, statics=None):
     with LOCK:
         table = _FRONTS.setdefault(fun, {})
         fr = table.get(key)
-        if fr is None or fr.code is not code or fr.uf.guards.changed():
+        if fr is None or fr.fn is None or fr.code is not code or fr.uf.guards.changed():
             fr = Front(fun, statics)
             table[key] = fr
         return fr
@@ -130,7 +134,7 @@ class Lowered:
         fr = front(fun, statics)
         self.uf, self.statics, self.code = fr.uf, fr.statics, fr.code
         self.returns_params = tuple(returns_params)
-        fn, namer = fr.fresh()
+        fn, namer = fr.take()
         functionalize(fn, namer, CallOracle(SUMMARIES, fr.uf), self.returns_params)
         _check(fn, verify_mod.FUNCTIONAL)
         lower_structure(fn, namer)

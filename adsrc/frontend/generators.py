@@ -42,7 +42,10 @@ def yields(fdef):
 def rewrite_generators(tree, error):
     """Rewrite every generator def in tree (itself included) in place; error(node, problem, hint) raises.
     Returns whether there was one."""
-    found = [node for node in astutil.walk(tree) if isinstance(node, gast.FunctionDef) and yields(node)]
+    nodes = astutil.walk(tree)
+    if not any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in nodes):
+        return False
+    found = [node for node in nodes if isinstance(node, gast.FunctionDef) and yields(node)]
     for node in found:
         _to_list_function(node, error)
     return bool(found)

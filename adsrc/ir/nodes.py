@@ -53,12 +53,13 @@ class Stmt:
 
     def __clone__(self, memo):
         """A deep copy for astutil.clone (rules, callees and locations are shared)."""
-        from ..astutil import _clone
+        from ..astutil import _SHARED, _clone
         t = type(self)
         new = t.__new__(t)
         memo[id(self)] = new
         for f in _fields_of(t):
-            object.__setattr__(new, f, _clone(getattr(self, f), memo))
+            v = getattr(self, f)
+            object.__setattr__(new, f, v if type(v) in _SHARED else _clone(v, memo))
         return new
 
 

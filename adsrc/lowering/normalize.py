@@ -61,7 +61,10 @@ class Normalizer(Expressions, Calls, Loops):
 
     def __init__(self, uf, namer=None):
         self.uf = uf
-        self.namer = namer or Namer(astutil.all_names(uf.node) | set(uf.cells) | _free_globals(uf))
+        if namer is None:
+            names, loaded = astutil.all_and_loaded_names(uf.node)
+            namer = Namer(names | set(uf.cells) | {n for n in loaded if n in uf.globals or n in uf.builtins})
+        self.namer = namer
         self.scopes = []        # sets of local names, innermost last
         self.out = None         # IR statements being emitted
         self.stmt = None        # the user statement being normalized
@@ -75,7 +78,7 @@ class Normalizer(Expressions, Calls, Loops):
 
     # -- entry -----------------------------------------------------------------------------------
     def function(self, fdef, name=None):
-        self.scopes.append(local_names(fdef))
+        self.scopes.append(self.uf.locals if fdef is self.uf.node else local_names(fdef))
         saved = self.out, self.stmt
         try:
             body = self.block(fdef.body)
@@ -89,7 +92,7 @@ class Normalizer(Expressions, Calls, Loops):
         saved_out, saved_stmt, known = self.out, self.stmt, self.static_locals
         self.out = []
         # a block may run again or not at all: what it rebinds is not known inside it, nor after it
-        stored = astutil.names_stored(gast.Module(body=list(stmts), type_ignores=[]))
+        stored = astutil.names_stored(gast.Module(body=list(stmts), type_ignores=[])) if known else ()
         self.static_locals = {k: v for k, v in known.items() if k not in stored}
         try:
             for s in stmts:
@@ -428,10 +431,6 @@ class Normalizer(Expressions, Calls, Loops):
         seq = self.temp(a.id + "_seq")
         self.emit_call_rule(seq, "sequence", [a], e)
         return astutil.name(seq)
-
-def _free_globals(uf):
-    return {n for n in astutil.names_loaded(uf.node) if n in uf.globals or n in uf.builtins}
-
 
 def _array_index(index, slices_only=False):
     """Is `x[index]` a view or element of an array, or a new list (a slice), never an object that other
