@@ -183,6 +183,10 @@ def _check(f, grad, argnums, inputs, params):
         if not same(mine, args):
             changed = [params[i] for i in range(len(args)) if not same(mine[i], args[i])]
             return Outcome(CHANGED, f"calling the gradient changed {', '.join(changed)}", which=which)
+        shared = _sharing(got, mine, params)
+        if shared:
+            return Outcome(CHANGED, f"the gradient shares memory with {shared} (changing it would change the "
+                                    f"input)", which=which)
         bad = compare(f, args, argnums, got, params)
         if bad is not None:
             bad.which = which
@@ -190,6 +194,26 @@ def _check(f, grad, argnums, inputs, params):
     return Outcome(PASS)
 
 
+
+
+def _arrays(x):
+    if isinstance(x, np.ndarray):
+        yield x
+    elif isinstance(x, (list, tuple)):
+        for e in x:
+            yield from _arrays(e)
+    elif isinstance(x, dict):
+        for e in x.values():
+            yield from _arrays(e)
+
+
+def _sharing(got, args, params):
+    """The parameter whose arrays share memory with a gradient array, or None."""
+    outs = list(_arrays(got))
+    for name, a in zip(params, args):
+        if any(np.shares_memory(o, i) for i in _arrays(a) for o in outs):
+            return name
+    return None
 
 
 def expected_refusal(outcome):

@@ -109,7 +109,7 @@ def fresh_values(fn):
     out = set()
     returned = set(expr_reads(fn.result)) if fn.result is not None else set()
     for s in walk(fn.body):
-        if isinstance(s, ir.Apply) and isinstance(s.target, str):
+        if isinstance(s, ir.Apply) and isinstance(s.target, str) and _makes_fresh(s, out):
             out.add(s.target)
         if isinstance(s, ir.Pack) and isinstance(s.target, str) and s.target in returned:
             returned |= expr_reads(s.expr)

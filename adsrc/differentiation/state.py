@@ -11,6 +11,7 @@ holds (`borrowed`, so it is copied before being handed out as a gradient).
 import gast
 
 from .. import astutil
+from ..analysis.aliases import VIEW_RULES
 
 
 class AdjState:
@@ -133,9 +134,13 @@ class Adjoints:
             self.adj.pop(n, None)
 
     def borrowed_expr(self, expr):
-        """Whether an adjoint contribution may be an array the caller also holds."""
+        """Whether an adjoint contribution may be an array the caller also holds (or a view of one)."""
         if isinstance(expr, gast.Tuple):
             return any(self.borrowed_expr(e) for e in expr.elts)
+        if isinstance(expr, (gast.Attribute, gast.Subscript)):    # x.T, x.real, x[1:]: views
+            return self.borrowed_expr(expr.value)
+        if isinstance(expr, gast.Call):
+            return any(self.borrowed_expr(a) for a in self._passed_through(expr))
         if not isinstance(expr, gast.Name):
             return False
         n = self._adjoint_names.get(expr.id)
@@ -143,6 +148,17 @@ class Adjoints:
             st = self.adj.get(n)
             return True if st is None else st.borrowed
         return expr.id not in self.fresh_locals
+
+    def _passed_through(self, call):
+        """The arguments a call may return as they are, or a view of: a helper's cotangent (`unbroadcast(g, x,
+        out)` is g when no axis was broadcast; add_cot's either term), or a NumPy view function's operand."""
+        f, args = call.func, call.args
+        if isinstance(f, gast.Name) and f.id in self.namer.helpers:
+            return args[:2] if self.namer.helpers[f.id] == "add_cot" else args[:1]
+        if isinstance(f, gast.Attribute) and f.attr in VIEW_RULES:
+            module = isinstance(f.value, gast.Name) and self.namer.helpers.get(f.value.id) == "np"
+            return args[:1] if module else [f.value]
+        return []
 
     def owned_adjoint(self, n, out, make="owned"):
         """Make the adjoint of n a buffer only this code holds (so it can be updated in place)."""
