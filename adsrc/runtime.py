@@ -69,13 +69,30 @@ def only_shape(x):
     """
     if type(x) is not _nd:
         return x
-    key = x.shape if x.dtype is _F64 else (x.shape, x.dtype)
+    return _stand_in(x.shape, x.dtype)
+
+
+def _stand_in(shape_, dtype):
+    key = shape_ if dtype is _F64 else (shape_, dtype)
     stand_in = _STAND_INS.get(key)
     if stand_in is None:
         if len(_STAND_INS) >= 1024:
             _STAND_INS.clear()
-        stand_in = _STAND_INS[key] = np.broadcast_to(np.zeros((), dtype=x.dtype), x.shape)
+        stand_in = _STAND_INS[key] = np.broadcast_to(np.zeros((), dtype=dtype), shape_)
     return stand_in
+
+
+@helper
+def broadcast_only(a, b, divides=False):
+    """only_shape of an elementwise `a <op> b` (op +, -, * or /, `divides` for /), without computing it: the
+    stand-in generated code keeps for a result it reads only for its shape and dtype."""
+    if type(a) is _nd and type(b) is _nd and a.shape == b.shape and a.dtype is b.dtype and a.dtype.kind in "fc":
+        return only_shape(a)
+    dtype = np.result_type(a, b, 1.0) if divides else np.result_type(a, b)
+    shape_ = np.broadcast_shapes(np.shape(a), np.shape(b))
+    if not shape_ and not isinstance(a, _nd) and not isinstance(b, _nd):
+        return dtype.type(0)            # numbers: a number
+    return _stand_in(shape_, dtype)
 
 
 @helper

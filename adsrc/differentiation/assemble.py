@@ -68,7 +68,7 @@ def assemble_grad(adj, fn, name, options):
     body, _ = dce.eliminate(copyprop.propagate(body))
     adj.finish_updates(body)
     arrays = {n for n in adj.fresh_locals if adj.values[n].kind == "array"}
-    body = release.release_shapes(body, arrays, adj.namer.helpers, lambda: adj.namer.helper("only_shape"))
+    body = release.release_shapes(body, arrays, adj.namer.helpers, adj.namer.helper)
     return astutil.function_def(name, astutil.clone(fn.args), body, fn.lineno)
 
 

@@ -32,6 +32,7 @@ SHAPE_ARGS = {
     "matmul_dy": (2,),
     "reduced_size": (0,),
     "only_shape": (0,),
+    "broadcast_only": (0, 1),
 }
 # numpy functions and array attributes that read only a shape
 NP_SHAPE_FUNCTIONS = {"shape", "size", "ndim"}
@@ -85,12 +86,14 @@ def shape_only(names, stmts, helpers):
     return {n for n in names if n in loaded} - values
 
 
-def release_shapes(body, arrays, helpers, stand_in):
+def release_shapes(body, arrays, helpers, helper):
     """Replace arrays that later statements of body read only for their shapes by `only_shape(x)`, at the
-    end of the user line that reads them last as values (one statement per line).
+    end of the user line that reads them last as values (one statement per line). An array never read as
+    a value that an elementwise `a + b`, `a - b`, `a * b` or `a / b` makes is not computed at all: it is
+    `broadcast_only(a, b)`, a stand-in of the result's shape and dtype.
 
     arrays: the names whose buffers may be released (new arrays the function made); helpers: generated
-    name -> helper; stand_in(): the name generated code calls `only_shape` by.
+    name -> helper; helper(base): the name generated code calls a helper by.
     """
     assigned, plain, reads = {}, set(), []
     for k, s in enumerate(body):
@@ -111,6 +114,8 @@ def release_shapes(body, arrays, helpers, stand_in):
             last_value[n] = k
     shaped, dead = {}, {}
     for n in sorted(candidates):
+        if n not in last_value and _broadcast_only(body[assigned[n][0]], helper):
+            continue
         k = _end_of_line(body, max(last_value.get(n, assigned[n][0]), assigned[n][0]))
         if k >= len(body) - 1 or isinstance(body[k + 1], gast.Return):
             continue
@@ -125,8 +130,22 @@ def release_shapes(body, arrays, helpers, stand_in):
         if k in dead:
             out.append(_tagged(gast.Delete(targets=[astutil.name(n, gast.Del()) for n in dead[k]]), line))
         if k in shaped:
-            out.append(_tagged(_stand_ins(shaped[k], stand_in()), line))
+            out.append(_tagged(_stand_ins(shaped[k], helper("only_shape")), line))
     return out
+
+
+_ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+
+
+def _broadcast_only(s, helper):
+    """Turn `x = a <op> b` (elementwise arithmetic of names and numbers) into `x = broadcast_only(a, b)`."""
+    v = s.value
+    if not (isinstance(v, gast.BinOp) and isinstance(v.op, _ELEMENTWISE) and
+            all(isinstance(e, (gast.Name, gast.Constant)) for e in (v.left, v.right))):
+        return False
+    args = [v.left, v.right] + ([astutil.const(True)] if isinstance(v.op, gast.Div) else [])
+    s.value = astutil.call(astutil.name(helper("broadcast_only")), args)
+    return True
 
 
 def _end_of_line(body, k):

@@ -48,6 +48,7 @@ def install():
     _linear(tangents.tangent_output, "tangent_output", "t, x, /", ("t", "x"), t="like_cot(tangent_output, g, t, x)")
     nondiff(tangents.zeros_tangent, "zeros_tangent")
     nondiff(h["only_shape"], "only_shape")
+    nondiff(h["broadcast_only"], "broadcast_only")
     nondiff(runtime.is_zero, "is_zero")
     install_linear_helpers()
     _install_array_helpers()
