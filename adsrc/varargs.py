@@ -4,14 +4,16 @@ adsrc transforms functions with named parameters. A call of `f(*args)` with
 three positional arguments is the call of a small function with three named
 parameters that passes them on,
 
-    def call_f(f, arg0, arg1, arg2):
-        return f(arg0, arg1, arg2)
+    def call_f(arg0, arg1, arg2):
+        return fn(arg0, arg1, arg2)         # fn: f, a global of this copy of the function
 
-which adsrc differentiates like any other (it follows *args into `f`). As in
+which adsrc differentiates like any other (it follows *args into `f`), to any
+order: its gradient is a gradient of a plain function. As in
 JAX, `argnums` counts the call's positional arguments; each number of
 arguments (and each set of keyword names) is its own specialization.
 """
 
+import builtins
 import functools
 import keyword
 import linecache
@@ -35,7 +37,7 @@ def takes_varargs(function):
 
 
 def wrapper(n, names=()):
-    """`def call_with_args(fn, arg0, ..., *, name=...)` calling fn with them (one per shape of call)."""
+    """`def call_with_args(arg0, ..., *, name=...)` calling the global fn with them (one per shape of call)."""
     key = (n, tuple(names))
     with _LOCK:
         if key not in _WRAPPERS:
@@ -49,13 +51,13 @@ def _make_wrapper(n, names):
     if clash:
         raise TypeError(f"adsrc cannot pass the keyword argument `{clash[0]}` on to a function taking **kwargs; "
                         "rename it")
-    params = ", ".join(["fn"] + positional + (["*"] + list(names) if names else []))
+    params = ", ".join(positional + (["*"] + list(names) if names else []))
     args = ", ".join(positional + [f"{k}={k}" for k in names])
     source = f"def call_with_args({params}):\n    return fn({args})\n"
     filename = f"<adsrc: call with {n} positional argument{'s' if n != 1 else ''}" + \
                (f" and {', '.join(names)}>" if names else ">")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {}
+    namespace = {"fn": None}
     exec(compile(source, filename, "exec"), namespace)
     return namespace["call_with_args"]
 
@@ -64,8 +66,8 @@ _BOUND = weakref.WeakKeyDictionary()     # fun -> {(n, names): its wrapper}
 
 
 def bound(fun, n, names=()):
-    """fun as a function of n positional arguments (and the keywords `names`): a partial of a copy
-    of the wrapper named after fun (`call_f`), the same one each time (its derivatives are cached)."""
+    """fun as a function of n positional arguments (and the keywords `names`): a copy of the wrapper named
+    after fun (`call_f`) whose global `fn` is fun, the same one each time (its derivatives are cached)."""
     key = (n, tuple(names))
     with _LOCK:
         try:
@@ -76,11 +78,11 @@ def bound(fun, n, names=()):
     if made is None:
         template = wrapper(n, names)
         name = getattr(fun, "__name__", "function")
-        made = types.FunctionType(template.__code__, template.__globals__, "call_" + name)
+        made = types.FunctionType(template.__code__, {"fn": fun, "__builtins__": builtins}, "call_" + name)
         made.__qualname__ = getattr(fun, "__qualname__", name)     # messages name the user's function
         with _LOCK:
             made = table.setdefault(key, made)
-    return functools.partial(made, fun)
+    return made
 
 
 class VarargsGradient:
@@ -105,6 +107,14 @@ class VarargsGradient:
 
     def __call__(self, /, *args, **kwargs):
         return self._for(args, kwargs)(*args, **kwargs)
+
+    # higher order: the gradient for a shape of call is a gradient of a plain function (call_f)
+    def _adsrc_resolve(self, args, kwargs):
+        return self._for(args, kwargs)._adsrc_resolve(args, kwargs)
+
+    def _adsrc_for_call(self, n, names):
+        """The gradient for a call with n positional arguments and these keyword names."""
+        return self._for((None,) * n, dict.fromkeys(names))
 
     def source(self, /, *args, stage="adjoint", **kwargs):
         return self._for(args, kwargs).source(*args, stage=stage, **kwargs)

@@ -38,6 +38,10 @@ class Derivatives:
     def derivative_call(self, e, obj, target):
         if is_jvp(obj):
             return self.jvp_call(e, target)
+        shaped = getattr(obj, "_adsrc_for_call", None)      # a gradient of a function taking *args
+        if shaped is not None and not any(isinstance(a, gast.Starred) for a in e.args) and \
+                all(k.arg is not None for k in e.keywords):
+            obj = shaped(len(e.args), [k.arg for k in e.keywords])
         general = getattr(obj, "_adsrc_general", None)
         fn = general(self.call_statics(e, obj)) if general is not None else None
         if fn is None:
