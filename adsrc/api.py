@@ -338,6 +338,16 @@ class FixedGradient:
     def __call__(self, /, *args, **kwargs):
         return self.inner(*self._front, *args, **({**self._kw, **kwargs} if kwargs else self._kw))
 
+    # higher order: the generated gradient of the underlying function, called with the fixed arguments
+    # by a plain function of the call's own arguments (varargs.with_fixed)
+    def _adsrc_resolve(self, args, kwargs):
+        generated = self.inner._adsrc_resolve((*self._front, *args), {**self._kw, **kwargs})
+        return varargs.with_fixed(generated, self._front, self._kw, self._free[:len(args)], tuple(kwargs))
+
+    def _adsrc_for_call(self, n, names):
+        return _FixedCall(self, n, tuple(names))
+
+
     def source(self, /, *args, stage="adjoint", **kwargs):
         """The generated source, as Gradient.source (the fixed arguments are filled in)."""
         if args or any(k not in self.inner._statics for k in kwargs):
@@ -354,6 +364,25 @@ class FixedGradient:
         kind = "value_and_grad" if self.with_value else "grad"
         bound = f" bound to {type(self.fun.__self__).__name__}" if isinstance(self.fun, types.MethodType) else ""
         return f"<adsrc.{kind} of {self._name} wrt {', '.join(self.inner._wrt)}{bound}>"
+
+
+class _FixedCall:
+    """A FixedGradient called inside a differentiated function with n positional arguments and keywords
+    `names` (lowering/derivatives.py asks it for the generated function)."""
+
+    def __init__(self, gradient, n, names):
+        self.gradient, self.n, self.names = gradient, n, names
+        self._adsrc_derivative = gradient._adsrc_derivative
+
+    def _adsrc_general(self, statics=None):
+        g = self.gradient
+        if g.inner._statics.keys() - g.parts.known().keys():
+            return None         # static arguments of the call: refused (their positions are the call's)
+        if not isinstance(g.fun, (types.MethodType, functools.partial)):
+            return None         # a callable object: its second derivative here fails (a known gap)
+        generated = g.inner._adsrc_general(g.parts.known())
+        return None if generated is None else \
+            varargs.with_fixed(generated, g._front, g._kw, g._free[:self.n], self.names)
 
 
 def check_function(fun):

@@ -36,30 +36,45 @@ def takes_varargs(function):
     return any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
 
 
-def wrapper(n, names=()):
-    """`def call_with_args(arg0, ..., *, name=...)` calling the global fn with them (one per shape of call)."""
-    key = (n, tuple(names))
+def wrapper(n, names=(), nfixed=0, fixed_names=(), params=None):
+    """`def call_with_args(arg0, ..., *, name=...)` calling the global fn with them (one per shape of call),
+    after nfixed positional arguments and the keywords fixed_names that globals hold (`fixed0`, ...,
+    `fixed_<name>`: what a bound method or partial fixes). params: the positional parameters' names
+    (arg0, ... by default)."""
+    key = (n, tuple(names), nfixed, tuple(fixed_names), None if params is None else tuple(params))
     with _LOCK:
         if key not in _WRAPPERS:
-            _WRAPPERS[key] = _make_wrapper(n, tuple(names))
+            _WRAPPERS[key] = _make_wrapper(*key)
         return _WRAPPERS[key]
 
 
-def _make_wrapper(n, names):
-    positional = [f"arg{i}" for i in range(n)]
-    clash = [k for k in names if k in positional or k == "fn" or not k.isidentifier() or keyword.iskeyword(k)]
+def _make_wrapper(n, names, nfixed, fixed_names, params):
+    positional = list(params) if params is not None else [f"arg{i}" for i in range(n)]
+    clash = [k for k in names if k in positional or not k.isidentifier() or keyword.iskeyword(k)]
     if clash:
         raise TypeError(f"adsrc cannot pass the keyword argument `{clash[0]}` on to a function taking **kwargs; "
                         "rename it")
-    params = ", ".join(positional + (["*"] + list(names) if names else []))
-    args = ", ".join(positional + [f"{k}={k}" for k in names])
-    source = f"def call_with_args({params}):\n    return fn({args})\n"
+    taken = set(positional) | set(names)
+    fn, fixed = _free_name("fn", taken), _free_name("fixed", taken)
+    signature = ", ".join(positional + (["*"] + list(names) if names else []))
+    args = ", ".join([f"{fixed}{i}" for i in range(nfixed)] + positional +
+                     [f"{k}={fixed}_{k}" for k in fixed_names] + [f"{k}={k}" for k in names])
+    source = f"def call_with_args({signature}):\n    return {fn}({args})\n"
+    after = f", after {nfixed + len(fixed_names)} fixed" if nfixed or fixed_names else ""
     filename = f"<adsrc: call with {n} positional argument{'s' if n != 1 else ''}" + \
-               (f" and {', '.join(names)}>" if names else ">")
+               (f" and {', '.join(names)}" if names else "") + after + (f" ({signature})" if params else "") + ">"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"fn": None}
+    namespace = {}
     exec(compile(source, filename, "exec"), namespace)
-    return namespace["call_with_args"]
+    made = namespace["call_with_args"]
+    made.globals_names = (fn, fixed)        # what bound() and with_fixed() give its copies as globals
+    return made
+
+
+def _free_name(stem, taken):
+    while stem in taken or any(t.startswith(stem) for t in taken):
+        stem += "_"
+    return stem
 
 
 _BOUND = weakref.WeakKeyDictionary()     # fun -> {(n, names): its wrapper}
@@ -78,8 +93,34 @@ def bound(fun, n, names=()):
     if made is None:
         template = wrapper(n, names)
         name = getattr(fun, "__name__", "function")
-        made = types.FunctionType(template.__code__, {"fn": fun, "__builtins__": builtins}, "call_" + name)
+        made = types.FunctionType(template.__code__, {template.globals_names[0]: fun, "__builtins__": builtins},
+                                  "call_" + name)
         made.__qualname__ = getattr(fun, "__qualname__", name)     # messages name the user's function
+        with _LOCK:
+            made = table.setdefault(key, made)
+    return made
+
+
+def with_fixed(fun, fixed, fixed_kw, params, names):
+    """A plain function of the positional parameters `params` (and keywords `names`) calling fun after the
+    positional arguments `fixed` and the keywords `fixed_kw`: the generated gradient of a bound method or a
+    partial, made a plain function that adsrc can differentiate again (one per function and call shape)."""
+    fixed_names = tuple(k for k in fixed_kw if k not in names)
+    key = ("fixed", tuple(params), tuple(names), tuple(map(id, fixed)),
+           tuple((k, id(fixed_kw[k])) for k in fixed_names))
+    with _LOCK:
+        try:
+            table = _BOUND.setdefault(fun, {})
+        except TypeError:
+            table = {}
+        made = table.get(key)
+    if made is None:
+        template = wrapper(len(params), names, len(fixed), fixed_names, params)
+        fn, prefix = template.globals_names
+        namespace = {fn: fun, "__builtins__": builtins, **{f"{prefix}{i}": v for i, v in enumerate(fixed)},
+                     **{f"{prefix}_{k}": fixed_kw[k] for k in fixed_names}}
+        made = types.FunctionType(template.__code__, namespace, "call_" + getattr(fun, "__name__", "function"))
+        made.__qualname__ = getattr(fun, "__qualname__", made.__name__)
         with _LOCK:
             made = table.setdefault(key, made)
     return made

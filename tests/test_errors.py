@@ -99,13 +99,10 @@ def test_method_of_a_module_passed_as_an_argument_is_refused_when_it_runs():
     np.testing.assert_allclose(adsrc.grad(bad.array_namespace_argument, static_argnums=1)(x, np), 2 * x)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: adsrc.grad(adsrc.grad(bad.Scaler(2.0).apply)),
-    lambda: adsrc.grad(adsrc.vjp(bad.cube, 1.0)[1]),
-], ids=["bound-method", "pullback"])
-def test_derivatives_adsrc_cannot_transform_yet_are_refused(make):
-    with pytest.raises(TransformError, match="cannot differentiate again.*bound methods, partials"):
-        make()(1.0)
+def test_derivatives_adsrc_cannot_transform_yet_are_refused():
+    with pytest.raises(TransformError, match="cannot differentiate again.*not through vjp pullbacks"):
+        adsrc.grad(adsrc.vjp(bad.cube, 1.0)[1])(1.0)
+
 
 
 def test_grad_of_a_gradient_is_the_second_derivative():

@@ -381,6 +381,10 @@ def build(pipeline, lw, unit, wrt, vals, mode, options=None):
     vals: abstract values (or specialization-key entries) of the differentiated parameters.
     """
     options = options or {}
+    missing = [p for p in wrt if p not in lw.fn.params]
+    if missing:     # a wrapper whose parameters are not the user's: a silent zero gradient otherwise
+        raise AssertionError(f"adsrc internal error: `{missing[0]}` is not a parameter of the function transformed "
+                             f"for it ({lw.uf.qualname}{tuple(lw.fn.params)})")
     fn, namer = lw.fresh()
     unit.name = namer.fresh(unit.name)
     ctx = Context(pipeline, namer, unit, lw)

@@ -330,11 +330,14 @@ def is_gradient(obj):
 
 def higher_order_error(obj, where=None):
     return transform_error(where, f"{obj._adsrc_derivative} is a derivative computed by adsrc that adsrc cannot "
-                                  "differentiate again: higher-order derivatives are followed through gradients "
-                                  "of plain functions (adsrc.grad, value_and_grad, jvp), not through gradients of "
-                                  "bound methods, partials or callable objects, nor through vjp pullbacks.",
-                           "Take the gradient of a plain function that calls the method or object (for example "
-                           "`adsrc.grad(lambda x: model(x))`), or use adsrc.hessian / adsrc.hvp.")
+                                  "differentiate again: higher-order derivatives are followed through adsrc.grad, "
+                                  "value_and_grad and jvp (of functions, methods, partials and callable objects), "
+                                  "not through vjp pullbacks, nor, inside a function being differentiated, "
+                                  "through the gradient of a callable object or of a method or partial with "
+                                  "static arguments.",
+                           "Differentiate the gradient (adsrc.grad, or adsrc.hessian / adsrc.hvp) rather than a "
+                           "pullback, or take the gradient of a plain function that calls the method or partial "
+                           "(for example `adsrc.grad(lambda x: model(x))`).")
 
 
 def unwrap(fun):
