@@ -347,7 +347,6 @@ class FixedGradient:
     def _adsrc_for_call(self, n, names):
         return _FixedCall(self, n, tuple(names))
 
-
     def source(self, /, *args, stage="adjoint", **kwargs):
         """The generated source, as Gradient.source (the fixed arguments are filled in)."""
         if args or any(k not in self.inner._statics for k in kwargs):
@@ -513,4 +512,3 @@ def value_and_grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, s
     if fun is None:
         return functools.partial(value_and_grad, **options)
     return _make(fun, True, **options)
-

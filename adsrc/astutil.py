@@ -1,6 +1,5 @@
 """Small helpers to build and inspect gast trees."""
 
-import copy
 import functools
 
 import gast

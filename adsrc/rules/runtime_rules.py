@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import pytree_nodes, runtime, tangents
 from ..checks import _map
-from . import general, nondiff
+from . import general, nondiff, transposes
 
 
 # helper -> (positions of the parameters it is linear in, whether it is multilinear in them: linear in each
@@ -50,6 +50,7 @@ def install():
     nondiff(h["only_shape"], "only_shape")
     nondiff(h["broadcast_only"], "broadcast_only")
     nondiff(runtime.is_zero, "is_zero")
+    transposes.install(_linear)
     install_linear_helpers()
     _install_array_helpers()
     from ..custom import custom_cots
@@ -183,7 +184,8 @@ def install_linear_helpers():
         params = [rename[p] for p in params]
         linear = [rename[p] for p in linear]
         args = "(" + ", ".join(params) + ("," if len(params) == 1 else "") + ")"
-        vjps = {p: f"transpose_linear({name}, {params.index(p)}, g, {args})" for p in linear}
+        written = transposes.TRANSPOSED.get(name, {})
+        vjps = {p: written.get(p) or f"transpose_linear({name}, {params.index(p)}, g, {args})" for p in linear}
         rule = general(fn, name, ", ".join(params) + ", /", **vjps)
         rule.jvp_form = "multilinear" if multilinear else "linear"
         rule.any_output = True

@@ -1,0 +1,112 @@
+"""Transposes, written out, of the helpers that move cotangents between containers and arrays.
+
+`item_cot(g, i)` (element i of a container's cotangent), `seq_cot(g, obj)` (an
+array's cotangent split into the list or tuple a NumPy function read) and
+`sum_operand_cot(g, x, other, out, first)` (one operand's part of `x + other`)
+are linear in g. Derivatives of generated code need their transposes. The
+general `transpose_linear` finds a transpose one basis vector at a time, which
+for a 200-element array is 200 calls, each differentiated again at the next
+order: a fifth derivative of autograd's tanh example took 86 s to run. The
+transposes here are direct, and each is itself linear with the original as its
+transpose, so the family is closed under differentiation to any order.
+"""
+
+import numbers
+
+import numpy as np
+
+from .. import runtime
+from ..checks import _map
+
+
+def _zeros(tree):
+    return _map(tree, lambda path, v: np.zeros_like(v) if isinstance(v, np.ndarray) else type(v)(0.0))
+
+
+def _like(container, items):
+    """items as a container of container's type (a list, tuple or namedtuple)."""
+    if isinstance(container, tuple) and hasattr(container, "_fields"):
+        return type(container)(*items)
+    return type(container)(items)
+
+
+@runtime.helper
+def item_cot_vjp(h, like, index):
+    """The cotangent of g in item_cot(g, index) (g shaped like `like`): h at index, zeros elsewhere."""
+    if runtime.is_zero(like):
+        return 0.0            # item_cot gave the symbolic zero whatever g was
+    if isinstance(like, (numbers.Number, np.generic)):
+        return h if np.ndim(h) == 0 else float(np.sum(h))     # a number stood for every element
+    if isinstance(like, dict):
+        return type(like)((k, (h if k == index else _zeros(v))) for k, v in like.items())
+    if isinstance(like, np.ndarray):
+        out = np.zeros_like(like)
+        if not runtime.is_zero(h):
+            np.add.at(out, index, h)
+        return out
+    items = [_zeros(v) for v in like]
+    if not runtime.is_zero(h):
+        items[index] = list(h) if isinstance(index, slice) else h
+    return _like(like, items)
+
+
+def _pass_through(like, obj):
+    """Does seq_cot(g, obj) return g itself for a g like `like`?"""
+    return not isinstance(obj, (list, tuple)) or isinstance(like, (list, tuple, dict)) or runtime.is_zero(like)
+
+
+def _stacked(h, obj):
+    """The array of obj's shape that the parts h (a cotangent of seq_cot's output) come from."""
+    if not isinstance(obj, (list, tuple)):
+        return np.broadcast_to(0.0 if runtime.is_zero(h) else h, np.shape(obj))
+    return np.stack([_stacked(0.0 if runtime.is_zero(h) else h[i], o) for i, o in enumerate(obj)])
+
+
+@runtime.helper
+def seq_cot_vjp(h, like, obj):
+    """The cotangent of g in seq_cot(g, obj) (g shaped like `like`): the parts stacked into an array of obj's
+    shape, summed down to g's shape."""
+    if _pass_through(like, obj):
+        return h
+    if runtime.is_zero(h):
+        return 0.0
+    stacked = _stacked(h, obj)
+    return runtime.unbroadcast(stacked, like, stacked)
+
+
+@runtime.helper
+def seq_cot_back(g, like, obj):
+    """The transpose of seq_cot_vjp(h, like, obj) in h: seq_cot(g, obj), or g where seq_cot passed g on."""
+    return g if _pass_through(like, obj) else runtime.HELPERS["seq_cot"](g, obj)
+
+
+@runtime.helper
+def sum_operand_cot_vjp(h, like, x, out, first):
+    """The cotangent of g in sum_operand_cot(g, x, other, out, first) (g shaped like `like`): for lists and
+    tuples, h at x's places in the concatenation; for arrays and numbers, the transpose of unbroadcast."""
+    if not isinstance(out, (list, tuple)):
+        from .runtime_rules import unbroadcast_vjp
+        return unbroadcast_vjp(h, like, x, out)
+    if runtime.is_zero(like) or runtime.is_zero(h):
+        return 0.0
+    n = len(x)
+    items = [_zeros(v) for v in like]
+    items[slice(0, n) if first else slice(len(out) - n, len(out))] = list(h)
+    return _like(like, items)
+
+
+def install(linear):
+    """Give the helpers here their rules; linear(fn, name, signature, **vjps) is runtime_rules._linear."""
+    linear(item_cot_vjp, "item_cot_vjp", "h, like, index, /", h="item_cot(g, index)")
+    linear(seq_cot_vjp, "seq_cot_vjp", "h, like, obj, /", h="seq_cot_back(g, like, obj)")
+    linear(seq_cot_back, "seq_cot_back", "h, like, obj, /", h="seq_cot_vjp(g, like, obj)")
+    linear(sum_operand_cot_vjp, "sum_operand_cot_vjp", "h, like, x, out, first, /",
+           h="sum_operand_cot(g, x, None, out, first)")
+
+
+# the helpers' transposes in their rules (install_linear_helpers), by their parameters' names there
+TRANSPOSED = {
+    "item_cot": {"g_": "item_cot_vjp(g, g_, index)"},
+    "seq_cot": {"g_": "seq_cot_vjp(g, g_, obj)"},
+    "sum_operand_cot": {"g_": "sum_operand_cot_vjp(g, g_, x, out, first)"},
+}
