@@ -127,8 +127,9 @@ def _complex_value(x):
         return True
 
 
-def _sum_to(g, xs, os_):
-    gs = shape(g)
+def _sum_plan(gs, xs, os_):
+    """How _sum_to sums a g of shape gs: (axes of g summed with keepdims, leading axes then dropped, the factor
+    for the axes along which g is constant)."""
     nlead = len(os_) - len(xs)
     goff = len(os_) - len(gs)
     factor = 1
@@ -141,14 +142,40 @@ def _sum_to(g, xs, os_):
             factor *= os_[a]        # g is constant along this axis: the sum is a product
         else:
             axes.append(ga)
+    return tuple(axes), max(nlead - goff, 0), factor
+
+
+def _sum_to(g, xs, os_):
+    axes, drop, factor = _sum_plan(shape(g), xs, os_)
     if axes:
-        g = np.sum(g, axis=tuple(axes), keepdims=True)
-    drop = nlead - goff
+        g = np.sum(g, axis=axes, keepdims=True)
     if drop > 0:
         g = np.reshape(g, shape(g)[drop:])
     if factor != 1:
         g = g * factor
     return g
+
+
+@helper
+def sum_to_transpose(h, gs, xs, os_):
+    """The transpose of g -> _sum_to(g, xs, os_) for g of shape gs, at h (shaped like that sum, which may be
+    smaller than xs where g was constant): h times the factor, spread back over the summed axes."""
+    axes, drop, factor = _sum_plan(gs, xs, os_)
+    kept = tuple(1 if a in axes else n for a, n in enumerate(gs))      # the sum's shape before the drop
+    if factor != 1:
+        h = h * factor
+    if shape(h) != kept[drop:]:
+        h = np.broadcast_to(h, kept[drop:])         # a cotangent broadcastable to the sum's shape
+    h = np.reshape(h, kept)
+    return np.broadcast_to(h, gs) if axes else h
+
+
+@helper
+def sum_to_back(c, like, xs, os_):
+    """The transpose of sum_to_transpose(h, gs, xs, os_) in h (h shaped like `like`): c summed as _sum_to sums,
+    then down to like's shape (h may have been broadcast)."""
+    summed = _sum_to(c, xs, os_)
+    return unbroadcast(summed, like, summed)
 
 
 @helper

@@ -47,6 +47,8 @@ def finish_updates(adj, code):
         free = _free_reads(code, loop, chain, copies) if loop is not None else set()
         others = [n for name in names for n in loads.get(name, []) if id(n) not in own and id(n) not in getitems
                   and id(n) not in passive and id(n) not in free]
+        if not others and _views_compared(adj, code, names):
+            others = True       # a copy of a view would no longer be part of the object: the test would change
         if others:
             _comment_before(code, node, f"`{base}` is copied, not changed in place: its old value is needed "
                                         "later (copy-on-write)")
@@ -120,6 +122,24 @@ def _outermost_loop(code, node):
         if isinstance(st, _LOOPS) and any(n is node for n in gast.walk(st)):
             return st
     return None
+
+
+# helpers that ask whether an object is part of another (sharing.py): they must see views, not copies
+_ALIAS_TESTS = ("part_along", "same_part")
+
+
+def _views_compared(adj, code, names):
+    """Do the alias tests of the code read a view taken from one of names?"""
+    views = {n.targets[0].id for name in names for n in _getitem_values(code, name)
+             if isinstance(n.targets[0], gast.Name)}
+    if not views:
+        return False
+    for n in astutil.walk(gast.Module(body=list(code), type_ignores=[])):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
+                adj.namer.helpers.get(n.func.id) in _ALIAS_TESTS and \
+                any(isinstance(a, gast.Name) and a.id in views for a in n.args):
+            return True
+    return False
 
 
 def _getitem_values(code, base):

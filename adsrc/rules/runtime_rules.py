@@ -71,13 +71,16 @@ def _install_array_helpers():
 
 @runtime.helper
 def unbroadcast_vjp(g, c, x, out):
-    """The cotangent of c in unbroadcast(c, x, out): c itself came out when x has out's shape; otherwise c
-    was broadcast to out and summed down to x, so g goes back up to out and down to c's shape."""
+    """The cotangent of c in unbroadcast(c, x, out): c itself came out when x has out's shape; otherwise c was
+    summed over out's broadcast axes (times their length where c is constant along them: the sum then keeps
+    c's smaller shape), so g is spread back over those axes, times those lengths (runtime.sum_to_transpose)."""
     if _tree(g, c, x, out):
         return transpose_linear(runtime.unbroadcast, 0, g, (c, x, out))
     if np.shape(x) == np.shape(out):
         return runtime.unbroadcast(g, c, g)
-    return runtime.unbroadcast(runtime.full(g, out), c, out)
+    if np.iscomplexobj(g) and not np.iscomplexobj(c):
+        g = np.real(g)
+    return runtime.sum_to_transpose(g, np.shape(c), np.shape(x), np.shape(out))
 
 
 @runtime.helper

@@ -102,6 +102,9 @@ def install(linear):
     linear(seq_cot_back, "seq_cot_back", "h, like, obj, /", h="seq_cot_vjp(g, like, obj)")
     linear(sum_operand_cot_vjp, "sum_operand_cot_vjp", "h, like, x, out, first, /",
            h="sum_operand_cot(g, x, None, out, first)")
+    linear(runtime.sum_to_transpose, "sum_to_transpose", "h, gs, xs, os_, /", h="sum_to_back(g, h, xs, os_)")
+    linear(runtime.sum_to_back, "sum_to_back", "c, like, xs, os_, /",
+           c="sum_to_transpose(g, np.shape(c), xs, os_)")
 
 
 # the helpers' transposes in their rules (install_linear_helpers), by their parameters' names there

@@ -1,0 +1,80 @@
+"""Second derivatives of the random programs: a report, not a test (yet).
+
+For each seed's program f(xs, s, W, ...) (the same programs and inputs as
+test_random_programs.py), d2f/ds2 by `adsrc.grad(adsrc.grad(f, argnums=1),
+argnums=1)` is compared with central differences of adsrc's own first
+derivative along s. The inputs are at least proginst.MARGIN from every kink,
+and the differences move s by 1e-5, so a mismatch is adsrc's.
+
+    python tests/second_order_report.py --count 200 [--start 0] [--show 5]
+
+Prints the count of each outcome (pass, mismatch, refused, crash, timeout) and
+the first messages of each kind other than pass.
+"""
+
+import argparse
+import collections
+import os
+import sys
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.dirname(HERE), HERE]
+
+import numpy as np  # noqa: E402
+
+import adsrc  # noqa: E402
+from progcheck import load  # noqa: E402
+from proginst import Timeout, make_case, time_limit  # noqa: E402
+
+H = 1e-5
+
+
+def second_derivative_outcome(case, seconds=30):
+    module = load(case.src)
+    try:
+        with time_limit(seconds):
+            f = module.f
+            g1 = adsrc.grad(f, argnums=1)
+            g2 = adsrc.grad(g1, argnums=1)
+            for which, args in enumerate(case.inputs):
+                got = g2(*args)
+                up, down = list(args), list(args)
+                up[1], down[1] = args[1] + H, args[1] - H
+                want = (g1(*up) - g1(*down)) / (2 * H)
+                if not np.isfinite(got) or abs(got - want) > 1e-4 * max(1.0, abs(want)):
+                    return "mismatch", f"input {which}: adsrc {got!r}, differences {want!r}"
+        return "pass", ""
+    except adsrc.TransformError as e:
+        return "refused", str(e).splitlines()[0]
+    except Timeout:
+        return "timeout", f"no result within {seconds} s"
+    except Exception as e:      # noqa: BLE001
+        return "crash", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    finally:
+        sys.modules.pop(module.__name__, None)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--show", type=int, default=5, help="messages shown per kind")
+    args = ap.parse_args(argv)
+    counts, examples = collections.Counter(), collections.defaultdict(list)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in range(args.start, args.start + args.count):
+            kind, line = second_derivative_outcome(make_case(seed))
+            counts[kind] += 1
+            if kind != "pass" and len(examples[kind]) < args.show:
+                examples[kind].append(f"seed {seed}: {line}")
+    print(", ".join(f"{k}: {v}" for k, v in counts.most_common()))
+    for kind, lines in examples.items():
+        print(f"\n{kind}:")
+        print("\n".join("  " + x for x in lines))
+    return 1 if counts["mismatch"] or counts["crash"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
