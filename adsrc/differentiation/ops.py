@@ -39,8 +39,9 @@ class OpAdjoints:
             return
         if isinstance(s.target, str):
             self.accumulate(src.id, g, out)
-        elif self.values[src.id].numeric:
-            # unpacking an array `a, b = x`: the rows' cotangents stacked
+        elif self.values[src.id].kind != "container":
+            # unpacking an array `a, b = x` (or what may be one): the rows' cotangents stacked (stack_cot
+            # leaves them a tuple when x turns out not to be an array)
             self.accumulate(src.id, self.hcall("stack_cot", g, src), out)
         else:
             self.accumulate(src.id, g, out)
