@@ -9,10 +9,13 @@ silently wrong second derivative:
   x's smaller shape, and its transpose spread it over every axis of the output;
 * a view of an array, then an item assignment to the array, in the generated
   code: the second-order code copied the view before changing the array in
-  place, and the generated test "is this still a view of it" then said no.
+  place, and the generated test "is this still a view of it" then said no;
+
+and two were refused or crashed: np.sort (its cotangent helper had no
+transpose) and unpacking an array into names (`a, b, c = x`).
 
 The last test runs the report's check on the first random programs and fails on
-any mismatch (refusals and errors are reported by the script, not failed here).
+any mismatch or crash (refusals and timeouts are reported by the script).
 """
 
 import os
@@ -53,7 +56,17 @@ def loop_with_item_updates(xs, s):
     return np.mean(np.sin(xs))
 
 
-@pytest.mark.parametrize("f", [broadcast_sum, broadcast_mean, view_then_item_assignment, loop_with_item_updates])
+def sorted_weights(xs, s):
+    return np.sum(np.sort(xs * s) * np.array([1.0, 2.0, 3.0])) ** 2 + np.sum(np.sort(np.outer(xs, xs) * s, axis=0)[0])
+
+
+def unpacked(xs, s):
+    a, b, c = np.tanh(xs * s)
+    return a * b ** 2 + np.sin(c)
+
+
+@pytest.mark.parametrize("f", [broadcast_sum, broadcast_mean, view_then_item_assignment, loop_with_item_updates,
+                               sorted_weights, unpacked])
 @pytest.mark.parametrize("s", [0.207, -0.6])
 def test_second_derivative_matches_differences_of_the_gradient(f, s):
     xs = np.array([0.032, 0.828, 0.986])
@@ -83,10 +96,22 @@ def test_sum_to_transpose_passes_the_dot_product_test(gs, xs, os_):
     assert np.sum(summed * h) == pytest.approx(np.sum(g * back), rel=1e-12)
 
 
+def test_sort_cotangent_transpose_passes_the_dot_product_test():
+    from adsrc.rules.helpers import sort_vjp
+    from adsrc.rules.transposes import sort_vjp_back
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, 4))
+    for axis in (None, 0, 1):
+        g = rng.standard_normal(np.sort(x, axis=axis).shape)
+        h = rng.standard_normal(x.shape)
+        assert np.sum(sort_vjp(g, x, axis) * h) == pytest.approx(np.sum(g * sort_vjp_back(h, g, x, axis)),
+                                                                  rel=1e-12)
+
+
 COUNT = int(os.environ.get("ADSRC_SECOND_ORDER_PROGRAMS", 40))
 
 
-def test_random_programs_have_no_wrong_second_derivatives():
+def test_random_programs_have_no_wrong_or_crashing_second_derivatives():
     from proginst import make_case
     from second_order_report import second_derivative_outcome
     wrong = []
@@ -94,6 +119,6 @@ def test_random_programs_have_no_wrong_second_derivatives():
         warnings.simplefilter("ignore")
         for seed in range(COUNT):
             kind, line = second_derivative_outcome(make_case(seed))
-            if kind == "mismatch":
-                wrong.append(f"seed {seed}: {line}")
+            if kind in ("mismatch", "crash"):
+                wrong.append(f"seed {seed}: {kind}: {line}")
     assert not wrong, "\n".join(wrong)

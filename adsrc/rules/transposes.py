@@ -1,9 +1,10 @@
 """Transposes, written out, of the helpers that move cotangents between containers and arrays.
 
 `item_cot(g, i)` (element i of a container's cotangent), `seq_cot(g, obj)` (an
-array's cotangent split into the list or tuple a NumPy function read) and
-`sum_operand_cot(g, x, other, out, first)` (one operand's part of `x + other`)
-are linear in g. Derivatives of generated code need their transposes. The
+array's cotangent split into the list or tuple a NumPy function read),
+`sum_operand_cot(g, x, other, out, first)` (one operand's part of `x + other`),
+`unbroadcast`'s own transpose and `sort_vjp(g, x, axis)` (np.sort's cotangent,
+put back in the input's order) are linear in g. Derivatives of generated code need their transposes. The
 general `transpose_linear` finds a transpose one basis vector at a time, which
 for a 200-element array is 200 calls, each differentiated again at the next
 order: a fifth derivative of autograd's tanh example took 86 s to run. The
@@ -95,6 +96,18 @@ def sum_operand_cot_vjp(h, like, x, out, first):
     return _like(like, items)
 
 
+@runtime.helper
+def sort_vjp_back(h, like, x, axis):
+    """The transpose of sort_vjp(g, x, axis) in g (g shaped like `like`): h read in sorted order, summed down
+    to g's shape (g may have been broadcast)."""
+    x = np.asarray(x)
+    if axis is None:
+        taken = np.ravel(h)[np.argsort(x, axis=None, kind="stable")]
+    else:
+        taken = np.take_along_axis(np.broadcast_to(h, x.shape), np.argsort(x, axis=axis, kind="stable"), axis=axis)
+    return runtime.unbroadcast(taken, like, taken)
+
+
 def install(linear):
     """Give the helpers here their rules; linear(fn, name, signature, **vjps) is runtime_rules._linear."""
     linear(item_cot_vjp, "item_cot_vjp", "h, like, index, /", h="item_cot(g, index)")
@@ -102,6 +115,9 @@ def install(linear):
     linear(seq_cot_back, "seq_cot_back", "h, like, obj, /", h="seq_cot_vjp(g, like, obj)")
     linear(sum_operand_cot_vjp, "sum_operand_cot_vjp", "h, like, x, out, first, /",
            h="sum_operand_cot(g, x, None, out, first)")
+    helpers = runtime.HELPERS
+    linear(helpers["sort_vjp"], "sort_vjp", "g_, x, axis, /", g_="sort_vjp_back(g, g_, x, axis)")
+    linear(sort_vjp_back, "sort_vjp_back", "h, like, x, axis, /", h="sort_vjp(g, x, axis)")
     linear(runtime.sum_to_transpose, "sum_to_transpose", "h, gs, xs, os_, /", h="sum_to_back(g, h, xs, os_)")
     linear(runtime.sum_to_back, "sum_to_back", "c, like, xs, os_, /",
            c="sum_to_transpose(g, np.shape(c), xs, os_)")
