@@ -159,36 +159,31 @@ class Unparser(astunparse.Unparser):
             self.dispatch(t.target)
         self.write(" in ")
         self.dispatch(t.iter)
-        self.enter()
-        self.dispatch(t.body)
-        self.leave()
+        self._block(t.body)
         if t.orelse:
             self.fill("else")
-            self.enter()
-            self.dispatch(t.orelse)
-            self.leave()
+            self._block(t.orelse)
+
+    def _block(self, stmts):
+        self.enter()
+        self.dispatch(stmts)
+        self.leave()
 
     # gast differs from ast in these: parameters and `except ... as name` are Name nodes, and
     # astunparse's own checks name ast classes
 
     def _If(self, t):
-        self.fill("if ")
-        self.dispatch(t.test)
-        self.enter()
-        self.dispatch(t.body)
-        self.leave()
-        while len(t.orelse) == 1 and isinstance(t.orelse[0], gast.If):
-            t = t.orelse[0]
-            self.fill("elif ")
+        keyword = "if "
+        while True:
+            self.fill(keyword)
             self.dispatch(t.test)
-            self.enter()
-            self.dispatch(t.body)
-            self.leave()
+            self._block(t.body)
+            if not (len(t.orelse) == 1 and isinstance(t.orelse[0], gast.If)):
+                break
+            t, keyword = t.orelse[0], "elif "
         if t.orelse:
             self.fill("else")
-            self.enter()
-            self.dispatch(t.orelse)
-            self.leave()
+            self._block(t.orelse)
 
     def _ExceptHandler(self, t):
         self.fill("except")
@@ -198,9 +193,7 @@ class Unparser(astunparse.Unparser):
         if t.name:
             self.write(" as ")
             self.write(t.name.id if isinstance(t.name, gast.Name) else t.name)
-        self.enter()
-        self.dispatch(t.body)
-        self.leave()
+        self._block(t.body)
 
     def _param(self, a, default=None, prefix=""):
         self.write(prefix + a.id)
