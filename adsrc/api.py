@@ -377,8 +377,6 @@ class _FixedCall:
         g = self.gradient
         if g.inner._statics.keys() - g.parts.known().keys():
             return None         # static arguments of the call: refused (their positions are the call's)
-        if not isinstance(g.fun, (types.MethodType, functools.partial)):
-            return None         # a callable object: its second derivative here fails (a known gap)
         generated = g.inner._adsrc_general(g.parts.known())
         return None if generated is None else \
             varargs.with_fixed(generated, g._front, g._kw, g._free[:self.n], self.names)

@@ -523,7 +523,10 @@ def _iter_cot(g, n):
 
 @helper
 def add_attr(dx, x, name, g):
-    """Accumulate the cotangent g of x.name into dx (from `owned`): namedtuple or dataclass fields."""
+    """Accumulate the cotangent g of x.name into dx (from `owned`): namedtuple or dataclass fields, or an
+    object's attributes (a dict of them, made here when dx is still the symbolic zero)."""
+    if is_zero(dx) and not isinstance(dx, (list, dict)):
+        dx = owned(0.0, x) if isinstance(x, tuple) and hasattr(x, "_fields") else {}
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         i = x._fields.index(name)
         dx[i] = add_cot(dx[i], g)
@@ -742,6 +745,8 @@ def stack_cot(parts, x):
 @helper
 def sequence_cot(g, x):
     """Cotangent of x from the cotangent of list(x) or tuple(x)."""
+    if isinstance(x, dict):
+        return 0.0          # list(d) is d's keys: no derivative reaches d's values through them
     if type(x) is _nd or is_duck(x):
         if is_zero(g):
             return 0.0

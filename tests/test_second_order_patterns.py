@@ -11,8 +11,9 @@ silently wrong second derivative:
   code: the second-order code copied the view before changing the array in
   place, and the generated test "is this still a view of it" then said no;
 
-and two were refused or crashed: np.sort (its cotangent helper had no
-transpose) and unpacking an array into names (`a, b, c = x`).
+and three were refused or crashed: np.sort (its cotangent helper had no
+transpose), unpacking an array into names (`a, b, c = x`), and a loop over a
+dict's items (`list(d)`, its keys, passed a cotangent on to the dict).
 
 The last test runs the report's check on the first random programs and fails on
 any mismatch or crash (refusals and timeouts are reported by the script).
@@ -65,8 +66,16 @@ def unpacked(xs, s):
     return a * b ** 2 + np.sin(c)
 
 
+def dict_items_loop(xs, s):
+    d = {"w": xs * s, "b": np.array([s, 1.0])}
+    total = 0.0
+    for k, v in d.items():
+        total = total + np.sum(np.sin(v)) * (2.0 if k == "w" else 1.0)
+    return total
+
+
 @pytest.mark.parametrize("f", [broadcast_sum, broadcast_mean, view_then_item_assignment, loop_with_item_updates,
-                               sorted_weights, unpacked])
+                               sorted_weights, unpacked, dict_items_loop])
 @pytest.mark.parametrize("s", [0.207, -0.6])
 def test_second_derivative_matches_differences_of_the_gradient(f, s):
     xs = np.array([0.032, 0.828, 0.986])

@@ -333,8 +333,7 @@ def higher_order_error(obj, where=None):
                                   "differentiate again: higher-order derivatives are followed through adsrc.grad, "
                                   "value_and_grad and jvp (of functions, methods, partials and callable objects), "
                                   "not through vjp pullbacks, nor, inside a function being differentiated, "
-                                  "through the gradient of a callable object or of a method or partial with "
-                                  "static arguments.",
+                                  "through the gradient of a method or partial with static arguments.",
                            "Differentiate the gradient (adsrc.grad, or adsrc.hessian / adsrc.hvp) rather than a "
                            "pullback, or take the gradient of a plain function that calls the method or partial "
                            "(for example `adsrc.grad(lambda x: model(x))`).")
