@@ -19,7 +19,6 @@ import keyword
 import linecache
 import threading
 import types
-import weakref
 
 from . import frontend
 from .cache import CacheInfo
@@ -77,18 +76,22 @@ def _free_name(stem, taken):
     return stem
 
 
-_BOUND = weakref.WeakKeyDictionary()     # fun -> {(n, names): its wrapper}
+def _table(fun):
+    """The wrappers made for fun, kept in fun's own __dict__: a wrapper holds fun (its global `fn`), and the
+    cycle fun -> table -> wrapper -> fun is one the collector frees (a weak-keyed table would keep fun alive
+    through its value). Callables without a function's __dict__ get a fresh table (nothing kept)."""
+    if isinstance(fun, types.FunctionType):
+        with _LOCK:
+            return fun.__dict__.setdefault("_adsrc_wrappers", {})
+    return {}
 
 
 def bound(fun, n, names=()):
     """fun as a function of n positional arguments (and the keywords `names`): a copy of the wrapper named
     after fun (`call_f`) whose global `fn` is fun, the same one each time (its derivatives are cached)."""
     key = (n, tuple(names))
+    table = _table(fun)
     with _LOCK:
-        try:
-            table = _BOUND.setdefault(fun, {})
-        except TypeError:          # not weakly referable: not kept
-            table = {}
         made = table.get(key)
     if made is None:
         template = wrapper(n, names)
@@ -108,11 +111,8 @@ def with_fixed(fun, fixed, fixed_kw, params, names):
     fixed_names = tuple(k for k in fixed_kw if k not in names)
     key = ("fixed", tuple(params), tuple(names), tuple(map(id, fixed)),
            tuple((k, id(fixed_kw[k])) for k in fixed_names))
+    table = _table(fun)
     with _LOCK:
-        try:
-            table = _BOUND.setdefault(fun, {})
-        except TypeError:
-            table = {}
         made = table.get(key)
     if made is None:
         template = wrapper(len(params), names, len(fixed), fixed_names, params)
