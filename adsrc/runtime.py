@@ -248,12 +248,12 @@ def grad_output(g, x, borrowed=False):
 
     borrowed: g may be an array the caller holds, so it is copied.
     """
+    if type(g) is _nd and type(x) is _nd and not borrowed and g is not x and g.dtype is x.dtype \
+            and g.shape == x.shape and (g.base is None or g.flags.writeable):
+        return g                    # the common case first: a new array of x's shape and dtype
     if type(x) is _nd:
         if type(g) is not _nd and is_duck(g):
             return _duck_for_numpy(g, x, borrowed)
-        if type(g) is _nd and g.shape == x.shape and g.dtype is x.dtype and g is not x \
-                and g.flags.writeable and not borrowed:
-            return g
         dtype = x.dtype if x.dtype.kind in "fc" else np.float64
         out = np.empty(x.shape, dtype=dtype)
         out[...] = _real_for(g, dtype)
