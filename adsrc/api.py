@@ -342,7 +342,12 @@ class FixedGradient:
     # by a plain function of the call's own arguments (varargs.with_fixed)
     def _adsrc_resolve(self, args, kwargs):
         generated = self.inner._adsrc_resolve((*self._front, *args), {**self._kw, **kwargs})
-        return varargs.with_fixed(generated, self._front, self._kw, self._free[:len(args)], tuple(kwargs))
+        return self._calling(generated, len(args), tuple(kwargs))
+
+    def _calling(self, generated, n, names):
+        """A plain function of n of the call's positional arguments (and the keywords `names`) that calls the
+        generated gradient with the fixed arguments as well."""
+        return varargs.with_fixed(generated, self._front, self._kw, self._free[:n], names)
 
     def _adsrc_for_call(self, n, names):
         return _FixedCall(self, n, tuple(names))
@@ -378,8 +383,7 @@ class _FixedCall:
         if g.inner._statics.keys() - g.parts.known().keys():
             return None         # static arguments of the call: refused (their positions are the call's)
         generated = g.inner._adsrc_general(g.parts.known())
-        return None if generated is None else \
-            varargs.with_fixed(generated, g._front, g._kw, g._free[:self.n], self.names)
+        return None if generated is None else g._calling(generated, self.n, self.names)
 
 
 def check_function(fun):

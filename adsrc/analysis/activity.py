@@ -15,10 +15,7 @@ import gast
 
 from ..ir import nodes as ir
 from ..ir.walk import expr_reads, free_names, target_names
-
-
-# an array's attributes that are not values of it: no derivative flows through them
-_NOT_DIFFERENTIABLE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
+from ..lowering.expressions import CONSTANT_ATTRIBUTES
 
 
 def diff_operands(s):
@@ -34,8 +31,6 @@ def diff_operands(s):
             if p in s.rule.vjps or s.method_of is not None:
                 out.extend(node if isinstance(node, list) else [node])
         return out
-    if isinstance(s, ir.GetAttr) and e.attr in _NOT_DIFFERENTIABLE_ATTRIBUTES:
-        return []
     if isinstance(s, (ir.GetItem, ir.GetAttr)):
         return [e.value]
     if isinstance(s, ir.ScanSlice):
@@ -76,7 +71,7 @@ def _names(nodes):
     """Names the operand expressions read differentiably (`x.shape` in `y.reshape(x.shape)` does not)."""
     out = set()
     for n in nodes:
-        if isinstance(n, gast.Attribute) and n.attr in _NOT_DIFFERENTIABLE_ATTRIBUTES:
+        if isinstance(n, gast.Attribute) and n.attr in CONSTANT_ATTRIBUTES:
             continue
         out |= expr_reads(n)
     return out

@@ -175,20 +175,13 @@ _WRAPPER = """def _make(_fn, _target):
 
 def _projected(fn, target):
     """fn, its result projected to real where its argument is real. The wrapper has fn's own parameters
-    (its source is registered like a file's; fn and target are its closure): the forward code adsrc
+    when they are plain, else `*args` (its source is registered like a file's; fn and target are its
+    closure): with fn's own parameters, the forward code adsrc
     derives from it for higher order then packs the arguments, and makes zero tangents for the others,
     only when it must project."""
     params = list(inspect.signature(fn).parameters.values())
-    if not params or any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty for p in params):
-        def wrapper(*args):
-            out = fn(*args)
-            if type(out) is np.ndarray and out.dtype.kind != "c" or type(out) is float:
-                return out
-            return _project_tree(out, target(args))
-        wrapper.__name__ = fn.__name__
-        wrapper.__doc__ = fn.__doc__
-        return wrapper
-    source = _WRAPPER.format(name=fn.__name__, params=", ".join(p.name for p in params))
+    plain = params and all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params)
+    source = _WRAPPER.format(name=fn.__name__, params=", ".join(p.name for p in params) if plain else "*args")
     filename = f"<adsrc projection of {fn.__name__}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     made = {}

@@ -15,6 +15,7 @@ import numpy as np
 from .. import pytree_nodes, runtime, tangents
 from ..checks import _map
 from . import general, nondiff, transposes
+from .transposes import _zeros
 
 
 # helper -> (positions of the parameters it is linear in, whether it is multilinear in them: linear in each
@@ -213,10 +214,6 @@ def install_linear_helpers():
 def _linear_of(fn, default):
     """LINEAR's entry for a helper (generated code may hold the array-API dispatching version of it)."""
     return LINEAR.get(getattr(fn, "_adsrc_numpy_helper", fn), default)
-
-
-def _zeros(tree):
-    return _map(tree, lambda path, v: np.zeros_like(v) if isinstance(v, np.ndarray) else type(v)(0.0))
 
 
 def _with(args, k, v):
