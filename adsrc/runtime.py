@@ -35,6 +35,16 @@ HELPERS["UNDEFINED"] = UNDEFINED
 HELPERS["np"] = np
 
 
+# attributes of arrays and numbers that carry no derivative (read as constants when the object is known to
+# be one; lowering/expressions.CONSTANT_ATTRIBUTES), and what has them
+ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
+
+
+def has_array_attributes(x):
+    """x is an array or a number, so `x.shape`, `x.size`... are its array attributes, not fields."""
+    return isinstance(x, (np.ndarray, np.generic, numbers.Number)) or is_duck(x)
+
+
 def is_zero(c):
     """True for the symbolic zero cotangent 0.0 (a Python float)."""
     return type(c) is float and c == 0.0
@@ -525,6 +535,8 @@ def _iter_cot(g, n):
 def add_attr(dx, x, name, g):
     """Accumulate the cotangent g of x.name into dx (from `owned`): namedtuple or dataclass fields, or an
     object's attributes (a dict of them, made here when dx is still the symbolic zero)."""
+    if has_array_attributes(x):     # `x.size`, `x.T` of an array read as a field (differentiation/fields.py)
+        return dx if name in ARRAY_ATTRIBUTES else add_cot(dx, _attribute_cot(name, g, x))
     if is_zero(dx) and not isinstance(dx, (list, dict)):
         dx = owned(0.0, x) if isinstance(x, tuple) and hasattr(x, "_fields") else {}
     if isinstance(x, tuple) and hasattr(x, "_fields"):
@@ -533,6 +545,18 @@ def add_attr(dx, x, name, g):
     else:
         dx[name] = add_cot(dx[name], g) if name in dx else g
     return dx
+
+
+def _attribute_cot(name, g, x):
+    """The cotangent of an array x from the cotangent g of x.T, x.mT, x.real or x.imag (rules/methods.py)."""
+    from .rules.complex_helpers import imag_cot, real_cot
+    if name == "T":
+        return np.transpose(g)
+    if name == "mT":
+        return np.swapaxes(g, -1, -2)
+    if name in ("real", "imag"):
+        return (real_cot if name == "real" else imag_cot)(g, x)
+    raise AttributeError(f"{type(x).__name__} has no field {name!r}")
 
 
 @helper

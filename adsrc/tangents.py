@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from . import pytree_nodes
-from .runtime import helper, is_zero
+from .runtime import ARRAY_ATTRIBUTES, has_array_attributes, helper, is_zero
 
 _nd = np.ndarray
 
@@ -252,6 +252,7 @@ def replace_obj_tangent(m, old, tm, tnew):
 @helper
 def attr_tangent(t, obj, name):
     """The tangent of obj.name: the field of obj's tangent (an object without one has a zero tangent)."""
-    if type(t) is float and t == 0.0 and not isinstance(obj, float):
+    constant = name in ARRAY_ATTRIBUTES and has_array_attributes(obj)    # `x.size` read as a field (fields.py)
+    if constant or (type(t) is float and t == 0.0 and not isinstance(obj, float)):
         return zeros_tangent(getattr(obj, name))
     return getattr(t, name)

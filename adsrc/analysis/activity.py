@@ -67,6 +67,15 @@ def unpacked_parts(s):
     return None
 
 
+def array_attribute_read(s):
+    """The object name of `target = name.shape` (an array attribute, read as a constant), else None."""
+    e = s.expr
+    if isinstance(s, ir.Const) and isinstance(e, gast.Attribute) and e.attr in CONSTANT_ATTRIBUTES and \
+            isinstance(e.value, gast.Name):
+        return e.value.id
+    return None
+
+
 def _names(nodes):
     """Names the operand expressions read differentiably (`x.shape` in `y.reshape(x.shape)` does not)."""
     out = set()
@@ -84,8 +93,9 @@ class Activity:
     atoms the part depends on differentiably, or None (it depends on all of them).
     """
 
-    def __init__(self, fn, wrt, deps=None, extra_varied=()):
+    def __init__(self, fn, wrt, deps=None, extra_varied=(), fields=False):
         self.fn = fn
+        self.fields = fields     # `x.size` may be a field of an object (its kind is not known yet)
         self.deps = deps or (lambda s: None)
         self.varied = set(wrt) | set(extra_varied)
         self.closures = {}       # nested def -> a differentiated name it captures
@@ -155,7 +165,7 @@ class Activity:
                 if self.any_varied([atom]):
                     self.varied.update(target_names(t))
             return
-        if self.any_varied(diff_operands(s)):
+        if self.any_varied(diff_operands(s)) or (self.fields and array_attribute_read(s) in self.varied):
             self.varied.update(names)
 
     # -- useful (backward) -----------------------------------------------------------------------------
@@ -192,7 +202,7 @@ def dependences(fn, split, deps=None):
     split: the result is `(value, *new values of arguments changed in place)`, one
     part each; otherwise the result is one part.
     """
-    varied = {p: Activity(fn, [p], deps).varied for p in fn.params}
+    varied = {p: Activity(fn, [p], deps, fields=True).varied for p in fn.params}
     parts = [fn.result]
     if split and isinstance(fn.result, gast.Name):
         for s in fn.body:

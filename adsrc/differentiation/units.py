@@ -27,6 +27,7 @@ from ..frontend.varargs import call_shape, parameters
 from ..guards import Guards
 from .assemble import assemble_grad, assemble_vjp
 from .checkpoint import callee_policy
+from .fields import as_fields
 from .forward import Forward, assemble_jvp
 from .reverse import Adjoint
 
@@ -392,6 +393,8 @@ def build(pipeline, lw, unit, wrt, vals, mode, options=None):
     results, deps = call_oracles(pipeline, lw.uf)
     params = {p: (v if isinstance(v, values_mod.AbsVal) else values_mod.from_key(v)) for p, v in vals.items()}
     values = values_mod.Values(fn, params, results)
+    if as_fields(fn.body, values):      # `c.size` of a dataclass is a field, not an array's size
+        values = values_mod.Values(fn, params, results)
     act = Activity(fn, wrt, deps)
     if mode == "jvp":
         fw = Forward(fn, namer, wrt, values, act, ctx)

@@ -15,6 +15,7 @@ from .. import astutil, primitives
 from .. import rules as rules_mod
 from ..frontend import lambda_to_def
 from ..ir import nodes as ir
+from ..runtime import ARRAY_ATTRIBUTES
 
 BINOP_NAMES = {
     gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.FloorDiv: "floordiv",
@@ -23,8 +24,8 @@ BINOP_NAMES = {
 }
 _UNARY_NAMES = {gast.USub: "neg", gast.UAdd: "pos", gast.Invert: "invert", gast.Not: "not_"}
 
-# attributes of arrays that are never differentiated
-CONSTANT_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
+# attributes of arrays that are never differentiated (differentiation/fields.py: unless they are an object's fields)
+CONSTANT_ATTRIBUTES = ARRAY_ATTRIBUTES
 
 
 class Expressions:
