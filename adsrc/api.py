@@ -12,7 +12,7 @@ import types
 
 import numpy as np
 
-from . import callables, entries, frontend, keys, pytree_nodes, transform, varargs
+from . import callables, entries, frontend, keys, object_args, pytree_nodes, transform, varargs
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import KNOWN, name_of
 from .custom import custom_vjp
@@ -75,10 +75,32 @@ class Gradient:
         self.static_argnums = tuple(i for i in (self._statics[n][0] for n in self._statics) if i is not None)
         self._cache = SpecializationCache(cache_size, name=fname)
         self._data = self._cache._data
-        self._key = keys.make_key_function(
+        self._by_identity = by_identity
+        self._typed = ()         # parameters keyed by the class of their object (object_args.py)
+        self._key = self._key_function()
+
+    def _key_function(self):
+        sig, norm = self._sig, self._nums
+        return keys.make_key_function(
             [(i, self._positional[i], sig.parameters[self._positional[i]].default) for i in norm],
-            [(pos, n, default) for n, (pos, default) in self._statics.items()], arg_kind, static_key, fname,
-            by_identity)
+            [(pos, n, default) for n, (pos, default) in self._statics.items()], arg_kind, static_key,
+            self._fname, self._by_identity, object_args.typed_parameters(self, self._typed))
+
+    def _learn_classes(self, args, kwargs):
+        """Key on the class of arguments that are objects of the user's classes, and on functions passed as
+        arguments (first seen in this call), so that calls of them are followed; True if the key changed."""
+        typed, static = object_args.new_parameters(self, args, kwargs)
+        if not typed and not static:
+            return False
+        self._typed += tuple(typed)
+        for name in static:
+            self._statics[name] = (self._positional.index(name) if name in self._positional else None,
+                                   self._sig.parameters[name].default)
+        self.static_argnames = tuple(self._statics)
+        self.static_argnums = tuple(i for i in (self._statics[n][0] for n in self._statics) if i is not None)
+        self._key = self._key_function()
+        self._first = None          # the lean path's key has only the differentiated argument
+        return True
 
     def _argnums(self, nums, what):
         nums = (nums,) if isinstance(nums, numbers.Integral) else tuple(nums)
@@ -173,13 +195,16 @@ class Gradient:
 
         Not inlined in __call__: the closure would make every call create cells.
         """
+        if self._learn_classes(args, kwargs):
+            key = self._key(args, kwargs)
         return entries.compiled(self._cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
 
     def _build(self, key, args, kwargs, statics=None):
         kinds = key[:len(self._wrt)]
         if statics is None:
             statics = self._static_values(args, kwargs) if self._statics else {}
-        statics = pytree_nodes.with_classes(statics, dict(zip(self._wrt, kinds)))
+        typed = dict(zip(self._typed, key[len(key) - len(self._typed):])) if self._typed else None
+        statics = pytree_nodes.with_classes(statics, dict(zip(self._wrt, kinds)), typed)
         fun = frontend.resolve(self.fun, args, kwargs)      # a gradient's generated function (higher order)
         with transform.LOCK:
             lw = transform.lowered(fun, statics, self._lowered_key(key))

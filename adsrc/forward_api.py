@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from . import callables, entries, frontend, keys, pytree_nodes, transform, varargs
+from . import callables, entries, frontend, keys, object_args, pytree_nodes, transform, varargs
 from .api import _annotate, check_function
 from .callables import name_of
 from .display import Source
@@ -109,15 +109,20 @@ class _Call:
         self.tangents = [t for t, k in zip(tangents, kinds) if k is not None]
         self.primals = primals
         self.has_aux = bool(has_aux)
+        functions, self.classes = object_args.constant_roles(
+            (p, x) for p, x, k in zip(free, primals, kinds) if k is None and p not in static)
+        statics.update(functions)
         self.statics = {**plan.known, **statics}
         skey = tuple(sorted((n, static_key(v, n, fname)) for n, v in statics.items())) if statics else ()
+        skey += tuple(sorted(self.classes.items()))
         self.key = (self.kinds, self.has_aux, skey, plan.fixed)
         if not self.wrt:
             raise TypeError(f"adsrc.jvp of `{fname}`: no primal with a tangent holds floating-point values")
 
     def build(self):
         with transform.LOCK:
-            known = pytree_nodes.with_classes(self.statics, {p: k for p, k in zip(self.wrt, self._wrt_kinds())})
+            known = pytree_nodes.with_classes(self.statics, {p: k for p, k in zip(self.wrt, self._wrt_kinds())},
+                                              self.classes)
             lw = transform.lowered(self.function, known, (self.key[2], tuple(n for n, _ in self.key[3]))
                                    + tuple((keys.Identity, i) for _, i in self.key[3])) if known else \
                 transform.lowered(self.function)

@@ -20,12 +20,13 @@ class Identity:
     """Key marker: the static value that follows is an object compared by identity (`self`)."""
 
 
-def make_key_function(differentiated, statics, arg_kind, static_key, fname, by_identity=()):
+def make_key_function(differentiated, statics, arg_kind, static_key, fname, by_identity=(), typed=()):
     """A function (args, kwargs) -> key.
 
     differentiated: [(position, name, default)] of the differentiated parameters;
     statics: [(position or None, name, default)] of the static parameters;
-    by_identity: names of static parameters keyed by the identity of their value.
+    by_identity: names of static parameters keyed by the identity of their value;
+    typed: [(position or None, name, default)] of parameters keyed by their value's type (object_args.py).
     """
     namer = names.Namer({"args", "kwargs", "n"})
     lines = ["def key(args, kwargs):", "    n = len(args)"]
@@ -60,6 +61,10 @@ def make_key_function(differentiated, statics, arg_kind, static_key, fname, by_i
         lines.append(f"    if {t} not in SIMPLE:")
         lines.append(f"        {t}, {v} = tuple, static_key({v}, {name!r}, fname)")
         parts += [t, v]
+    for pos, name, default in typed:
+        v = namer.fresh("o")
+        fetch(v, pos, name, default)
+        parts.append(f"type({v})")
     lines.append(f"    return ({', '.join(parts)},)")
     exec(compile("\n".join(lines), f"<adsrc key of {fname}>", "exec"), env)
     return env["key"]

@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from . import callables, entries, frontend, keys, pytree_nodes, transform, varargs
+from . import callables, entries, frontend, keys, object_args, pytree_nodes, transform, varargs
 from .api import _annotate, check_function
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import name_of
@@ -102,15 +102,17 @@ def vjp(fun, *primals, has_aux=False, checkpoint_loops=None):
     wrt = [p for p, k in zip(free, kinds) if k is not None]
     if not wrt:
         raise TypeError(f"adsrc.vjp of `{fname}`: no primal holds floating-point values to differentiate")
-    statics = parts.known()
+    functions, classes = object_args.constant_roles((p, x) for p, x, k in zip(free, primals, kinds) if k is None)
+    statics = {**parts.known(), **functions}
     static_key = (tuple(statics),) + tuple((keys.Identity, id(v)) for v in statics.values()) if statics \
         else ()
+    static_key += tuple(sorted(classes.items()))
     key = (kinds, bool(has_aux), static_key) + ((policy,) if policy is not None else ())
     fixed_kw = {k: f.value for k, f in parts.keywords.items()}
 
     def build():
         with transform.LOCK:
-            known = pytree_nodes.with_classes(statics, {p: k for p, k in zip(free, kinds) if k})
+            known = pytree_nodes.with_classes(statics, {p: k for p, k in zip(free, kinds) if k}, classes)
             lw = transform.lowered(function, known, static_key) if known else transform.lowered(function)
             unit = transform.Unit(lw.uf.name + "_vjp")
             options = {"final": True, "has_aux": bool(has_aux), "checkpoint_loops": policy}

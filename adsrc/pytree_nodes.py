@@ -133,10 +133,11 @@ def _names(fields, what, name):
     return tuple(fields)
 
 
-def with_classes(statics, kinds):
-    """Static values with the classes of the registered-pytree arguments among kinds ({param: key entry}),
-    so the function's methods calls on them are followed (lowering/calls.py)."""
-    known = tuple(sorted((p, k[1]) for p, k in kinds.items() if isinstance(k, tuple) and k[0] == "node"))
+def with_classes(statics, kinds, others=None):
+    """Static values with the classes of the registered-pytree arguments among kinds ({param: key entry})
+    and of others ({param: class}), so the function's methods calls on them are followed (lowering/calls.py)."""
+    known = [(p, k[1]) for p, k in kinds.items() if isinstance(k, tuple) and k[0] == "node"]
+    known = tuple(sorted(known + list((others or {}).items()), key=lambda item: item[0]))
     return {**(statics or {}), CLASSES: known} if known else statics
 
 

@@ -12,6 +12,7 @@ name the code uses for it.
 """
 
 import copy
+import inspect
 import numbers
 import types
 
@@ -537,6 +538,7 @@ def add_attr(dx, x, name, g):
     object's attributes (a dict of them, made here when dx is still the symbolic zero)."""
     if has_array_attributes(x):     # `x.size`, `x.T` of an array read as a field (differentiation/fields.py)
         return dx if name in ARRAY_ATTRIBUTES else add_cot(dx, _attribute_cot(name, g, x))
+    refuse_computed_attribute(x, name)
     if is_zero(dx) and not isinstance(dx, (list, dict)):
         dx = owned(0.0, x) if isinstance(x, tuple) and hasattr(x, "_fields") else {}
     if isinstance(x, tuple) and hasattr(x, "_fields"):
@@ -545,6 +547,21 @@ def add_attr(dx, x, name, g):
     else:
         dx[name] = add_cot(dx[name], g) if name in dx else g
     return dx
+
+
+def refuse_computed_attribute(x, name):
+    """Refuse `x.name` differentiated as a field when x's class computes it (a property adsrc did not see
+    when transforming, because it did not know x's class): its derivative would be lost."""
+    if name in getattr(x, "__dict__", ()) or (isinstance(x, tuple) and hasattr(x, "_fields")):
+        return
+    attr = inspect.getattr_static(type(x), name, None)
+    if attr is not None and hasattr(type(attr), "__get__") and not isinstance(attr, types.MemberDescriptorType):
+        from .errors import TransformError
+        raise TransformError(f"adsrc differentiated `.{name}` of a {type(x).__name__} as a stored field, but "
+                             f"{type(x).__name__}.{name} is computed ({type(attr).__name__}), and adsrc did not "
+                             "know the object's class when it transformed the code, so its derivative would be "
+                             f"lost. Call the getter as a function (`{type(x).__name__}.{name}.fget(obj)`), or "
+                             "make the object in the differentiated function or pass it as an argument.")
 
 
 def _attribute_cot(name, g, x):
@@ -867,6 +884,16 @@ def check_array_method(obj, method, name):
                          f"containers ({method}), but "
                          f"`{name}` is {what} when the code runs. Mark `{name}` static (static_argnames) so "
                          "adsrc can see what it is when transforming.")
+
+
+@helper
+def check_class(obj, cls, name):
+    """adsrc inferred that `name` holds an object of class cls (lowering/object_classes.py): refuse another."""
+    if type(obj) is not cls:
+        from .errors import TransformError
+        raise TransformError(f"adsrc followed the methods of `{name}` as a {cls.__qualname__}, which the code that "
+                             f"makes it creates, but `{name}` is an object of type {type(obj).__qualname__} here. Make it a "
+                             f"{cls.__qualname__}, or call the method through its class (`Class.method({name}, ...)`).")
 
 
 @helper

@@ -9,12 +9,14 @@ structure.
 """
 
 import copy
+import functools
 import numbers
+import types
 
 import numpy as np
 
 from . import pytree_nodes
-from .runtime import ARRAY_ATTRIBUTES, has_array_attributes, helper, is_zero
+from .runtime import ARRAY_ATTRIBUTES, has_array_attributes, helper, is_zero, refuse_computed_attribute
 
 _nd = np.ndarray
 
@@ -52,7 +54,14 @@ def zeros_tangent(x):
                                          for f in dataclasses.fields(x) if f.init})
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         return np.zeros(np.shape(x), _float_dtype(np.dtype(x.dtype)))
+    if isinstance(getattr(x, "__dict__", None), dict) and not isinstance(x, _NOT_OBJECTS):
+        out = copy.copy(x)      # an object of the user's class: its attributes' tangents
+        vars(out).update({k: zeros_tangent(v) for k, v in vars(x).items()})
+        return out
     return 0.0
+
+
+_NOT_OBJECTS = (type, types.ModuleType, types.FunctionType, types.MethodType, functools.partial)
 
 
 def _dict_like(x, items):
@@ -252,7 +261,10 @@ def replace_obj_tangent(m, old, tm, tnew):
 @helper
 def attr_tangent(t, obj, name):
     """The tangent of obj.name: the field of obj's tangent (an object without one has a zero tangent)."""
-    constant = name in ARRAY_ATTRIBUTES and has_array_attributes(obj)    # `x.size` read as a field (fields.py)
+    array = has_array_attributes(obj)       # `x.size`, `x.T` of an array read as a field (fields.py)
+    constant = array and name in ARRAY_ATTRIBUTES
+    if not array:
+        refuse_computed_attribute(obj, name)
     if constant or (type(t) is float and t == 0.0 and not isinstance(obj, float)):
         return zeros_tangent(getattr(obj, name))
     return getattr(t, name)

@@ -110,6 +110,11 @@ def method_of_an_argument(x, model):
     return np.sum(model.apply(x))
 
 
+def method_of_an_item_of_an_argument(x, models):
+    model = models[0]       # adsrc cannot tell what it is when transforming
+    return np.sum(model.apply(x))
+
+
 def cube(x):
     return x ** 3
 

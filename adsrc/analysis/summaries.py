@@ -111,12 +111,18 @@ def call_statics(stmt, resolve):
     for p in params:
         if p.name not in bound and p.default is not p.empty and _is_function(p.default):
             out[p.name] = p.default
-    classes = getattr(resolve, "classes", None)
-    if classes:      # arguments of registered pytree classes: the callee can follow their methods
-        known = tuple(sorted((name, classes[node.id]) for name, node in bound.items()
-                             if isinstance(node, gast.Name) and node.id in classes and name not in out))
-        if known:
-            out[CLASSES] = known
+    # arguments of known classes (registered pytrees, objects the caller made): the callee follows their methods
+    by_position = dict(stmt.classes)
+    params_classes = getattr(resolve, "classes", None) or {}
+    known = []
+    for k, (name, node) in enumerate(bound.items()):
+        cls = by_position.get(k if k < len(args) and node is args[k] else name)
+        if cls is None and isinstance(node, gast.Name):
+            cls = params_classes.get(node.id)
+        if cls is not None and name not in out:
+            known.append((name, cls))
+    if known:
+        out[CLASSES] = tuple(sorted(known, key=lambda item: item[0]))
     return out
 
 

@@ -23,6 +23,7 @@ from ..ir.walk import expr_reads, target_names
 from .assemble import result_parts
 from .control import _unguard
 from .inplace import finish_updates
+from .reverse import refuse_unknown_change
 from .state import Adjoints, tag
 from .tangent_ops import TangentOps
 
@@ -95,6 +96,7 @@ class Forward(TangentOps):
         if isinstance(s, ir.Op):
             return tag(self.op(s), s.loc.line)
         if isinstance(s, ir.Effect):
+            refuse_unknown_change(self, s)
             return tag([astutil.expr_stmt(op_expr(s, self.namer))], s.loc.line)
         if isinstance(s, ir.Raw):
             return tag([astutil.clone(s.node)], s.loc.line)

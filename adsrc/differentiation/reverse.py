@@ -109,6 +109,7 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
 
     def refuse_lost_effect(self, s):
         """A call changing an object adsrc does not own with a differentiated value: its gradient would be lost."""
+        refuse_unknown_change(self, s)
         if s.writes is not None and self.act.any_varied([s.expr]):
             method = s.expr.func.attr if isinstance(s.expr.func, gast.Attribute) else "call"
             raise self.error(s, f"`.{method}()` changes its object `{s.writes}` in place, an object adsrc does not "
@@ -170,3 +171,15 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
 
     def finish_updates(self, code):
         finish_updates(self, code)
+
+
+def refuse_unknown_change(d, s):
+    """`o.method(x)` run for its effect on an object adsrc knows nothing of, with x differentiated: the method
+    may keep x in o, and the gradient through o would be lost (d: the Adjoint or Forward differentiator)."""
+    if s.may_change is None:
+        return
+    e = s.expr
+    if d.act.any_varied(list(e.args) + [k.value for k in e.keywords]):
+        raise d.error(s, f"adsrc cannot follow `{s.may_change}.{e.func.attr}(...)`, which is run for its effect "
+                         f"with a differentiated argument: it may keep that value in `{s.may_change}`, and the "
+                         "gradient through it would be lost.", s.hint)

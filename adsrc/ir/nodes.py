@@ -116,12 +116,15 @@ class CallUser(Op):
     method's `__self__`, a callable object), else None: the callee is specialized to it.
     checkpoint: the `adsrc.checkpoint` object the call goes through, if any: reverse mode then
     keeps only the arguments and runs the callee forward again backward (lowering/checkpoint.py).
+    classes: ((position, class), ...) for arguments whose class the caller knows (an object it made, a
+    parameter of a known class): position counts the receiver first, or is a keyword's name.
     """
     callee: Any
     receiver: Optional[gast.expr] = None
     returns_params: tuple = ()
     receiver_value: Any = None
     checkpoint: Any = None
+    classes: tuple = ()
 
 
 @dataclass(eq=False, slots=True)
@@ -196,9 +199,13 @@ class Effect(Stmt):
     """A call run for its effect (print, a check); never differentiated.
 
     writes: what it changes in place that adsrc does not own (`box.items`), if anything.
+    may_change: `o.method(...)` on a local object adsrc knows nothing of: the name `o` (the method may
+    store its arguments in it), and hint, what to do if they are differentiated.
     """
     expr: gast.expr
     writes: Optional[str] = None
+    may_change: Optional[str] = None
+    hint: Optional[str] = None
 
 
 @dataclass(eq=False, slots=True)
@@ -211,10 +218,11 @@ class Raw(Stmt):
 
 @dataclass(eq=False, slots=True)
 class SetItem(Stmt):
-    """base[index] = value"""
+    """base[index] = value, or (attr) base.<index> = value with index a string constant."""
     base: str
     index: gast.expr
     value: gast.expr
+    attr: bool = False
 
 
 @dataclass(eq=False, slots=True)

@@ -54,7 +54,8 @@ class Printer:
         if isinstance(s, ir.Raw):
             return [astutil.clone(s.node)]
         if isinstance(s, ir.SetItem):
-            target = gast.Subscript(value=astutil.name(s.base), slice=astutil.clone(s.index), ctx=gast.Store())
+            target = gast.Attribute(value=astutil.name(s.base), attr=s.index.value, ctx=gast.Store()) if s.attr else \
+                gast.Subscript(value=astutil.name(s.base), slice=astutil.clone(s.index), ctx=gast.Store())
             return [gast.Assign(targets=[target], value=astutil.clone(s.value), type_comment=None)]
         if isinstance(s, ir.InplaceOp):
             return [gast.AugAssign(target=astutil.store(s.target), op=s.op, value=astutil.clone(s.value))]
@@ -152,7 +153,13 @@ def op_expr(s, namer):
     if isinstance(s, ir.CallUser) and s.returns_params:
         # the callee changes arguments in place: call it on copies and return their new values too
         params = astutil.tuple_([astutil.const(p) for p in s.returns_params])
-        return astutil.call(astutil.name(namer.helper("call_changing")), [expr.func, params] + list(expr.args),
+        func, args = expr.func, list(expr.args)
+        if s.receiver is not None and isinstance(func, gast.Attribute):
+            # o.method(...): the function type(o).method, called with o first
+            func = gast.Attribute(value=astutil.call(astutil.name("type"), [astutil.clone(s.receiver)]),
+                                  attr=func.attr, ctx=gast.Load())
+            args = [astutil.clone(s.receiver)] + args
+        return astutil.call(astutil.name(namer.helper("call_changing")), [func, params] + args,
                             {k.arg: k.value for k in expr.keywords})
     return expr
 

@@ -29,7 +29,9 @@ from ..ir import nodes as ir
 from .builtins import Primitives
 from .function_values import FunctionValues
 from ..rules.runtime_rules import COPYING
-from . import factories
+from ..rules.sharing import call_changing
+from . import factories, object_classes
+from .object_classes import _plain_class, _record_type, is_user_function
 from .checkpoint import checkpoint_call
 from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
@@ -49,15 +51,6 @@ _DICT_VIEWS = {"values": "dict_values", "items": "dict_items", "keys": "dict_key
 # NumPy functions that write into an argument; functionalize.py cannot rewrite these
 _WRITERS = {np.put: "np.put", np.place: "np.place", np.putmask: "np.putmask",
             np.put_along_axis: "np.put_along_axis", np.random.shuffle: "np.random.shuffle"}
-
-
-def is_user_function(obj):
-    if not isinstance(obj, types.FunctionType):
-        return False
-    module = getattr(obj, "__module__", None) or ""
-    if module.startswith("adsrc.rules.") or module == "adsrc.tangents":
-        return True          # a rule's helper, called by generated code: transformed for higher order
-    return module.split(".")[0] not in ("numpy", "builtins", "math", "adsrc")
 
 
 def callable_name(obj, node=None):
@@ -100,6 +93,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues):
         obj = self.static(f)
         if obj is not rules_mod.NOT_STATIC:
             return self.static_call(e, obj, target)
+        cls = self.inferred_class(f)
+        if cls is not None and is_user_function(inspect.getattr_static(cls, "__call__", None)):
+            return self.inferred_receiver_call(e, f, cls, "__call__", target)      # self.encoder(x)
         method = self.method_of_known_class(f, "__call__")
         if method is not None:
             # model(x) on an argument of a registered pytree class: type(model).__call__(model, x)
@@ -132,6 +128,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues):
                                  "module functions, closures and functions defined in this function.")
 
     def emit_op(self, cls, target, expr, node, **fields):
+        if cls is ir.CallUser:
+            fields["classes"] = fields.get("classes", ()) + self.argument_classes(expr, fields.get("receiver"))
         if target is None:
             if cls in (ir.Opaque, ir.Const):
                 self.emit(ir.Effect(expr), node)
@@ -216,6 +214,10 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues):
             return getattr(self, special)(e, target)
         if obj is functools.partial:
             return self.make_partial(e, target)
+        if obj is object.__new__ and len(e.args) == 1 and _plain_class(self.resolved(e.args[0]) or object):
+            return self.new_object(e.args[0], self.resolved(e.args[0]), target, e)
+        if getattr(obj, "_adsrc_numpy_helper", obj) is call_changing:     # (xp/dispatch.py wraps helpers)
+            return self.changing_call(e, target)
         if hashable(obj) and obj in _WRITERS:
             raise self.error(e, f"`{_WRITERS[obj]}` writes into its argument in place, which adsrc cannot "
                                 "differentiate.", "Compute a new array instead (for example with `np.where`, or "
@@ -241,6 +243,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues):
             return self.call_partial_object(e, obj, target)
         if isinstance(obj, type) and _record_type(obj):
             return self.construct(e, obj, target)
+        if isinstance(obj, type) and _plain_class(obj):
+            return self.construct_object(e, obj, target)
         call = getattr(type(obj), "__call__", None)
         if not isinstance(obj, type) and is_user_function(call):
             # a callable object: obj(x) is type(obj).__call__(obj, x)
@@ -272,6 +276,48 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues):
         self.emit_op(ir.Apply, target, expr, e, rule=rule, bound=bound)
         if isinstance(target, str) and target in self.single and len(self.scopes) == 1:
             self.local_classes[target] = cls        # its methods can be followed
+
+    def construct_object(self, e, cls, target):
+        """Cls(...) of a Python class: `o = object.__new__(Cls)`, then `o.__init__(...)`, a call of the user's
+        __init__ that changes o (lowering/functionalize.py gives o its new value)."""
+        obj = self.new_object(e.func, cls, target if isinstance(target, str) else None, e)
+        init = gast.Attribute(value=astutil.name(obj), attr="__init__", ctx=gast.Load())
+        self.emit_op(ir.CallUser, None, self.plain_call(gast.Call(func=init, args=e.args, keywords=e.keywords), init),
+                     e, callee=inspect.getattr_static(cls, "__init__"), receiver=astutil.name(obj),
+                     classes=((0, cls),))
+        if target is not None and target != obj:
+            self.emit(ir.Copy(target, astutil.name(obj)), e)
+
+    def new_object(self, cls_expr, cls, target, e):
+        """target = object.__new__(cls): a new object, not yet initialized, of a known class."""
+        obj = target or self.temp(cls.__name__.lower())
+        new = astutil.call(gast.Attribute(value=astutil.name("object"), attr="__new__", ctx=gast.Load()), [cls_expr])
+        self.emit(ir.Opaque(obj, new, describe=f"`{cls.__name__}`", fresh=True), e)
+        if (obj in self.single or obj not in self.store_counts) and len(self.scopes) == 1:
+            self.local_classes[obj] = cls        # its methods can be followed (a name bound once, or a temporary)
+        return obj
+
+    def changing_call(self, e, target):
+        """`r, *new = call_changing(type(o).method, params, o, ...)` in generated code (differentiated again):
+        the call `o.method(...)` that changes its arguments in place, then the names of their new values."""
+        func, params, args = e.args[0], e.args[1], e.args[2:]
+        callee = self.resolved(func)
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) and \
+                self.static(func.value.func) is type and len(func.value.args) == 1:
+            callee = self.method_of_known_class(func.value.args[0], func.attr)
+        if not is_user_function(callee) or not isinstance(params, gast.Tuple) or \
+                any(isinstance(a, gast.Starred) for a in args) or not isinstance(target, str):
+            raise self.error(e, "adsrc cannot differentiate again through a call that changes its arguments here.",
+                             "Make the call differentiated the first time (pass the arguments it changes as "
+                             "differentiated values), or build new values instead of changing them.")
+        atoms = [self.atom(a) for a in args]
+        call = astutil.call(astutil.name(self.bind(callee.__qualname__.replace(".", "_"), callee)), atoms,
+                            {k.arg: self.atom(k.value) for k in e.keywords})
+        result = self.temp("result")
+        self.emit_op(ir.CallUser, result, call, e, callee=callee)
+        bound = inspect.signature(callee).bind(*atoms, **{k.arg: k.value for k in call.keywords}).arguments
+        parts = [astutil.name(result)] + [astutil.clone(bound[p.value]) for p in params.elts]
+        self.emit(ir.Pack(target, astutil.tuple_(parts)), e)       # (result, *new values of the arguments)
 
     def rule_call(self, e, func, rule, target, receiver=None):
         out = next((k for k in e.keywords if k.arg == "out"), None)
@@ -353,6 +399,17 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues):
     def method_call(self, e, target):
         f = e.func
         name = f.attr
+        if isinstance(f.value, gast.Call) and self.static(f.value.func) is super and not f.value.args:
+            return self.super_call(e, target)
+        if isinstance(f.value, gast.Call) and object_classes.made_class(self.resolved(f.value.func)):
+            # Model(params).loss(x): the new object's class is known
+            receiver = self.atom(f.value)
+            return self.method_call(gast.Call(func=gast.Attribute(value=receiver, attr=name, ctx=gast.Load()),
+                                              args=e.args, keywords=e.keywords), target)
+        cls = self.inferred_class(f.value)
+        if cls is not None and is_user_function(inspect.getattr_static(cls, name, None)):
+            # self.encoder.encode(x), with self.encoder made an Encoder by __init__
+            return self.inferred_receiver_call(e, f.value, cls, name, target)
         method = self.method_of_known_class(f.value, name)
         if method is not None:
             # model.apply(x) on an argument of a registered pytree class: apply(model, x)
@@ -398,16 +455,138 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues):
                     f"its class (`Class.{name}({owner}, ...)`); otherwise call a NumPy function "
                     f"instead, or register a rule with adsrc.defvjp.")
         call = self.plain_call(e, gast.Attribute(value=receiver, attr=name, ctx=gast.Load()))
+        if target is None and isinstance(f.value, gast.Name) and self.is_local(f.value.id):
+            # run for its effect, which may be to keep its arguments in the object (`o.set(x)`)
+            self.emit(ir.Effect(call, may_change=f.value.id, hint=hint), e)
+            return
         self.emit_op(ir.Opaque, target, call, e, describe=f"the method `.{name}()`", hint=hint)
 
-    def method_of_known_class(self, v, name):
-        """The Python function `v.name(...)` calls when v's class is known: a parameter of a registered pytree
-        class (uf.classes), or a record made in this function."""
-        classes = {**self.uf.classes, **self.local_classes}
-        if not isinstance(v, gast.Name) or v.id not in classes or any(v.id in s for s in self.scopes[1:]):
+    def inferred_receiver_call(self, e, value, cls, name, target):
+        """value.name(...) (or value(...) for __call__) on an object of inferred class cls."""
+        receiver = self.atom(value)
+        self.check_class(receiver.id, cls, e)
+        method = inspect.getattr_static(cls, name)
+        func = gast.Attribute(value=receiver, attr=name, ctx=gast.Load()) if name != "__call__" else receiver
+        self.emit_op(ir.CallUser, target, self.plain_call(gast.Call(func=func, args=e.args, keywords=e.keywords),
+                                                          func),
+                     e, callee=method, receiver=receiver, classes=((0, cls),))
+
+    def super_call(self, e, target):
+        """super().name(...) in a method whose object's class is known: the method of the next class in its
+        MRO after the one defining this method, called with this method's first parameter."""
+        name = e.func.attr
+        params = self.uf.node.args.posonlyargs + self.uf.node.args.args
+        me = params[0].id if params else None
+        cls = self.uf.classes.get(me)
+        fun = self.uf.fun
+        owners = [k for k in cls.__mro__ if vars(k).get(fun.__name__) is fun] if cls is not None else []
+        if not owners:
+            raise self.error(e, f"adsrc cannot tell which class `super().{name}(...)` starts from here: it knows "
+                                f"the class of `{me}` only in methods it reached through an object of a known class.",
+                             "Call the method through its class instead (`Base.method(self, ...)`).")
+        mro = cls.__mro__
+        method = next((vars(k)[name] for k in mro[mro.index(owners[0]) + 1:] if name in vars(k)), None)
+        if method is object.__init__:
+            return self.emit_op(ir.Const, target, astutil.const(None), e)     # a no-op
+        if not is_user_function(method):
+            raise self.error(e, f"adsrc cannot follow `super().{name}(...)`: it is not a Python function "
+                                f"({method!r}).", "Call a Python function instead.")
+        func = astutil.name(self.bind(f"{method.__qualname__.replace('.', '_')}", method))
+        call = self.plain_call(gast.Call(func=func, args=[astutil.name(me)] + list(e.args), keywords=e.keywords), func)
+        self.emit_op(ir.CallUser, target, call, e, callee=method)
+
+    def known_class(self, v):
+        """The class of the object v holds when it is known: a parameter of a registered pytree or a known
+        class (uf.classes), or an object made in this function."""
+        if not isinstance(v, gast.Name) or any(v.id in s for s in self.scopes[1:]):
             return None
-        method = inspect.getattr_static(classes[v.id], name, None)
+        return self.local_classes.get(v.id) or self.uf.classes.get(v.id)
+
+    def attribute_class(self, v, element=False):
+        """The class `obj.attr` (element: its elements) has as obj's class's __init__ makes it, or None."""
+        if not isinstance(v, gast.Attribute):
+            return None
+        owner = self.known_class(v.value)
+        return object_classes.attribute_classes(owner, v.attr)[element] if owner is not None else None
+
+    def element_class(self, v):
+        """The class of the elements of the list v (a name bound to a display of constructions, an attribute
+        its owner's __init__ makes so, or a slice of those), or None."""
+        if isinstance(v, gast.Name) and not any(v.id in s for s in self.scopes[1:]):
+            return self.element_classes.get(v.id)
+        if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Slice):
+            return self.element_class(v.value)
+        return self.attribute_class(v, element=True)
+
+    def inferred_class(self, v):
+        """The class of the object `obj.attr` or `objs[i]` holds, as inferred (checked when the code runs)."""
+        if isinstance(v, gast.Subscript) and not isinstance(v.slice, gast.Slice):
+            return self.element_class(v.value)
+        if isinstance(v, gast.Call):
+            fn = self.resolved(v.func)
+            return object_classes.returned_class(fn) if is_user_function(fn) else None
+        return self.attribute_class(v)
+
+    def note_class(self, name, value):
+        """What `name = value` (name bound once) tells of classes: a list of objects of one class, or an
+        attribute its owner's __init__ makes an object of a known class (checked when the code runs)."""
+        if name not in self.single or len(self.scopes) != 1:
+            return
+        elements = object_classes.element_class(value, self.resolved)
+        if elements is not None:
+            self.element_classes[name] = elements
+        elif isinstance(value, (gast.Attribute, gast.Subscript, gast.Call)):
+            # o = self.encoder; layer = layers[0]; box = make_box()
+            cls = self.inferred_class(value)
+            if cls is not None:
+                self.check_class(name, cls, value)
+                self.local_classes[name] = cls
+
+    def loop_element_class(self, target, iterable):
+        """`for layer in layers:` over a list of objects of one class, with `layer` bound by this loop only:
+        layer's class (checked each step), else None."""
+        if not isinstance(target, gast.Name) or self.store_counts.get(target.id) != 1:
+            return None
+        return self.element_class(iterable)
+
+    @property
+    def store_counts(self):
+        counts = getattr(self, "_store_counts", None)
+        if counts is None:
+            counts = self._store_counts = {}
+            for n in gast.walk(self.uf.node):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+        return counts
+
+    def resolved(self, node):
+        obj = self.static(node)
+        return None if obj is rules_mod.NOT_STATIC else obj
+
+    def check_class(self, name, cls, node):
+        """name holds a cls (inferred): a check when the code runs, then its methods are followed."""
+        self.emit(ir.Effect(astutil.call(astutil.name(self.namer.helper("check_class")),
+                                         [astutil.name(name), astutil.name(self.bind(cls.__name__, cls)),
+                                          astutil.const(name)])), node)
+
+    def method_of_known_class(self, v, name):
+        """The Python function `v.name(...)` calls when v's class is known."""
+        cls = self.known_class(v)
+        method = inspect.getattr_static(cls, name, None) if cls is not None else None
         return method if is_user_function(method) else None
+
+    def property_of_known_class(self, v, name):
+        """The getter of `v.name` when v's class is known and gives it a property written in Python."""
+        cls = self.known_class(v)
+        prop = inspect.getattr_static(cls, name, None) if cls is not None else None
+        return prop.fget if isinstance(prop, property) and is_user_function(prop.fget) else None
+
+    def argument_classes(self, call, receiver):
+        """((position, class), ...) of a call's arguments whose class is known (ir.CallUser.classes)."""
+        args = ([receiver] if receiver is not None else []) + list(call.args)
+        out = [(i, self.known_class(a)) for i, a in enumerate(args)]
+        out += [(k.arg, self.known_class(k.value)) for k in call.keywords if k.arg]
+        return tuple((i, c) for i, c in out if c is not None)
 
     def item_receiver(self, value, e):
         """The local name whose object a mutating method changes (`groups[k].append(v)`: an item of groups)."""
@@ -456,12 +635,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues):
         if target is not None:
             self.emit(ir.Const(target, astutil.const(None)), e)
 
+
 _BUILTIN_CALLS = {builtins.map: "b_map", builtins.filter: "b_filter", builtins.zip: "b_zip",
                   builtins.enumerate: "b_enumerate", builtins.reversed: "b_reversed", builtins.sorted: "b_sorted",
                   builtins.dict: "b_dict", builtins.getattr: "b_getattr", builtins.next: "b_next"}
-
-
-def _record_type(cls):
-    import dataclasses
-    return (issubclass(cls, tuple) and hasattr(cls, "_fields")) or dataclasses.is_dataclass(cls)
-

@@ -188,6 +188,11 @@ class Expressions:
             self.emit(ir.Const(target, e), e)      # a module constant like np.pi (read as written)
             return
         base = self.atom(e.value)
+        getter = self.property_of_known_class(base, e.attr)
+        if getter is not None:
+            # obj.area with `area` a property of obj's class: area's getter called with obj
+            func = astutil.name(self.bind(getter.__qualname__.replace(".", "_"), getter))
+            return self.emit_op(ir.CallUser, target, gast.Call(func=func, args=[base], keywords=[]), e, callee=getter)
         if e.attr in CONSTANT_ATTRIBUTES:
             self.emit(ir.Const(target, gast.Attribute(value=base, attr=e.attr, ctx=gast.Load())), e)
             return

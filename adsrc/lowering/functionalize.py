@@ -100,6 +100,10 @@ class Functionalizer:
 
     # -- changes in place -------------------------------------------------------------------------------
     def rewrite(self, s, state):
+        if isinstance(s, ir.SetItem) and s.attr:
+            self.refuse_foreign(s, state, s.base, f"assigning to `{s.base}.{s.index.value}`")
+            expr = astutil.call(self.helper("replace_field"), [astutil.name(s.base), s.index, s.value])
+            return self.changed(s, state, s.base, lambda t: self.helper_op(t, expr, "replace_field", s.loc))
         if isinstance(s, ir.SetItem):
             self.refuse_foreign(s, state, s.base, f"assigning to `{s.base}[...]`")
             expr = astutil.call(self.helper("index_update"), [astutil.name(s.base), astutil.index_value(s.index),
@@ -367,7 +371,7 @@ class Functionalizer:
             pre += p1
             post += p2
         call = ir.CallUser((result,) + tuple(a for _, a in names), s.expr, s.callee, s.receiver,
-                           tuple(p for p, _ in names), s.receiver_value, s.checkpoint, loc=s.loc)
+                           tuple(p for p, _ in names), s.receiver_value, s.checkpoint, s.classes, loc=s.loc)
         return pre + [call] + post
 
 

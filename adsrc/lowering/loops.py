@@ -104,7 +104,15 @@ class Loops:
         if target is None:
             raise self.error(s.target, "this loop target is not supported.",
                              "Loop over names or tuples of names, e.g. `for i, x in enumerate(xs):`.")
-        self.emit_for(target, it, lambda: self.out.extend(self.block(s.body)), self.block(s.orelse), s)
+        cls = self.loop_element_class(s.target, s.iter)
+        if cls is not None:
+            self.local_classes[s.target.id] = cls       # its methods are followed
+
+        def body():
+            if cls is not None:
+                self.check_class(s.target.id, cls, s.target)
+            self.out.extend(self.block(s.body))
+        self.emit_for(target, it, body, self.block(s.orelse), s)
 
     def unroll_objects(self, s):
         """`for layer in layers:` over a list of objects known when transforming: one copy of the body per

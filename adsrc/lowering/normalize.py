@@ -74,7 +74,8 @@ class Normalizer(Expressions, Calls, Loops):
         self.static_locals = {}  # loop targets bound to objects known when transforming (loops.py)
         self.single = _assigned_once(uf.node)
         self.tuple_lengths = {}  # names bound once to a tuple display: their length
-        self.local_classes = {}  # names bound once to a record (dataclass, namedtuple) made here: its class
+        self.local_classes = {}  # names bound once to an object made here (or inferred and checked): its class
+        self.element_classes = {}    # names bound once to a list of objects of one class made here: the class
 
     # -- entry -----------------------------------------------------------------------------------
     def function(self, fdef, name=None):
@@ -291,8 +292,14 @@ class Normalizer(Expressions, Calls, Loops):
                 self.emit(ir.InplaceOp(item, s.op, self.atom(s.value), item_of=base), s)
             self.emit(ir.SetItem(base, astutil.clone(index), astutil.name(item)), t)
         else:
-            raise self.error(t, "augmented assignment to an attribute is not supported.",
-                             "Compute the new value into a local variable instead.")
+            # o.a = o.a op value. For an array field Python changes the array in place, which other names
+            # holding that same array would see; here the field gets a new array (names holding the old one
+            # keep it as it was)
+            base = self.subscript_base(t, "attribute")
+            new = self.temp(f"{base}_{t.attr}")
+            self.value(gast.BinOp(left=gast.Attribute(value=astutil.name(base), attr=t.attr, ctx=gast.Load()),
+                                  op=s.op, right=s.value), new)
+            self.emit(ir.SetItem(base, astutil.const(t.attr), astutil.name(new), attr=True), t)
 
     def stmt_Delete(self, s):
         for t in s.targets:
@@ -362,6 +369,7 @@ class Normalizer(Expressions, Calls, Loops):
                 return
             self.value(value, t.id)
             self.note_alias(t.id, value)
+            self.note_class(t.id, value)
         elif isinstance(t, (gast.Tuple, gast.List)):
             spec = astutil.target_spec(t)
             if spec is None:
@@ -377,8 +385,9 @@ class Normalizer(Expressions, Calls, Loops):
             index = self.index(t.slice)
             self.emit(ir.SetItem(base, index, self.atom(value)), t)
         elif isinstance(t, gast.Attribute):
-            raise self.error(t, "assignment to an attribute is not supported in a differentiated function.",
-                             "Keep the value in a local variable (and return it if the caller needs it).")
+            # o.a = v: o becomes a copy of itself with the new field (lowering/functionalize.py)
+            self.emit(ir.SetItem(self.subscript_base(t, "attribute"), astutil.const(t.attr), self.atom(value),
+                                 attr=True), t)
         else:
             raise self.error(t, f"cannot assign to {type(t).__name__}.", None)
 
@@ -400,13 +409,13 @@ class Normalizer(Expressions, Calls, Loops):
             pos = i if i < k else i - len(elts)
             self.assign_to(e, gast.Subscript(value=astutil.clone(tmp), slice=astutil.const(pos), ctx=gast.Load()))
 
-    def subscript_base(self, t):
-        """The local name holding the object `t.value` (an item assignment's target)."""
+    def subscript_base(self, t, what="item"):
+        """The local name holding the object `t.value` (an item or attribute assignment's target)."""
         if isinstance(t.value, gast.Name) and self.is_local(t.value.id):
             return t.value.id
         base = self.atom(t.value)
         if not isinstance(base, gast.Name) or not self.is_local(base.id):
-            raise self.error(t, "item assignment is only supported on local variables "
+            raise self.error(t, f"{what} assignment is only supported on local variables "
                                 "(a name assigned in this function or one of its parameters).",
                              "Copy the array into a local variable first: `a = np.array(obj)`.")
         return base.id

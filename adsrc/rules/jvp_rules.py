@@ -29,7 +29,7 @@ np.fft.fftshift np.fft.ifftshift
 .sum() .mean() .reshape() .ravel() .flatten() .transpose() .swapaxes() .squeeze() .take() .repeat()
 .compress() .cumsum() .diagonal() .trace() .T .mT .real .imag
 list tuple copy.copy copy.deepcopy zip(*...) iterating reversed sum stacking\\ scan\\ outputs
-dict.values() list.extend list.insert del dict.setdefault replace_field .tolist() .get() .pop() .setdefault()
+dict.values() list.extend list.insert del dict.setdefault .tolist() .get() .pop() .setdefault()
 """.replace("\\ ", "\0").split()
 
 MULTILINEAR = """
@@ -66,6 +66,7 @@ JOINT = {
     ".sort()": "sort_tangent(x, t_x, reverse)",
     "list.remove": "remove_tangent(lst, t_lst, v)",
     "replace_obj": "replace_obj_tangent(m, old, t_m, t_new)",
+    "replace_field": "replace_field(t_obj, name, t_value)",
 }
 
 

@@ -1,0 +1,130 @@
+"""What class an object has, when it can be told from the code: objects the user's code makes.
+
+`layers = [Linear(W1), Linear(W2)]` makes a list whose elements are Linear objects, and
+`self.encoder = Encoder(...)` in a class's `__init__` makes `self.encoder` an Encoder in the class's
+other methods, and a function whose every `return` makes an Encoder returns one. Knowing the class lets adsrc follow `layer(h)` and `self.encoder(x)` into the
+methods' source. What is inferred this way (not made in the same function) is checked when the
+code runs (`runtime.check_class`): another object there is refused, never silently misread.
+"""
+
+import abc
+import ast
+import inspect
+import textwrap
+import types
+
+_INIT_ATTRIBUTES = {}     # class -> {attribute: (class, element class)}
+_RETURNED = {}            # function -> the class of every object it returns, or None
+
+
+def is_user_function(obj):
+    if not isinstance(obj, types.FunctionType):
+        return False
+    module = getattr(obj, "__module__", None) or ""
+    if module.startswith("adsrc.rules.") or module == "adsrc.tangents":
+        return True          # a rule's helper, called by generated code: transformed for higher order
+    return module.split(".")[0] not in ("numpy", "builtins", "math", "adsrc")
+
+
+def _plain_class(cls):
+    """A Python class whose objects are made by object.__new__ and its own Python __init__ (not a subclass
+    of a builtin type), so `cls(...)` can be followed."""
+    if type(cls) not in (type, abc.ABCMeta) or cls.__new__ is not object.__new__:
+        return False
+    if any(k is not object and k.__module__ == "builtins" for k in cls.__mro__):
+        return False
+    return is_user_function(inspect.getattr_static(cls, "__init__", None))
+
+
+def _record_type(cls):
+    import dataclasses
+    return (issubclass(cls, tuple) and hasattr(cls, "_fields")) or dataclasses.is_dataclass(cls)
+
+
+def made_class(obj):
+    """obj if it is a class whose calls adsrc follows as constructions (Python classes, records)."""
+    return obj if isinstance(obj, type) and (_plain_class(obj) or _record_type(obj)) else None
+
+
+def element_class(e, resolve):
+    """The class of every element of a list or tuple display, or list comprehension, of constructions
+    (`[Linear(a), Linear(b)]`, `[Linear(w) for w in ws]`), else None. resolve(node) -> object or None."""
+    if type(e).__name__ in ("List", "Tuple"):      # an ast or a gast node
+        elts = e.elts
+    elif type(e).__name__ == "ListComp":
+        elts = [e.elt]
+    else:
+        return None
+    classes = {made_class(resolve(x.func)) if type(x).__name__ == "Call" else None for x in elts}
+    return classes.pop() if len(classes) == 1 and None not in classes else None
+
+
+def attribute_classes(cls, attr):
+    """(class, element class) of `self.attr` as every `__init__` in cls's MRO assigns it (None when unknown
+    or when they disagree)."""
+    table = _INIT_ATTRIBUTES.get(cls)
+    if table is None:
+        table = _INIT_ATTRIBUTES[cls] = _scan(cls)
+    return table.get(attr, (None, None))
+
+
+def returned_class(fn):
+    """The class of the object fn returns when every `return` of fn makes one of the same class, else None."""
+    if fn not in _RETURNED:
+        _RETURNED[fn] = None
+        fdef = _parse(fn)
+        if fdef is not None:
+            resolve = _resolver(fn.__globals__)
+            returns = [n.value for n in ast.walk(fdef) if isinstance(n, ast.Return)]
+            classes = {made_class(resolve(v.func)) if isinstance(v, ast.Call) else None for v in returns}
+            if len(classes) == 1:
+                _RETURNED[fn] = classes.pop()
+    return _RETURNED[fn]
+
+
+def _parse(fn):
+    """fn's FunctionDef (ast), or None."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    fdef = tree.body[0] if tree.body else None
+    return fdef if isinstance(fdef, ast.FunctionDef) else None
+
+
+def _scan(cls):
+    found = {}
+    for k in cls.__mro__[:-1]:
+        init = vars(k).get("__init__")
+        if not inspect.isfunction(init):
+            continue
+        fdef = _parse(init)
+        if fdef is None or not fdef.args.args:
+            continue
+        me = fdef.args.args[0].arg
+        resolve = _resolver(init.__globals__)
+        for node in ast.walk(fdef):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+            for t in targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
+                    value = getattr(node, "value", None)
+                    guess = (made_class(resolve(value.func)) if isinstance(value, ast.Call) else None,
+                             element_class(value, resolve) if value is not None else None)
+                    if isinstance(node, ast.AugAssign):
+                        guess = (None, None)
+                    found[t.attr] = guess if found.get(t.attr, guess) == guess else (None, None)
+    return found
+
+
+def _resolver(globals_):
+    import builtins
+
+    def resolve(node):
+        if isinstance(node, ast.Name):
+            return globals_.get(node.id, getattr(builtins, node.id, None))
+        if isinstance(node, ast.Attribute):
+            base = resolve(node.value)
+            return getattr(base, node.attr, None) if base is not None else None
+        return None
+    return resolve

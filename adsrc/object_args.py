@@ -1,0 +1,84 @@
+"""Arguments that are functions, or objects of the user's own classes: they select the specialization.
+
+`loss(x, model)` calls `model(x)` or `model.predict(x)`; `solve(x, f)` calls `f(x)`. adsrc follows
+those calls when it knows, while transforming, the object's class or the function. The first call
+that passes such a value to a parameter that is neither differentiated nor static changes the
+gradient's key:
+- an object: the parameter is keyed by `type(value)`, and its class goes to the transformation with
+  the registered-pytree classes (pytree_nodes.CLASSES). The object itself stays an ordinary
+  argument: a new model of the same class uses the same code;
+- a function: the parameter becomes static (as if named in static_argnames).
+"""
+
+import functools
+import inspect
+import types
+
+import numpy as np
+
+from .lowering.calls import is_user_function
+
+_PLAIN = (type, types.ModuleType, np.ndarray, np.generic, types.FunctionType, types.BuiltinFunctionType,
+          types.MethodType, int, float, complex, str, bytes, bool, list, tuple, dict, set, frozenset, type(None))
+
+
+def object_class(value):
+    """value's class if it is a class of the user's with methods or properties written in Python, else None."""
+    if isinstance(value, _PLAIN):
+        return None
+    cls = type(value)
+    for k in cls.__mro__[:-1]:
+        for attr in vars(k).values():
+            if is_user_function(attr) or (isinstance(attr, property) and is_user_function(attr.fget)):
+                return cls
+    return None
+
+
+def new_parameters(gradient, args, kwargs):
+    """(typed, static): parameters neither differentiated, static nor typed yet that hold objects of the
+    user's classes, and functions, in this call."""
+    sig = gradient._sig
+    try:
+        bound = sig.bind_partial(*args, **kwargs).arguments
+    except TypeError:
+        return [], []
+    typed, static = [], []
+    for name, value in bound.items():
+        p = sig.parameters[name]
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or name in gradient._wrt or name in gradient._statics \
+                or name in gradient._typed:
+            continue
+        if is_function(value):
+            static.append(name)
+        elif object_class(value) is not None:
+            typed.append(name)
+    return typed, static
+
+
+def is_function(value):
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial,
+                              np.ufunc))
+
+
+def typed_parameters(gradient, names):
+    """[(position or None, name, default)] of the typed parameters, for keys.make_key_function."""
+    out = []
+    for name in names:
+        p = gradient._sig.parameters[name]
+        pos = gradient._positional.index(name) if name in gradient._positional else None
+        out.append((pos, name, p.default if p.default is not inspect.Parameter.empty else None))
+    return out
+
+
+def constant_roles(items):
+    """For (name, value) pairs of arguments that are not differentiated (adsrc.vjp, adsrc.jvp):
+    ({name: function} to pass as static values, {name: class} of objects of the user's classes)."""
+    functions, classes = {}, {}
+    for name, value in items:
+        if is_function(value):
+            functions[name] = value
+        else:
+            cls = object_class(value)
+            if cls is not None:
+                classes[name] = cls
+    return functions, classes
