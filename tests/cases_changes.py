@@ -398,3 +398,33 @@ def a_list_minus_a_number_rebinds_rather_than_changes(xs, s):
     b_alias = b
     b += [s]                     # lists do have +=: b_alias sees it
     return np.sum(alias) * 2.0 + np.sum(a) + np.sum(b_alias) * 3.0
+
+
+@case(np.array([-0.859, -0.591, -0.174]))
+def views_read_backward_of_an_array_changed_in_place_after_a_loop(xs):
+    # random program 21: the update was made in place although the backward pass reads views of the
+    # old array (their name had changed under copy propagation), so d/dxs[0] came out with the wrong sign
+    hs = [np.array([0.2]), np.array([0.2])]
+    y = hs[1] * 0.5
+    for t in xs:
+        w = y
+        w[w > 0.02] += t
+    y[:1] *= y[:1]
+    return np.sum(y) + sum(np.sum(e) for e in hs)
+
+
+@case(np.array([-0.293, 0.614, -0.796]), 0.877)
+@case(np.array([-0.293, 1.614, -0.796]), 0.877)
+def a_view_or_a_converted_copy_then_changed_in_place(xs, s):
+    # random program 921: `astype` was taken for a possible view, and the array the view came from was
+    # not brought up to date (the value itself was wrong)
+    a = np.cos(np.array([0.3, 0.2, 0.7]) * s)
+    w = a.reshape(1, 3)
+    a[1] -= np.max(xs)
+    if np.sum(a) > 1.8:
+        pass
+    else:
+        w = w.astype(float)
+    w2 = np.squeeze(w)
+    w2[1:] -= w2[1:] * xs[1:]
+    return np.sum(a * xs) + np.sum(w * s)

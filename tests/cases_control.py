@@ -530,3 +530,38 @@ def carry_becomes_an_array(xs, v):
     for x in xs:
         h = np.tanh(h + x * v)
     return np.sum(h * h)
+
+
+# -- nested functions read the enclosing function's variables when they are called ---------------------
+
+@case(2.0, 2.1, argnums=(0, 1))
+@case(2.0, 0.7, argnums=(0, 1))
+def nested_function_called_in_a_short_circuit_test(x, s):
+    # random program 1149: `g` read the s of its definition under `and`, not the s the loop had made
+    def g(t):
+        return t * s
+    for i in range(3):
+        if g(1.0) > 0.5 and s < 10.0:
+            s = s - 0.75
+    return x * s + s ** 2
+
+
+@case(2.0, 2.0, argnums=(0, 1))
+def nested_function_called_in_a_while_test(x, s):
+    # the test's call ran once, before the loop: the loop never ended
+    def g(t):
+        return t * s
+    while g(1.0) > 0.5:
+        s = s * 0.5 - 0.1
+    return x * s
+
+
+@case(2.0, 2.0, argnums=(0, 1))
+def nested_function_called_in_a_conditional_expression_test(x, s):
+    def g(t):
+        return t * s
+    out = 0.0
+    for i in range(3):
+        out = out + (x if g(1.0) > 1.0 or s > 5.0 else x * x)
+        s = s - 0.6
+    return out * s

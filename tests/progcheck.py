@@ -31,7 +31,9 @@ from proginst import Timeout, leaves, same, time_limit
 PASS, MISMATCH, CHANGED, CRASH, REFUSED, UNRELIABLE = "pass", "mismatch", "changed input", "crash", "refused", \
     "unreliable"
 FAILURES = (MISMATCH, CHANGED, CRASH)
-EXPECTED_REFUSALS = ()      # first-line fragments of refusals the grammar provokes on purpose: none
+# first-line fragments of refusals the grammar provokes that the README documents ("Refused: ... a view of a
+# changed array that adsrc cannot take again (a view stored in a list ...)"): still reported, not failures
+EXPECTED_REFUSALS = ("adsrc cannot follow how",)
 RTOL, ATOL, EPS = 1e-5, 1e-6, 1e-6
 TIMEOUT = int(os.environ.get("ADSRC_RANDOM_TIMEOUT", 120))
 

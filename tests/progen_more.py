@@ -388,4 +388,7 @@ def program(self):
     self.s_if(L, 1, sc, ctx, 0)
     self.block(L, 1, sc, ctx, 0, r.randint(1, top))
     L.append(f"    return {self.final(sc)}")
+    if getattr(self, "objects", False):
+        from progen_objects import CLASSES
+        L += CLASSES
     return "\n".join(L) + "\n", params

@@ -8,8 +8,9 @@ object, calls it at both inputs, compares each result with central finite
 differences and checks that the inputs were not changed. A failure is shrunk
 (progshrink.py; ADSRC_SHRINK_SECONDS, default 60, for the first
 ADSRC_SHRINK_LIMIT failures, default 3) and reported with the full and the
-shrunk program and the inputs. Refusals fail too: the grammar holds nothing
-that adsrc is meant to refuse (progcheck.EXPECTED_REFUSALS is empty).
+shrunk program and the inputs. Refusals fail too, except the one the README
+documents that the grammar can provoke (progcheck.EXPECTED_REFUSALS: a view of
+an array kept in a list, then the array changed in place).
 
 adsrc's results can depend on the hash seed (set iteration order); the script
 fixes PYTHONHASHSEED=0 so that its reports can be reproduced.
@@ -71,6 +72,8 @@ def test_random_program(seed):
     case, out = run_seed(seed)
     if out.kind == UNRELIABLE:
         pytest.skip(f"finite differences unreliable: {out.line}")
+    if expected_refusal(out):
+        pytest.xfail(f"a refusal the README documents: {out.line}")
     if is_failure(out):
         small = None
         if len(_shrunk_so_far) < SHRINK_LIMIT:

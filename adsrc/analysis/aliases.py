@@ -35,7 +35,7 @@ VIEW_RULES = frozenset({
     "reshape", "transpose", "T", "mT", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis", "diagonal",
     "broadcast_to", "asarray", "asanyarray", "atleast_1d", "atleast_2d", "atleast_3d", "real", "imag",
     "flip", "fliplr", "flipud", "rot90", "view", "rollaxis", "matrix_transpose", "permute_dims",
-    "stop_gradient", "squeeze", "conj", "conjugate", "astype", "asfortranarray",
+    "stop_gradient", "squeeze", "conj", "conjugate", "asfortranarray",
     "ascontiguousarray", "einsum", "diag", "diff", "as_strided", "require",
 })
 # operators that concatenate or repeat lists and tuples

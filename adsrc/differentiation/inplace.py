@@ -37,7 +37,9 @@ def finish_updates(adj, code):
     loads, passive = _loads(adj, code)
     copies = _copies(code)
     for node, s in adj.updates:
-        base = s.expr.args[0].id
+        # the base as the generated code names it (copy propagation may have renamed the IR's name)
+        arg = node.value.args[0]
+        base = arg.id if isinstance(arg, gast.Name) else s.expr.args[0].id
         target = node.targets[0]
         loop = _outermost_loop(code, node)
         chain = _chain(copies, {base, target.id} if isinstance(target, gast.Name) else {base})

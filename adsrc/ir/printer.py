@@ -154,10 +154,10 @@ def op_expr(s, namer):
         # the callee changes arguments in place: call it on copies and return their new values too
         params = astutil.tuple_([astutil.const(p) for p in s.returns_params])
         func, args = expr.func, list(expr.args)
-        if s.receiver is not None and isinstance(func, gast.Attribute):
-            # o.method(...): the function type(o).method, called with o first
+        if s.receiver is not None:
+            # o.method(...), o(...): the function type(o).method (type(o).__call__), called with o first
             func = gast.Attribute(value=astutil.call(astutil.name("type"), [astutil.clone(s.receiver)]),
-                                  attr=func.attr, ctx=gast.Load())
+                                  attr=func.attr if isinstance(func, gast.Attribute) else "__call__", ctx=gast.Load())
             args = [astutil.clone(s.receiver)] + args
         return astutil.call(astutil.name(namer.helper("call_changing")), [func, params] + args,
                             {k.arg: k.value for k in expr.keywords})

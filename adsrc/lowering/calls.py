@@ -293,8 +293,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues):
         obj = target or self.temp(cls.__name__.lower())
         new = astutil.call(gast.Attribute(value=astutil.name("object"), attr="__new__", ctx=gast.Load()), [cls_expr])
         self.emit(ir.Opaque(obj, new, describe=f"`{cls.__name__}`", fresh=True), e)
-        if (obj in self.single or obj not in self.store_counts) and len(self.scopes) == 1:
-            self.local_classes[obj] = cls        # its methods can be followed (a name bound once, or a temporary)
+        if (obj not in self.store_counts or self.stable_classes.get(obj) is cls) and len(self.scopes) == 1:
+            self.local_classes[obj] = cls        # its methods can be followed (a temporary, or always a cls)
         return obj
 
     def changing_call(self, e, target):
@@ -548,6 +548,30 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues):
         if not isinstance(target, gast.Name) or self.store_counts.get(target.id) != 1:
             return None
         return self.element_class(iterable)
+
+    @property
+    def stable_classes(self):
+        """Names every binding of which (there may be several: in a loop, in branches) makes an object of one
+        class (`layer = Linear(W)`): name -> the class."""
+        found = getattr(self, "_stable_classes", None)
+        if found is None:
+            made = {}
+            for n in gast.walk(self.uf.node):
+                if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
+                    made.setdefault(n.targets[0].id, []).append(self.made_by(n.value))
+            found = self._stable_classes = {
+                name: classes[0] for name, classes in made.items()
+                if classes[0] is not None and len(set(classes)) == 1 and len(classes) == self.store_counts.get(name)}
+        return found
+
+    def made_by(self, value):
+        """The class whose new object the expression `C(...)` or `object.__new__(C)` makes, else None."""
+        if not isinstance(value, gast.Call):
+            return None
+        f = self.resolved(value.func)
+        if f is object.__new__ and len(value.args) == 1:
+            f = self.resolved(value.args[0])
+        return object_classes.made_class(f)
 
     @property
     def store_counts(self):

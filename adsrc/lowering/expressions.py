@@ -110,6 +110,12 @@ class Expressions:
         may skip the call (`and`/`or`, `x if c else y`, comprehensions, lambdas): those keep the call."""
         lazy = (gast.BoolOp, gast.IfExp, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
         if any(isinstance(n, lazy) for n in gast.walk(e)):
+            if any(isinstance(n, gast.Call) and self.calls_nested(n) for n in gast.walk(e)) and \
+                    not any(isinstance(n, gast.Lambda) for n in gast.walk(e)):
+                # `g(t) > 0 and s < 1` with g nested: the expression's own control flow, then its value
+                tmp = self.temp("test")
+                self.value(e, tmp)
+                return astutil.name(tmp)
             return e
         normalizer = self
 
@@ -117,12 +123,17 @@ class Expressions:
             def visit_Call(self, node):
                 self.generic_visit(node)
                 f = node.func
-                if isinstance(f, gast.Name) and (f.id in normalizer.def_names or f.id in normalizer.local_defs):
+                if normalizer.calls_nested(node):
                     tmp = normalizer.temp(f.id)
                     normalizer.value(node, tmp)
                     return astutil.name(tmp)
                 return node
         return _Hoist().visit(e)
+
+    def calls_nested(self, call):
+        """Is this call a call of a function defined in this function (or a lambda bound to a local name)?"""
+        f = call.func
+        return isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs)
 
     def value(self, e, target):
         """Emit statements assigning the value of expression e to target."""

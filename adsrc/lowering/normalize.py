@@ -425,8 +425,9 @@ class Normalizer(Expressions, Calls, Loops):
         self.emit(ir.If(test, self.block(s.body), self.block(s.orelse)), s)
 
     def stmt_While(self, s):
-        test = self.raw(s.test)
-        self.emit(ir.While([], test, self.block(s.body), self.block(s.orelse)), s)
+        tests = []      # what the test computes first (calls of nested functions) runs before every test
+        test_body = self.sub_block(lambda: tests.append(self.raw(s.test)))
+        self.emit(ir.While(test_body, tests[0], self.block(s.body), self.block(s.orelse)), s)
 
     def sequence(self, e):
         """An atom that can be indexed by position: lists, tuples and arrays as they are, a dict's keys..."""
