@@ -114,7 +114,7 @@ def two_layers(W1, W2, x):
 
 def two_layers_then_another(W1, W2, x, other):
     layers = [Linear(W1, 0.0), Linear(W2, 0.0)]
-    layers.append(other)
+    layers[1] = other       # the class adsrc infers from the display is wrong here: checked when the code runs
     h = x
     for layer in layers:
         h = np.tanh(layer(h))
@@ -171,3 +171,28 @@ def set_on_an_item(x, boxes):
     box = boxes[0]          # adsrc does not know what `box` is
     box.set(x * 3.0)        # run for its effect, with a differentiated argument
     return box.value
+
+
+class AppendedMLP:
+    """Layers appended one by one in __init__, and a local list of layers appended in the loss."""
+
+    def __init__(self, params):
+        self.layers = []
+        for W, b in params:
+            self.layers.append(Linear(W, b))
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = np.tanh(layer(x))
+        return x
+
+
+def appended_loss(params, x):
+    model = AppendedMLP(params)
+    extra = []
+    for W, b in params[:1]:
+        extra.append(Linear(W, b))
+    h = model(x)
+    for layer in extra:
+        h = h + np.sum(layer(x))
+    return np.sum(h ** 2)

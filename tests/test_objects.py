@@ -40,6 +40,8 @@ CASES = {
     "counters updated with +=": (op.mean_of_squares, (rng.normal(size=5),)),
     "a list of layers made here": (op.two_layers, (W3, W3.T, X)),
     "layers made in __init__, sliced and indexed": (op.mlp_loss, (PARAMS, X, Y)),
+    "layers appended to lists, in __init__ and in the function": (op.appended_loss, ([PARAMS[0], (
+        rng.normal(size=(4, 4)), rng.normal(size=4))], X)),
 }
 
 

@@ -75,7 +75,7 @@ class Normalizer(Expressions, Calls, Loops):
         self.single = _assigned_once(uf.node)
         self.tuple_lengths = {}  # names bound once to a tuple display: their length
         self.local_classes = {}  # names bound once to an object made here (or inferred and checked): its class
-        self.element_classes = {}    # names bound once to a list of objects of one class made here: the class
+        self.element_classes = None   # names of lists of objects of one class made here: the class (calls.py)
 
     # -- entry -----------------------------------------------------------------------------------
     def function(self, fdef, name=None):

@@ -1,6 +1,7 @@
 """What class an object has, when it can be told from the code: objects the user's code makes.
 
-`layers = [Linear(W1), Linear(W2)]` makes a list whose elements are Linear objects, and
+`layers = [Linear(W1), Linear(W2)]` (or `[]` and `layers.append(Linear(W))`) makes a list whose
+elements are Linear objects, and
 `self.encoder = Encoder(...)` in a class's `__init__` makes `self.encoder` an Encoder in the class's
 other methods, and a function whose every `return` makes an Encoder returns one. Knowing the class lets adsrc follow `layer(h)` and `self.encoder(x)` into the
 methods' source. What is inferred this way (not made in the same function) is checked when the
@@ -59,6 +60,39 @@ def element_class(e, resolve):
     return classes.pop() if len(classes) == 1 and None not in classes else None
 
 
+_EMPTY, _OTHER = "empty", "other"
+
+
+def list_element_classes(nodes, key_of, resolve):
+    """{key: class} of the lists that every binding and append in nodes (ast or gast, walked) fills with
+    objects of one class: `k = [C(a), C(b)]`, `k = [C(w) for w in ws]`, `k = []` then `k.append(C(a))`.
+    key_of(target expression) -> a key (a name, an attribute of self) or None."""
+    evidence = {}
+    for n in nodes:
+        kind = type(n).__name__
+        if kind in ("Assign", "AnnAssign", "AugAssign"):
+            for t in (n.targets if kind == "Assign" else [n.target]):
+                key = key_of(t)
+                if key is not None:
+                    value = getattr(n, "value", None)
+                    empty = kind == "Assign" and type(value).__name__ == "List" and not value.elts
+                    found = _EMPTY if empty else element_class(value, resolve) if kind == "Assign" else None
+                    evidence.setdefault(key, set()).add(found or _OTHER)
+        elif kind == "Call" and type(n.func).__name__ == "Attribute" and n.func.attr in ("append", "extend"):
+            key = key_of(n.func.value)
+            if key is not None:
+                arg = n.args[0] if len(n.args) == 1 else None
+                found = (made_class(resolve(arg.func)) if type(arg).__name__ == "Call" else None) \
+                    if n.func.attr == "append" else element_class(arg, resolve)
+                evidence.setdefault(key, set()).add(found or _OTHER)
+    out = {}
+    for key, found in evidence.items():
+        classes = found - {_EMPTY}
+        if len(classes) == 1 and _OTHER not in classes:
+            out[key] = classes.pop()
+    return out
+
+
 def attribute_classes(cls, attr):
     """(class, element class) of `self.attr` as every `__init__` in cls's MRO assigns it (None when unknown
     or when they disagree)."""
@@ -103,6 +137,11 @@ def _scan(cls):
             continue
         me = fdef.args.args[0].arg
         resolve = _resolver(init.__globals__)
+
+        def key_of(t, me=me):
+            return t.attr if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me \
+                else None
+        elements = list_element_classes(list(ast.walk(fdef)), key_of, resolve)
         for node in ast.walk(fdef):
             targets = node.targets if isinstance(node, ast.Assign) else \
                 [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
@@ -110,7 +149,7 @@ def _scan(cls):
                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
                     value = getattr(node, "value", None)
                     guess = (made_class(resolve(value.func)) if isinstance(value, ast.Call) else None,
-                             element_class(value, resolve) if value is not None else None)
+                             elements.get(t.attr))
                     if isinstance(node, ast.AugAssign):
                         guess = (None, None)
                     found[t.attr] = guess if found.get(t.attr, guess) == guess else (None, None)

@@ -1,0 +1,216 @@
+"""Mixin of the Normalizer's Calls: objects of the user's classes.
+
+`Cls(...)` makes an object and runs the user's `__init__` on it; methods, properties and `super()`
+of objects whose class is known become calls adsrc follows into their source. A class is known when
+the object is made here, when it is an argument of a known class (registered pytrees, objects
+keyed by their class: object_args.py), or when object_classes.py infers it from the code that
+makes it (checked when the code runs).
+"""
+
+import inspect
+
+import gast
+
+from .. import astutil
+from .. import rules as rules_mod
+from ..ir import nodes as ir
+from . import object_classes
+from .object_classes import is_user_function
+
+
+class Objects:
+    """Mixin of the Normalizer's Calls."""
+
+    def construct_object(self, e, cls, target):
+        """Cls(...) of a Python class: `o = object.__new__(Cls)`, then `o.__init__(...)`, a call of the user's
+        __init__ that changes o (lowering/functionalize.py gives o its new value)."""
+        obj = self.new_object(e.func, cls, target if isinstance(target, str) else None, e)
+        init = gast.Attribute(value=astutil.name(obj), attr="__init__", ctx=gast.Load())
+        self.emit_op(ir.CallUser, None, self.plain_call(gast.Call(func=init, args=e.args, keywords=e.keywords), init),
+                     e, callee=inspect.getattr_static(cls, "__init__"), receiver=astutil.name(obj),
+                     classes=((0, cls),))
+        if target is not None and target != obj:
+            self.emit(ir.Copy(target, astutil.name(obj)), e)
+
+    def new_object(self, cls_expr, cls, target, e):
+        """target = object.__new__(cls): a new object, not yet initialized, of a known class."""
+        obj = target or self.temp(cls.__name__.lower())
+        new = astutil.call(gast.Attribute(value=astutil.name("object"), attr="__new__", ctx=gast.Load()), [cls_expr])
+        self.emit(ir.Opaque(obj, new, describe=f"`{cls.__name__}`", fresh=True), e)
+        if (obj not in self.store_counts or self.stable_classes.get(obj) is cls) and len(self.scopes) == 1:
+            self.local_classes[obj] = cls        # its methods can be followed (a temporary, or always a cls)
+        return obj
+
+    def changing_call(self, e, target):
+        """`r, *new = call_changing(type(o).method, params, o, ...)` in generated code (differentiated again):
+        the call `o.method(...)` that changes its arguments in place, then the names of their new values."""
+        func, params, args = e.args[0], e.args[1], e.args[2:]
+        callee = self.resolved(func)
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) and \
+                self.static(func.value.func) is type and len(func.value.args) == 1:
+            callee = self.method_of_known_class(func.value.args[0], func.attr)
+        if not is_user_function(callee) or not isinstance(params, gast.Tuple) or \
+                any(isinstance(a, gast.Starred) for a in args) or not isinstance(target, str):
+            raise self.error(e, "adsrc cannot differentiate again through a call that changes its arguments here.",
+                             "Make the call differentiated the first time (pass the arguments it changes as "
+                             "differentiated values), or build new values instead of changing them.")
+        atoms = [self.atom(a) for a in args]
+        call = astutil.call(astutil.name(self.bind(callee.__qualname__.replace(".", "_"), callee)), atoms,
+                            {k.arg: self.atom(k.value) for k in e.keywords})
+        result = self.temp("result")
+        self.emit_op(ir.CallUser, result, call, e, callee=callee)
+        bound = inspect.signature(callee).bind(*atoms, **{k.arg: k.value for k in call.keywords}).arguments
+        parts = [astutil.name(result)] + [astutil.clone(bound[p.value]) for p in params.elts]
+        self.emit(ir.Pack(target, astutil.tuple_(parts)), e)       # (result, *new values of the arguments)
+
+    def inferred_receiver_call(self, e, value, cls, name, target):
+        """value.name(...) (or value(...) for __call__) on an object of inferred class cls."""
+        receiver = self.atom(value)
+        self.check_class(receiver.id, cls, e)
+        method = inspect.getattr_static(cls, name)
+        func = gast.Attribute(value=receiver, attr=name, ctx=gast.Load()) if name != "__call__" else receiver
+        self.emit_op(ir.CallUser, target, self.plain_call(gast.Call(func=func, args=e.args, keywords=e.keywords),
+                                                          func),
+                     e, callee=method, receiver=receiver, classes=((0, cls),))
+
+    def super_call(self, e, target):
+        """super().name(...) in a method whose object's class is known: the method of the next class in its
+        MRO after the one defining this method, called with this method's first parameter."""
+        name = e.func.attr
+        params = self.uf.node.args.posonlyargs + self.uf.node.args.args
+        me = params[0].id if params else None
+        cls = self.uf.classes.get(me)
+        fun = self.uf.fun
+        owners = [k for k in cls.__mro__ if vars(k).get(fun.__name__) is fun] if cls is not None else []
+        if not owners:
+            raise self.error(e, f"adsrc cannot tell which class `super().{name}(...)` starts from here: it knows "
+                                f"the class of `{me}` only in methods it reached through an object of a known class.",
+                             "Call the method through its class instead (`Base.method(self, ...)`).")
+        mro = cls.__mro__
+        method = next((vars(k)[name] for k in mro[mro.index(owners[0]) + 1:] if name in vars(k)), None)
+        if method is object.__init__:
+            return self.emit_op(ir.Const, target, astutil.const(None), e)     # a no-op
+        if not is_user_function(method):
+            raise self.error(e, f"adsrc cannot follow `super().{name}(...)`: it is not a Python function "
+                                f"({method!r}).", "Call a Python function instead.")
+        func = astutil.name(self.bind(f"{method.__qualname__.replace('.', '_')}", method))
+        call = self.plain_call(gast.Call(func=func, args=[astutil.name(me)] + list(e.args), keywords=e.keywords), func)
+        self.emit_op(ir.CallUser, target, call, e, callee=method)
+
+    def known_class(self, v):
+        """The class of the object v holds when it is known: a parameter of a registered pytree or a known
+        class (uf.classes), or an object made in this function."""
+        if not isinstance(v, gast.Name) or any(v.id in s for s in self.scopes[1:]):
+            return None
+        return self.local_classes.get(v.id) or self.uf.classes.get(v.id)
+
+    def attribute_class(self, v, element=False):
+        """The class `obj.attr` (element: its elements) has as obj's class's __init__ makes it, or None."""
+        if not isinstance(v, gast.Attribute):
+            return None
+        owner = self.known_class(v.value)
+        return object_classes.attribute_classes(owner, v.attr)[element] if owner is not None else None
+
+    def element_class(self, v):
+        """The class of the elements of the list v (a name bound to a display of constructions, an attribute
+        its owner's __init__ makes so, or a slice of those), or None."""
+        if isinstance(v, gast.Name) and not any(v.id in s for s in self.scopes[1:]):
+            if self.element_classes is None:
+                self.element_classes = object_classes.list_element_classes(
+                    list(gast.walk(self.uf.node)), lambda t: t.id if isinstance(t, gast.Name) else None,
+                    self.resolved)
+            return self.element_classes.get(v.id)
+        if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Slice):
+            return self.element_class(v.value)
+        return self.attribute_class(v, element=True)
+
+    def inferred_class(self, v):
+        """The class of the object `obj.attr` or `objs[i]` holds, as inferred (checked when the code runs)."""
+        if isinstance(v, gast.Subscript) and not isinstance(v.slice, gast.Slice):
+            return self.element_class(v.value)
+        if isinstance(v, gast.Call):
+            fn = self.resolved(v.func)
+            return object_classes.returned_class(fn) if is_user_function(fn) else None
+        return self.attribute_class(v)
+
+    def note_class(self, name, value):
+        """What `name = value` (name bound once) tells of classes: a list of objects of one class, or an
+        attribute its owner's __init__ makes an object of a known class (checked when the code runs)."""
+        if name not in self.single or len(self.scopes) != 1:
+            return
+        if isinstance(value, (gast.Attribute, gast.Subscript, gast.Call)):
+            # o = self.encoder; layer = layers[0]; box = make_box()
+            cls = self.inferred_class(value)
+            if cls is not None:
+                self.check_class(name, cls, value)
+                self.local_classes[name] = cls
+
+    def loop_element_class(self, target, iterable):
+        """`for layer in layers:` over a list of objects of one class, with `layer` bound by this loop only:
+        layer's class (checked each step), else None."""
+        if not isinstance(target, gast.Name) or self.store_counts.get(target.id) != 1:
+            return None
+        return self.element_class(iterable)
+
+    def made_by(self, value):
+        """The class whose new object the expression `C(...)` or `object.__new__(C)` makes, else None."""
+        if not isinstance(value, gast.Call):
+            return None
+        f = self.resolved(value.func)
+        if f is object.__new__ and len(value.args) == 1:
+            f = self.resolved(value.args[0])
+        return object_classes.made_class(f)
+
+    def resolved(self, node):
+        obj = self.static(node)
+        return None if obj is rules_mod.NOT_STATIC else obj
+
+    def check_class(self, name, cls, node):
+        """name holds a cls (inferred): a check when the code runs, then its methods are followed."""
+        self.emit(ir.Effect(astutil.call(astutil.name(self.namer.helper("check_class")),
+                                         [astutil.name(name), astutil.name(self.bind(cls.__name__, cls)),
+                                          astutil.const(name)])), node)
+
+    def method_of_known_class(self, v, name):
+        """The Python function `v.name(...)` calls when v's class is known."""
+        cls = self.known_class(v)
+        method = inspect.getattr_static(cls, name, None) if cls is not None else None
+        return method if is_user_function(method) else None
+
+    def property_of_known_class(self, v, name):
+        """The getter of `v.name` when v's class is known and gives it a property written in Python."""
+        cls = self.known_class(v)
+        prop = inspect.getattr_static(cls, name, None) if cls is not None else None
+        return prop.fget if isinstance(prop, property) and is_user_function(prop.fget) else None
+
+    def argument_classes(self, call, receiver):
+        """((position, class), ...) of a call's arguments whose class is known (ir.CallUser.classes)."""
+        args = ([receiver] if receiver is not None else []) + list(call.args)
+        out = [(i, self.known_class(a)) for i, a in enumerate(args)]
+        out += [(k.arg, self.known_class(k.value)) for k in call.keywords if k.arg]
+        return tuple((i, c) for i, c in out if c is not None)
+
+    @property
+    def stable_classes(self):
+        """Names every binding of which (there may be several: in a loop, in branches) makes an object of one
+        class (`layer = Linear(W)`): name -> the class."""
+        found = getattr(self, "_stable_classes", None)
+        if found is None:
+            made = {}
+            for n in gast.walk(self.uf.node):
+                if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
+                    made.setdefault(n.targets[0].id, []).append(self.made_by(n.value))
+            found = self._stable_classes = {
+                name: classes[0] for name, classes in made.items()
+                if classes[0] is not None and len(set(classes)) == 1 and len(classes) == self.store_counts.get(name)}
+        return found
+
+    @property
+    def store_counts(self):
+        counts = getattr(self, "_store_counts", None)
+        if counts is None:
+            counts = self._store_counts = {}
+            for n in gast.walk(self.uf.node):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+        return counts
