@@ -71,8 +71,7 @@ class Gradient:
         self._wrt = [self._positional[i] for i in norm]
         self._max = max(norm)
         self._first = norm[0] if len(norm) == 1 and not self._statics else None
-        self.static_argnames = tuple(self._statics)
-        self.static_argnums = tuple(i for i in (self._statics[n][0] for n in self._statics) if i is not None)
+        self._name_statics()
         self._cache = SpecializationCache(cache_size, name=fname)
         self._data = self._cache._data
         self._by_identity = by_identity
@@ -96,11 +95,14 @@ class Gradient:
         for name in static:
             self._statics[name] = (self._positional.index(name) if name in self._positional else None,
                                    self._sig.parameters[name].default)
-        self.static_argnames = tuple(self._statics)
-        self.static_argnums = tuple(i for i in (self._statics[n][0] for n in self._statics) if i is not None)
+        self._name_statics()
         self._key = self._key_function()
         self._first = None          # the lean path's key has only the differentiated argument
         return True
+
+    def _name_statics(self):
+        self.static_argnames = tuple(self._statics)
+        self.static_argnums = tuple(i for i in (self._statics[n][0] for n in self._statics) if i is not None)
 
     def _argnums(self, nums, what):
         nums = (nums,) if isinstance(nums, numbers.Integral) else tuple(nums)

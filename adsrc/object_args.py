@@ -16,7 +16,7 @@ import types
 
 import numpy as np
 
-from .lowering.calls import is_user_function
+from .lowering.object_classes import is_user_function
 
 _PLAIN = (type, types.ModuleType, np.ndarray, np.generic, types.FunctionType, types.BuiltinFunctionType,
           types.MethodType, int, float, complex, str, bytes, bool, list, tuple, dict, set, frozenset, type(None))
@@ -42,17 +42,12 @@ def new_parameters(gradient, args, kwargs):
         bound = sig.bind_partial(*args, **kwargs).arguments
     except TypeError:
         return [], []
-    typed, static = [], []
-    for name, value in bound.items():
-        p = sig.parameters[name]
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or name in gradient._wrt or name in gradient._statics \
-                or name in gradient._typed:
-            continue
-        if is_function(value):
-            static.append(name)
-        elif object_class(value) is not None:
-            typed.append(name)
-    return typed, static
+    skip = set(gradient._wrt) | set(gradient._statics) | set(gradient._typed)
+    functions, classes = constant_roles(
+        (name, value) for name, value in bound.items()
+        if name not in skip and sig.parameters[name].kind not in (inspect.Parameter.VAR_POSITIONAL,
+                                                                  inspect.Parameter.VAR_KEYWORD))
+    return list(classes), list(functions)
 
 
 def is_function(value):

@@ -1,13 +1,12 @@
 """What class an object has, when it can be told from the code: objects the user's code makes.
 
 `layers = [Linear(W1), Linear(W2)]` (or `[]` and `layers.append(Linear(W))`) makes a list whose
-elements are Linear objects, and
-`self.encoder = Encoder(...)` in a class's `__init__` makes `self.encoder` an Encoder in the class's
-other methods, and a function whose every `return` makes an Encoder returns one. Knowing the class lets adsrc follow `layer(h)` and `self.encoder(x)` into the
+elements are Linear objects; `self.encoder = Encoder(...)` in a class's `__init__` makes
+`self.encoder` an Encoder in the class's other methods; a function whose every `return` makes an
+Encoder returns one. Knowing the class lets adsrc follow `layer(h)` and `self.encoder(x)` into the
 methods' source. What is inferred this way (not made in the same function) is checked when the
 code runs (`runtime.check_class`): another object there is refused, never silently misread.
 """
-
 import abc
 import ast
 import inspect
