@@ -16,15 +16,16 @@ import types
 
 import numpy as np
 
-from .lowering.object_classes import is_user_function
+from .lowering.object_classes import is_user_function, user_class
 
 _PLAIN = (type, types.ModuleType, np.ndarray, np.generic, types.FunctionType, types.BuiltinFunctionType,
           types.MethodType, int, float, complex, str, bytes, bool, list, tuple, dict, set, frozenset, type(None))
 
 
 def object_class(value):
-    """value's class if it is a class of the user's with methods or properties written in Python, else None."""
-    if isinstance(value, _PLAIN):
+    """value's class if it is a class of the user's own code with methods or properties in Python, else None
+    (an installed library's objects stay opaque: their methods may write through C code adsrc cannot see)."""
+    if isinstance(value, _PLAIN) or not user_class(type(value)):
         return None
     cls = type(value)
     for k in cls.__mro__[:-1]:

@@ -196,3 +196,16 @@ def appended_loss(params, x):
     for layer in extra:
         h = h + np.sum(layer(x))
     return np.sum(h ** 2)
+
+
+def fill_through_a_method_descriptor(x):
+    out = np.zeros(2)
+    np.ndarray.fill(out, x[0])
+    return np.sum(out * x)
+
+
+def prints_and_warns(x):
+    import warnings
+    print("x:", x)
+    warnings.warn(f"x is {x}")
+    return np.sum(x * x)

@@ -174,12 +174,15 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
 
 
 def refuse_unknown_change(d, s):
-    """`o.method(x)` run for its effect on an object adsrc knows nothing of, with x differentiated: the method
-    may keep x in o, and the gradient through o would be lost (d: the Adjoint or Forward differentiator)."""
+    """`o.method(x)` or `ext.f(x, out)` run for its effect, with x differentiated, where adsrc cannot see into
+    it: it may keep x or write it into out, and the gradient through it would be lost (d: the Adjoint or
+    Forward differentiator)."""
     if s.may_change is None:
         return
     e = s.expr
     if d.act.any_varied(list(e.args) + [k.value for k in e.keywords]):
-        raise d.error(s, f"adsrc cannot follow `{s.may_change}.{e.func.attr}(...)`, which is run for its effect "
-                         f"with a differentiated argument: it may keep that value in `{s.may_change}`, and the "
-                         "gradient through it would be lost.", s.hint)
+        raise d.error(s, f"adsrc cannot follow `{s.may_change}(...)`, which is run for its effect with a "
+                         "differentiated argument: it may keep that value, or write it into another argument, "
+                         "where adsrc cannot see it, and the gradient through it would be lost.",
+                      s.hint or "Compute with values the function returns; if the call only logs the value, pass "
+                                "`adsrc.stop_gradient(value)`.")

@@ -132,11 +132,23 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
         if cls is ir.CallUser:
             fields["classes"] = fields.get("classes", ()) + self.argument_classes(expr, fields.get("receiver"))
         if target is None:
+            if cls is ir.Opaque and not self.harmless(expr.func):
+                # run for its effect, which may be to keep or write its arguments where adsrc cannot see
+                self.emit(ir.Effect(expr, may_change=dotted(expr.func), hint=fields.get("hint")), node)
+                return
             if cls in (ir.Opaque, ir.Const):
                 self.emit(ir.Effect(expr), node)
                 return
             target = self.temp("_")
         self.emit(cls(target, expr, **fields), node)
+
+    def harmless(self, func):
+        """Does calling func only print or log its arguments (print, logging, warnings, time)?"""
+        obj = self.resolved(func)
+        if obj is print or obj is breakpoint:
+            return True
+        module = getattr(obj, "__module__", None) or type(getattr(obj, "__self__", None)).__module__
+        return module.split(".")[0] in _HARMLESS_MODULES
 
     @property
     def def_names(self):
@@ -416,7 +428,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
         call = self.plain_call(e, gast.Attribute(value=receiver, attr=name, ctx=gast.Load()))
         if target is None and isinstance(f.value, gast.Name) and self.is_local(f.value.id):
             # run for its effect, which may be to keep its arguments in the object (`o.set(x)`)
-            self.emit(ir.Effect(call, may_change=f.value.id, hint=hint), e)
+            self.emit(ir.Effect(call, may_change=f"{f.value.id}.{name}", hint=hint), e)
             return
         self.emit_op(ir.Opaque, target, call, e, describe=f"the method `.{name}()`", hint=hint)
 
@@ -467,6 +479,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
         if target is not None:
             self.emit(ir.Const(target, astutil.const(None)), e)
 
+
+# modules whose functions called for their effect only print, log, warn, wait or check (adsrc: generated code)
+_HARMLESS_MODULES = frozenset({"logging", "warnings", "time", "_io", "pprint", "pdb", "adsrc"})
 
 _BUILTIN_CALLS = {builtins.map: "b_map", builtins.filter: "b_filter", builtins.zip: "b_zip",
                   builtins.enumerate: "b_enumerate", builtins.reversed: "b_reversed", builtins.sorted: "b_sorted",

@@ -10,6 +10,8 @@ code runs (`runtime.check_class`): another object there is refused, never silent
 import abc
 import ast
 import inspect
+import sys
+import sysconfig
 import textwrap
 import types
 
@@ -26,10 +28,20 @@ def is_user_function(obj):
     return module.split(".")[0] not in ("numpy", "builtins", "math", "adsrc")
 
 
+def user_class(cls):
+    """Is cls a class of the user's own code (not of an installed library or the standard library)?"""
+    module = sys.modules.get(getattr(cls, "__module__", None) or "")
+    path = getattr(module, "__file__", None) or ""
+    return bool(path) and not any(part in path for part in _LIBRARY_PATHS) or cls.__module__ == "__main__"
+
+
+_LIBRARY_PATHS = ("site-packages", "dist-packages", sysconfig.get_paths()["stdlib"])
+
+
 def _plain_class(cls):
-    """A Python class whose objects are made by object.__new__ and its own Python __init__ (not a subclass
-    of a builtin type), so `cls(...)` can be followed."""
-    if type(cls) not in (type, abc.ABCMeta) or cls.__new__ is not object.__new__:
+    """A Python class of the user's whose objects are made by object.__new__ and its own Python __init__ (not
+    a subclass of a builtin type), so `cls(...)` can be followed."""
+    if type(cls) not in (type, abc.ABCMeta) or cls.__new__ is not object.__new__ or not user_class(cls):
         return False
     if any(k is not object and k.__module__ == "builtins" for k in cls.__mro__):
         return False
