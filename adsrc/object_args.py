@@ -16,6 +16,7 @@ import types
 
 import numpy as np
 
+from .keys import hashable
 from .lowering.object_classes import is_user_function, user_class
 
 _PLAIN = (type, types.ModuleType, np.ndarray, np.generic, types.FunctionType, types.BuiltinFunctionType,
@@ -71,7 +72,7 @@ def constant_roles(items):
     ({name: function} to pass as static values, {name: class} of objects of the user's classes)."""
     functions, classes = {}, {}
     for name, value in items:
-        if is_function(value):
+        if is_function(value) and hashable(value):      # (a method of an unhashable object is not a key)
             functions[name] = value
         else:
             cls = object_class(value)
