@@ -18,9 +18,10 @@ import numpy as np
 
 from .keys import hashable
 from .lowering.object_classes import is_user_function, user_class
+from .tangents import NOT_OBJECTS
 
-_PLAIN = (type, types.ModuleType, np.ndarray, np.generic, types.FunctionType, types.BuiltinFunctionType,
-          types.MethodType, int, float, complex, str, bytes, bool, list, tuple, dict, set, frozenset, type(None))
+_PLAIN = NOT_OBJECTS + (np.ndarray, np.generic, types.BuiltinFunctionType, int, float, complex, str, bytes, bool,
+                        list, tuple, dict, set, frozenset, type(None))
 
 
 def object_class(value):

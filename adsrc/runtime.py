@@ -37,7 +37,8 @@ HELPERS["np"] = np
 
 
 # attributes of arrays and numbers that carry no derivative (read as constants when the object is known to
-# be one; lowering/expressions.CONSTANT_ATTRIBUTES), and what has them
+# be one, by lowering/expressions.py; differentiation/fields.py: unless they are an object's fields), and
+# what has them
 ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
 
 
@@ -549,31 +550,41 @@ def add_attr(dx, x, name, g):
     return dx
 
 
+_STORED_FIELDS = set()
+
+
 def refuse_computed_attribute(x, name):
     """Refuse `x.name` differentiated as a field when x's class computes it (a property adsrc did not see
     when transforming, because it did not know x's class): its derivative would be lost."""
-    if name in getattr(x, "__dict__", ()) or (isinstance(x, tuple) and hasattr(x, "_fields")):
+    if name in getattr(x, "__dict__", ()) or (isinstance(x, tuple) and hasattr(x, "_fields")) or \
+            (type(x), name) in _STORED_FIELDS:
         return
     attr = inspect.getattr_static(type(x), name, None)
-    if attr is not None and hasattr(type(attr), "__get__") and not isinstance(attr, types.MemberDescriptorType):
-        from .errors import TransformError
-        raise TransformError(f"adsrc differentiated `.{name}` of a {type(x).__name__} as a stored field, but "
-                             f"{type(x).__name__}.{name} is computed ({type(attr).__name__}), and adsrc did not "
-                             "know the object's class when it transformed the code, so its derivative would be "
-                             f"lost. Call the getter as a function (`{type(x).__name__}.{name}.fget(obj)`), or "
-                             "make the object in the differentiated function or pass it as an argument.")
+    if attr is None or not hasattr(type(attr), "__get__") or isinstance(attr, types.MemberDescriptorType):
+        _STORED_FIELDS.add((type(x), name))     # __slots__ fields: looked up once per class, not per cotangent
+        return
+    from .errors import TransformError
+    raise TransformError(f"adsrc differentiated `.{name}` of a {type(x).__name__} as a stored field, but "
+                         f"{type(x).__name__}.{name} is computed ({type(attr).__name__}), and adsrc did not "
+                         "know the object's class when it transformed the code, so its derivative would be "
+                         f"lost. Call the getter as a function (`{type(x).__name__}.{name}.fget(obj)`), or "
+                         "make the object in the differentiated function or pass it as an argument.")
+
+
+_ATTRIBUTE_COTS = {}     # name -> (g, x) -> cotangent of x, compiled from the rule table's template
 
 
 def _attribute_cot(name, g, x):
-    """The cotangent of an array x from the cotangent g of x.T, x.mT, x.real or x.imag (rules/methods.py)."""
-    from .rules.complex_helpers import imag_cot, real_cot
-    if name == "T":
-        return np.transpose(g)
-    if name == "mT":
-        return np.swapaxes(g, -1, -2)
-    if name in ("real", "imag"):
-        return (real_cot if name == "real" else imag_cot)(g, x)
-    raise AttributeError(f"{type(x).__name__} has no field {name!r}")
+    """The cotangent of an array x from the cotangent g of x.T, x.mT, x.real or x.imag: the formula of
+    the attribute's rule (rules/methods.py), compiled once."""
+    fn = _ATTRIBUTE_COTS.get(name)
+    if fn is None:
+        from .rules import ATTRIBUTES
+        rule = ATTRIBUTES.get(name)
+        if rule is None or "x" not in rule.vjps:
+            raise AttributeError(f"{type(x).__name__} has no field {name!r}")
+        fn = _ATTRIBUTE_COTS[name] = eval(f"lambda g, x: {rule.vjps['x']}", dict(HELPERS))
+    return fn(g, x)
 
 
 @helper
@@ -879,7 +890,8 @@ def check_array_method(obj, method, name):
     if isinstance(obj, (_nd, np.generic, int, float, complex, list, tuple, dict)) or is_duck(obj):
         return
     from .errors import TransformError
-    what = f"the module `{obj.__name__}`" if isinstance(obj, types.ModuleType) else f"an object of type {type(obj).__name__}"
+    what = f"the module `{obj.__name__}`" if isinstance(obj, types.ModuleType) else \
+        f"an object of type {type(obj).__name__}"
     raise TransformError(f"adsrc differentiated `{name}{method[:-1]}...)` with its rule for arrays and Python "
                          f"containers ({method}), but "
                          f"`{name}` is {what} when the code runs. Mark `{name}` static (static_argnames) so "
@@ -891,9 +903,10 @@ def check_class(obj, cls, name):
     """adsrc inferred that `name` holds an object of class cls (lowering/object_classes.py): refuse another."""
     if type(obj) is not cls:
         from .errors import TransformError
-        raise TransformError(f"adsrc followed the methods of `{name}` as a {cls.__qualname__}, which the code that "
-                             f"makes it creates, but `{name}` is an object of type {type(obj).__qualname__} here. Make it a "
-                             f"{cls.__qualname__}, or call the method through its class (`Class.method({name}, ...)`).")
+        raise TransformError(f"adsrc followed the methods of `{name}` as a {cls.__qualname__}, which the code "
+                             f"that makes it creates, but `{name}` is an object of type {type(obj).__qualname__} "
+                             f"here. Make it a {cls.__qualname__}, or call the method through its class "
+                             f"(`Class.method({name}, ...)`).")
 
 
 @helper

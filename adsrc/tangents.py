@@ -54,14 +54,15 @@ def zeros_tangent(x):
                                          for f in dataclasses.fields(x) if f.init})
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         return np.zeros(np.shape(x), _float_dtype(np.dtype(x.dtype)))
-    if isinstance(getattr(x, "__dict__", None), dict) and not isinstance(x, _NOT_OBJECTS):
+    if isinstance(getattr(x, "__dict__", None), dict) and not isinstance(x, NOT_OBJECTS):
         out = copy.copy(x)      # an object of the user's class: its attributes' tangents
         vars(out).update({k: zeros_tangent(v) for k, v in vars(x).items()})
         return out
     return 0.0
 
 
-_NOT_OBJECTS = (type, types.ModuleType, types.FunctionType, types.MethodType, functools.partial)
+# what has a __dict__ but is no object whose fields carry derivatives (object_args.py extends it)
+NOT_OBJECTS = (type, types.ModuleType, types.FunctionType, types.MethodType, functools.partial)
 
 
 def _dict_like(x, items):

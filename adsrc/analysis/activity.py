@@ -15,7 +15,7 @@ import gast
 
 from ..ir import nodes as ir
 from ..ir.walk import expr_reads, free_names, target_names
-from ..lowering.expressions import CONSTANT_ATTRIBUTES
+from ..runtime import ARRAY_ATTRIBUTES
 
 
 def diff_operands(s):
@@ -70,7 +70,7 @@ def unpacked_parts(s):
 def array_attribute_read(s):
     """The object name of `target = name.shape` (an array attribute, read as a constant), else None."""
     e = s.expr
-    if isinstance(s, ir.Const) and isinstance(e, gast.Attribute) and e.attr in CONSTANT_ATTRIBUTES and \
+    if isinstance(s, ir.Const) and isinstance(e, gast.Attribute) and e.attr in ARRAY_ATTRIBUTES and \
             isinstance(e.value, gast.Name):
         return e.value.id
     return None
@@ -80,7 +80,7 @@ def _names(nodes):
     """Names the operand expressions read differentiably (`x.shape` in `y.reshape(x.shape)` does not)."""
     out = set()
     for n in nodes:
-        if isinstance(n, gast.Attribute) and n.attr in CONSTANT_ATTRIBUTES:
+        if isinstance(n, gast.Attribute) and n.attr in ARRAY_ATTRIBUTES:
             continue
         out |= expr_reads(n)
     return out

@@ -24,9 +24,6 @@ BINOP_NAMES = {
 }
 _UNARY_NAMES = {gast.USub: "neg", gast.UAdd: "pos", gast.Invert: "invert", gast.Not: "not_"}
 
-# attributes of arrays that are never differentiated (differentiation/fields.py: unless they are an object's fields)
-CONSTANT_ATTRIBUTES = ARRAY_ATTRIBUTES
-
 
 class Expressions:
     """Mixin of the Normalizer: expressions."""
@@ -204,7 +201,7 @@ class Expressions:
             # obj.area with `area` a property of obj's class: area's getter called with obj
             func = astutil.name(self.bind(getter.__qualname__.replace(".", "_"), getter))
             return self.emit_op(ir.CallUser, target, gast.Call(func=func, args=[base], keywords=[]), e, callee=getter)
-        if e.attr in CONSTANT_ATTRIBUTES:
+        if e.attr in ARRAY_ATTRIBUTES:
             self.emit(ir.Const(target, gast.Attribute(value=base, attr=e.attr, ctx=gast.Load())), e)
             return
         if e.attr == "flat":
