@@ -1,6 +1,12 @@
 """Programs written with classes, the way users write models (tests/test_objects.py differentiates them)."""
 
+import logging
+from fractions import Fraction
+
 import numpy as np
+
+LOG = logging.getLogger("adsrc.tests.objects")
+HALF = Fraction(1, 2)       # an object of a standard-library class, with methods in Python
 
 
 class Base:
@@ -208,4 +214,10 @@ def prints_and_warns(x):
     import warnings
     print("x:", x)
     warnings.warn(f"x is {x}")
+    LOG.info("x is %s", x)                  # a bound method of a Logger at module level
+    LOG.debug("squares: %s", x * x)
     return np.sum(x * x)
+
+
+def through_a_library_object(x):
+    return np.sum(x * HALF.__rmul__(x))

@@ -132,3 +132,12 @@ def test_a_call_adsrc_cannot_see_into_run_for_its_effect_is_refused():
         adsrc.grad(op.fill_through_a_method_descriptor)(np.array([0.5, 2.0]))
     # printing and logging a differentiated value is fine
     np.testing.assert_allclose(adsrc.grad(op.prints_and_warns)(np.array([0.5, 2.0])), [1.0, 4.0], rtol=1e-12)
+    _, t = adsrc.jvp(op.prints_and_warns, (np.array([0.5, 2.0]),), (np.array([1.0, -1.0]),))
+    np.testing.assert_allclose(t, 2 * 0.5 - 2 * 2.0, rtol=1e-12)
+
+
+def test_methods_of_library_objects_are_not_followed():
+    # a Fraction's __rmul__ is Python source in the standard library; like library objects passed as arguments
+    # (object_args.py), library objects known when transforming stay opaque, so the call is refused by name
+    with pytest.raises(TransformError, match=r"method of an installed library's Fraction.*defvjp"):
+        adsrc.grad(op.through_a_library_object)(np.array([0.5, 2.0]))

@@ -32,7 +32,7 @@ from ..rules.runtime_rules import COPYING
 from ..rules.sharing import call_changing
 from . import factories, object_classes
 from .objects import Objects
-from .object_classes import _plain_class, _record_type, is_user_function
+from .object_classes import _plain_class, _record_type, is_user_function, user_class
 from .checkpoint import checkpoint_call
 from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
@@ -76,6 +76,15 @@ def dotted(node):
 
 def _no_rule_hint(obj):
     name = getattr(obj, "__name__", None) or type(obj).__name__
+    owner = obj.__self__ if isinstance(obj, types.MethodType) else obj
+    owner = owner if isinstance(owner, type) else type(owner)
+    if not user_class(owner) and is_user_function(getattr(obj, "__func__", None) or getattr(owner, "__call__", None)):
+        what = f"a method of an installed library's {owner.__name__}" if isinstance(obj, types.MethodType) else \
+            f"an object of an installed library's class {owner.__name__}, called through its `__call__`"
+        return (f"`{name}` is {what}. adsrc does not follow the methods of installed libraries' objects (they "
+                "may compute through compiled code adsrc cannot see), and has no derivative rule for it. "
+                f"Give it one with `adsrc.defvjp`, wrap the call in a function decorated with `@adsrc.custom_vjp`, "
+                "or call it on values that are not differentiated.")
     return (f"`{name}` has no Python source adsrc can transform and no derivative rule. Give it one with "
             f"`adsrc.defvjp({name}, ...)`, wrap it in a function decorated with `@adsrc.custom_vjp`, or "
             "call it on values that are not differentiated.")
@@ -248,8 +257,10 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
             return self.rule_call(e, e.func, rule, target)
         if is_user_function(obj):
             return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=obj)
-        if isinstance(obj, types.MethodType) and is_user_function(obj.__func__) and isinstance(e.func, gast.Attribute):
-            # obj.method(x) on an object known when transforming: method(obj, x)
+        if isinstance(obj, types.MethodType) and is_user_function(obj.__func__) and isinstance(e.func, gast.Attribute) \
+                and user_class(obj.__self__ if isinstance(obj.__self__, type) else type(obj.__self__)):
+            # obj.method(x) on an object of the user's class known when transforming: method(obj, x) (an installed
+            # library's objects stay opaque, as when they are arguments: object_args.py)
             return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=obj.__func__,
                                 receiver=astutil.clone(e.func.value), receiver_value=obj.__self__)
         if isinstance(obj, functools.partial):
@@ -259,7 +270,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
         if isinstance(obj, type) and _plain_class(obj):
             return self.construct_object(e, obj, target)
         call = getattr(type(obj), "__call__", None)
-        if not isinstance(obj, type) and is_user_function(call):
+        if not isinstance(obj, type) and is_user_function(call) and user_class(type(obj)):
             # a callable object: obj(x) is type(obj).__call__(obj, x)
             return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=call, receiver=e.func,
                                 receiver_value=obj)
@@ -393,7 +404,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
             if name == "update" and e.keywords and all(k.arg is not None for k in e.keywords) \
                     and len(e.args) <= 1 and not any(isinstance(a, gast.Starred) for a in e.args):
                 # d.update(x, a=1): d.update(x); d.update({"a": 1})
-                keywords = gast.Dict(keys=[astutil.const(k.arg) for k in e.keywords], values=[k.value for k in e.keywords])
+                keywords = gast.Dict(keys=[astutil.const(k.arg) for k in e.keywords],
+                                     values=[k.value for k in e.keywords])
                 for arg in e.args + [keywords]:
                     self.emit(ir.MutatingCall(None, receiver, name, [self.atom(arg)]), e)
                 if target is not None:
