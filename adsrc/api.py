@@ -12,7 +12,7 @@ import types
 
 import numpy as np
 
-from . import callables, entries, frontend, keys, object_args, pytree_nodes, transform, varargs
+from . import callables, entries, frontend, keys, numba_backend, object_args, pytree_nodes, transform, varargs
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import KNOWN, name_of
 from .custom import custom_vjp
@@ -35,14 +35,17 @@ class Gradient:
     """The gradient of a Python function, compiled from its source (one per specialization)."""
 
     def __init__(self, fun, argnums=0, has_aux=False, with_value=False, static_argnums=None,
-                 static_argnames=None, cache_size=DEFAULT_MAXSIZE, by_identity=(), checkpoint_loops=None):
+                 static_argnames=None, cache_size=DEFAULT_MAXSIZE, by_identity=(), checkpoint_loops=None,
+                 backend="numpy"):
         if not callable(fun):
             raise TypeError(f"adsrc.grad expects a function, got {describe(fun)}")
         check_function(fun)
         self.fun = fun
         self.options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
-                            static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops)
+                            static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops,
+                            backend=backend)
         self._loop_policy = loop_policy(checkpoint_loops)
+        self._backend = numba_backend.check_backend(backend)
         functools.update_wrapper(self, fun, updated=())   # not fun.__dict__: it would shadow attributes
         # what it is, for errors naming it (a derivative of a derivative it cannot follow...)
         self._adsrc_derivative = f"adsrc.{'value_and_grad' if with_value else 'grad'}" \
@@ -212,9 +215,10 @@ class Gradient:
             lw = transform.lowered(fun, statics, self._lowered_key(key))
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single,
-                       "checkpoint_loops": self._loop_policy}
+                       "checkpoint_loops": self._loop_policy, "dense": self._backend == "numba"}
             transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
-            return entries.make(unit, fun)
+            entry = entries.make(unit, fun)
+            return numba_backend.entry(entry, unit) if self._backend == "numba" else entry
 
     def _lowered_key(self, key):
         """The key of the lowered program: the static values, and which parameters they belong to.
@@ -248,6 +252,10 @@ class Gradient:
 
     def _adsrc_resolve(self, args, kwargs):
         """The generated gradient function for these arguments (what a higher-order derivative transforms)."""
+        if self._backend != "numpy":
+            raise transform_error(None, f"{self._adsrc_derivative} was made with backend={self._backend!r}, and "
+                                        "adsrc does not differentiate compiled gradients again (higher order).",
+                                  "Use the gradient without backend= inside the function you differentiate.")
         if self._loop_policy is not None:
             raise transform_error(None, f"{self._adsrc_derivative} was made with checkpoint_loops=, and adsrc does "
                                         "not differentiate checkpointed loops again (higher order).",
@@ -308,12 +316,13 @@ class FixedGradient:
     """
 
     def __init__(self, fun, parts, argnums=0, has_aux=False, with_value=False, static_argnums=None,
-                 static_argnames=None, cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None):
+                 static_argnames=None, cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None, backend="numpy"):
         self.fun = fun
         self.parts = parts
         self.with_value = with_value
         self.options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
-                            static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops)
+                            static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops,
+                            backend=backend)
         self._name = name_of(fun)
         function = parts.function
         positional = [p.name for p in frontend.signature(function).parameters.values()
@@ -328,7 +337,8 @@ class FixedGradient:
                               with_value=with_value, cache_size=cache_size,
                               static_argnums=None if static_argnums is None else
                               self._shift(static_argnums, "static_argnums"),
-                              static_argnames=names + known, by_identity=known, checkpoint_loops=checkpoint_loops)
+                              static_argnames=names + known, by_identity=known, checkpoint_loops=checkpoint_loops,
+                              backend=backend)
         self.inner._single = isinstance(argnums, numbers.Integral)
         self.inner.options = self.options
         self.argnums = argnums
@@ -511,7 +521,7 @@ def _origin_note(filename, lineno):
 # -- public functions -----------------------------------------------------------------------------
 
 def grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argnames=None,
-         cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None):
+         cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None, backend="numpy"):
     """The gradient of a scalar function with respect to its argument(s) `argnums`.
 
     Usable as `@adsrc.grad`, `@adsrc.grad(argnums=1)` or `adsrc.grad(f, argnums=(0, 1))`.
@@ -525,19 +535,23 @@ def grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argn
     (a loop keeps its carried values every ceil(sqrt(T)) steps and the backward pass runs each
     stretch again: O(sqrt(T)) steps of memory for about twice the forward compute) or an
     integer k (kept every k steps). See adsrc.checkpoint for checkpointing one function.
+
+    backend: "numpy" (default: the generated code runs as Python and NumPy) or "numba" (it is compiled
+    with numba.njit, once per signature of dtypes and ranks; needs `pip install "adsrc[numba]"`). What
+    the numba backend cannot compile is refused with an error naming the line, never run another way.
     """
-    options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
-                   static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops)
+    options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums, static_argnames=static_argnames,
+                   cache_size=cache_size, checkpoint_loops=checkpoint_loops, backend=backend)
     if fun is None:
         return functools.partial(grad, **options)
     return _make(fun, False, **options)
 
 
 def value_and_grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argnames=None,
-                   cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None):
+                   cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None, backend="numpy"):
     """Like grad, but the callable returns `(value, gradient)` (`((value, aux), gradient)` with has_aux)."""
-    options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums,
-                   static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops)
+    options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums, static_argnames=static_argnames,
+                   cache_size=cache_size, checkpoint_loops=checkpoint_loops, backend=backend)
     if fun is None:
         return functools.partial(value_and_grad, **options)
     return _make(fun, True, **options)

@@ -90,6 +90,17 @@ class ControlAdjoints:
         bwd = [gast.If(test=astutil.clone(pred), body=bwd_t or [gast.Pass()], orelse=bwd_f)] if bwd_t or bwd_f else []
         return tag(fwd, s.loc.line), tag(bwd, s.loc.line)
 
+    def dense_array(self, n):
+        """Compiled backends (Context.dense) need an array n's cotangent to be an array of n's shape."""
+        return self.ctx.dense and self.values[n].kind == "array"
+
+    def dense_cot(self, n, expr, lazy, like=None):
+        """expr, a cotangent of n; for a compiled backend, a lazy one (a number or an array standing for its
+        broadcast) of an array n becomes `full(expr, n)`, so that each name holds one type."""
+        if lazy and self.dense_array(n):
+            return self.hcall("full", expr, astutil.name(like or n))
+        return astutil.clone(expr)
+
     def merge(self, before, states):
         """Bring both branches' adjoint states to one state; returns (state, [tail_t, tail_f])."""
         names = set()
@@ -106,8 +117,12 @@ class ControlAdjoints:
             lazy, owned, borrowed = False, True, False
             for k, p in enumerate(per):
                 if p is None:
-                    tails[k].append(astutil.assign(var, astutil.const(0.0)))
-                    lazy, owned = True, False
+                    tails[k].append(astutil.assign(var, self.dense_cot(n, astutil.const(0.0), True)))
+                    lazy, owned = not self.dense_array(n), False
+                    continue
+                if p.lazy and self.dense_array(n):
+                    tails[k].append(astutil.assign(var, self.dense_cot(n, p.expr, True)))
+                    owned = False
                     continue
                 if not (isinstance(p.expr, gast.Name) and p.expr.id == var):
                     tails[k].append(astutil.assign(var, astutil.clone(p.expr)))
@@ -195,10 +210,13 @@ class ControlAdjoints:
             c = carry[k]
             st = self.adj.get(c)
             if st is None:
-                tail.append(astutil.assign(dcarry[k], astutil.const(0.0) if k not in owned_carry else
+                tail.append(astutil.assign(dcarry[k], self.dense_cot(c, astutil.const(0.0), True)
+                                           if k not in owned_carry else
                                            self.hcall("owned", astutil.const(0.0), astutil.name(c))))
             else:
                 self.materialize(c, tail)
+                if st.lazy and self.dense_array(c):
+                    tail.append(astutil.assign(dcarry[k], self.dense_cot(c, astutil.name(dcarry[k]), True)))
                 if k in owned_carry and not st.owned:
                     tail.append(astutil.assign(dcarry[k], self.hcall("owned", astutil.name(dcarry[k]),
                                                                     astutil.name(c))))
@@ -292,6 +310,8 @@ class ControlAdjoints:
             value = st.expr if st is not None else astutil.const(0.0)
             if k in owned_carry and not (st is not None and st.owned):
                 value = self.hcall("owned", value, astutil.name(s.outs[k]))
+            elif st is None or st.lazy:
+                value = self.dense_cot(carry[k], value, True, like=s.outs[k])
             if not (isinstance(value, gast.Name) and value.id == dcarry[k]):
                 bwd.append(astutil.assign(dcarry[k], value))
         if not residuals:

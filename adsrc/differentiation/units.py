@@ -80,6 +80,7 @@ class Context:
         self.bwd_refs = {}             # name in generated code -> Unit whose pullback it calls
         self.objects = {}              # name in generated code -> object
         self.loop_policy = None        # checkpoint_loops= (differentiation/checkpoint.py)
+        self.dense = False             # cotangents of arrays are arrays, never numbers standing for them (numba)
 
     def primitive_names(self, namer):
         return self.pipeline.primitive_names(namer)
@@ -120,7 +121,7 @@ class Context:
         vals = tuple(adj.values.of(bound[p]).without_shape() for p in wrt)
         try:
             unit = vjp_unit(self.pipeline, callee, tuple(wrt), vals, statics, s.returns_params,
-                            callee_policy(adj, s))
+                            callee_policy(adj, s), dense=self.dense)
         except TransformError as e:
             raise in_call(e, adj.uf.loc(s.loc), callee_name(callee)) from None
         expr = self.unit_call(unit, s, {})
@@ -342,10 +343,10 @@ def unit_guards(unit):
     return out
 
 
-def vjp_unit(pipeline, fun, wrt, vals, statics=None, returns=(), policy=None):
+def vjp_unit(pipeline, fun, wrt, vals, statics=None, returns=(), policy=None, dense=False):
     """The unit `f_vjp(args) -> (out, residuals)` (and its pullback) for fun, differentiated in `wrt`
-    (policy: checkpoint_loops=, see differentiation/checkpoint.py)."""
-    return _unit(_VJP_UNITS, "vjp", pipeline, fun, wrt, vals, statics, returns, policy)
+    (policy: checkpoint_loops=, see differentiation/checkpoint.py; dense: see Context.dense)."""
+    return _unit(_VJP_UNITS, "vjp", pipeline, fun, wrt, vals, statics, returns, policy, dense)
 
 
 def jvp_unit(pipeline, fun, wrt, vals, statics=None, returns=()):
@@ -354,12 +355,13 @@ def jvp_unit(pipeline, fun, wrt, vals, statics=None, returns=()):
     return unit, unit.tangent_params
 
 
-def _unit(units, mode, pipeline, fun, wrt, vals, statics, returns, policy=None):
+def _unit(units, mode, pipeline, fun, wrt, vals, statics, returns, policy=None, dense=False):
     """The unit of fun for mode, differentiated in `wrt` (abstract values vals), made once per key."""
     statics = statics or {}
     with LOCK:
         table = units.setdefault(fun, {})
-        key = (wrt, vals, _statics_key(statics), returns) + ((policy,) if policy is not None else ())
+        key = (wrt, vals, _statics_key(statics), returns) + ((policy,) if policy is not None else ()) + \
+            (("dense",) if dense else ())
         unit = table.get(key)
         if unit is not None and (unit.building or unit_guards(unit).changed() is None):
             return unit
@@ -369,7 +371,7 @@ def _unit(units, mode, pipeline, fun, wrt, vals, statics, returns, policy=None):
         table[key] = unit
         try:
             build(pipeline, lw, unit, list(wrt), dict(zip(wrt, vals)), mode=mode,
-                  options={"checkpoint_loops": policy} if policy is not None else None)
+                  options={"checkpoint_loops": policy, "dense": dense})
         except BaseException:
             del table[key]
             raise
@@ -390,6 +392,7 @@ def build(pipeline, lw, unit, wrt, vals, mode, options=None):
     unit.name = namer.fresh(unit.name)
     ctx = Context(pipeline, namer, unit, lw)
     ctx.loop_policy = options.get("checkpoint_loops")
+    ctx.dense = bool(options.get("dense"))
     results, deps = call_oracles(pipeline, lw.uf)
     params = {p: (v if isinstance(v, values_mod.AbsVal) else values_mod.from_key(v)) for p, v in vals.items()}
     values = values_mod.Values(fn, params, results)

@@ -1,0 +1,298 @@
+"""numba implementations of the runtime helpers that generated gradients call.
+
+The NumPy backend's helpers decide what to do from the values they get when
+the code runs (a float or an array, of which shape). Under numba the same
+decision is taken once per compiled signature: each `overload` below looks at
+the numba types of its arguments and returns an implementation for exactly
+those kinds and ranks, or None, which numba reports as an error naming the
+generated line (kernel.py turns it into one naming the user's line).
+
+`SUPPORTED` lists the helpers generated code may call under numba; kernel.py
+refuses any other before compiling.
+"""
+
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import overload, register_jitable
+
+from .. import runtime
+from ..rules import complex_helpers
+from ..rules import helpers as rule_helpers
+from ..rules import sharing
+
+_NUMBERS = (types.Float, types.Integer, types.Boolean)
+
+
+def _number(t):
+    return isinstance(t, _NUMBERS)
+
+
+def _array(t, ndim=None):
+    return isinstance(t, types.Array) and (ndim is None or t.ndim == ndim)
+
+
+@register_jitable
+def _sum_to(g, like):
+    """g (an array broadcast from like's shape) summed back to like's shape."""
+    out = np.zeros(like.shape, dtype=g.dtype)
+    flat = out.ravel()               # out is new and contiguous: a view
+    lead = g.ndim - like.ndim
+    strides = np.zeros(g.ndim, dtype=np.int64)
+    step = 1
+    for i in range(like.ndim - 1, -1, -1):
+        if like.shape[i] != 1:
+            strides[i + lead] = step
+        step *= like.shape[i]
+    for idx in np.ndindex(g.shape):
+        k = 0
+        for i in range(lead, g.ndim):
+            k += idx[i] * strides[i]
+        flat[k] += g[idx]
+    return out
+
+
+@overload(runtime.unbroadcast)
+def unbroadcast(g, x, out):
+    """g, the cotangent of `out` (possibly a number or array standing for its broadcast to out's shape, as in
+    NumPy's lazy cotangents), summed to x's shape. Every result for an array x is an array of x's rank."""
+    if _number(x):
+        if _number(g) and _number(out):
+            return lambda g, x, out: g
+        if _number(g) and _array(out):
+            return lambda g, x, out: g * out.size
+        if _array(g) and _array(out):
+            return lambda g, x, out: np.sum(g) * (out.size // g.size) if g.size else 0.0
+        return None
+    if not (_array(x) and _array(out)):
+        return None
+    if _number(g):
+        return lambda g, x, out: np.full(x.shape, g * (out.size // x.size) if x.size else 0.0)
+    if _array(g) and g.ndim <= out.ndim and x.ndim <= out.ndim:
+        if g.ndim == x.ndim:
+            return lambda g, x, out: g if x.shape == out.shape else _sum_to(np.zeros(out.shape, g.dtype) + g, x)
+        return lambda g, x, out: _sum_to(np.zeros(out.shape, g.dtype) + g, x)
+    return None
+
+
+@overload(runtime.full)
+def full(g, like):
+    if _number(like) and _number(g):
+        return lambda g, like: g
+    if _array(like):
+        if _array(g, like.ndim):
+            return lambda g, like: g if g.shape == like.shape else np.zeros(like.shape, dtype=g.dtype) + g
+        if _number(g) or _array(g):
+            return lambda g, like: np.zeros(like.shape) + g
+    return None
+
+
+@overload(runtime.owned)
+def owned(g, x):
+    if _number(x):
+        return lambda g, x: g
+    if _array(x):
+        return lambda g, x: np.zeros(x.shape) + g
+    return None
+
+
+@overload(runtime.only_shape)
+def only_shape(x):
+    return lambda x: x          # numba tapes keep the value: its shape is read from it
+
+
+@overload(sharing.seq_cot)
+def seq_cot(g, obj):
+    if _array(obj) and _number(g):
+        return lambda g, obj: np.full(obj.shape, g)
+    if _number(obj) or _array(obj):
+        return lambda g, obj: g
+    return None
+
+
+@overload(runtime.check_scalar)
+def check_scalar(out, fname):
+    if _number(out):
+        return lambda out, fname: out
+    if _array(out):
+        def impl(out, fname):
+            if out.size != 1:
+                raise ValueError("adsrc.grad needs the function to return a real scalar (or an array of one "
+                                 "element); use adsrc.vjp for non-scalar outputs")
+            return out
+        return impl
+    raise TypingError("adsrc.grad needs the function to return a real scalar")
+
+
+@overload(rule_helpers.matmul_dx)
+def matmul_dx(g, x, y):
+    """The cotangent of x in x @ y, for vectors and matrices."""
+    if _array(x, 1) and _array(y, 1):
+        return lambda g, x, y: g * y
+    if _array(x, 2) and _array(y, 1):
+        return lambda g, x, y: np.outer(g, y)
+    if _array(x, 2) and _array(y, 2):
+        return lambda g, x, y: g @ np.ascontiguousarray(y.T)
+    if _array(x, 1) and _array(y, 2):
+        return lambda g, x, y: y @ g
+    return None
+
+
+@overload(rule_helpers.matmul_dy)
+def matmul_dy(g, x, y):
+    """The cotangent of y in x @ y, for vectors and matrices."""
+    if _array(x, 1) and _array(y, 1):
+        return lambda g, x, y: g * x
+    if _array(x, 2) and (_array(y, 1) or _array(y, 2)):
+        return lambda g, x, y: np.ascontiguousarray(x.T) @ g
+    if _array(x, 1) and _array(y, 2):
+        return lambda g, x, y: np.outer(x, g)
+    return None
+
+
+@overload(rule_helpers.dot_dx)
+def dot_dx(g, x, y):
+    """The cotangent of x in np.dot(x, y): matmul's for vectors and matrices, a product for numbers."""
+    if _number(x):
+        return lambda g, x, y: np.sum(g * y)
+    if _number(y):
+        return lambda g, x, y: g * y
+    return matmul_dx(g, x, y)
+
+
+@overload(rule_helpers.dot_dy)
+def dot_dy(g, x, y):
+    if _number(y):
+        return lambda g, x, y: np.sum(g * x)
+    if _number(x):
+        return lambda g, x, y: g * x
+    return matmul_dy(g, x, y)
+
+
+@overload(runtime.sequence)
+def sequence(x):
+    if isinstance(x, (types.Array, types.BaseTuple, types.RangeType, types.List)):
+        return lambda x: x
+    return None
+
+
+@overload(runtime.broadcast_only)
+def broadcast_only(a, b, divides=False):
+    """A value of the shape of `a <op> b`, read only for its shape (numba tapes keep values)."""
+    if _number(a) and _number(b):
+        return lambda a, b, divides=False: 0.0
+    if _array(a) and _number(b):
+        return lambda a, b, divides=False: a
+    if _number(a) and _array(b):
+        return lambda a, b, divides=False: b
+    if _array(a) and _array(b) and a.ndim == b.ndim:
+        return lambda a, b, divides=False: a if a.shape == b.shape else np.zeros_like(a + b)
+    if _array(a) and _array(b):
+        return lambda a, b, divides=False: np.zeros_like(a + b)
+    return None
+
+
+@overload(rule_helpers.power_dx)
+def power_dx(g, x, y):
+    """d x**y / dx = y x**(y-1), 0 where y == 0."""
+    if _number(y):
+        return lambda g, x, y: g * (y * np.power(x, y - 1.0)) if y != 0 else g * (0.0 * x)
+    if _array(y):
+        return lambda g, x, y: g * np.where(y == 0, 0.0, y * np.power(x, np.where(y == 0, 1.0, y - 1.0)))
+    return None
+
+
+@overload(rule_helpers.power_dy)
+def power_dy(g, x, ans):
+    """d x**y / dy = x**y log x, 0 where x == 0."""
+    if _number(x):
+        return lambda g, x, ans: g * (ans * np.log(x)) if x != 0 else g * (0.0 * ans)
+    if _array(x):
+        return lambda g, x, ans: g * np.where(x == 0, 0.0, ans * np.log(np.where(x == 0, 1.0, x)))
+    return None
+
+
+@overload(complex_helpers.abs_cot)
+def abs_cot(g, x, ans):
+    if _number(x) or (_array(x) and not isinstance(x.dtype, types.Complex)):
+        return lambda g, x, ans: g * np.sign(x)
+    return None
+
+
+@overload(rule_helpers.expand_to)
+def expand_to(g, x, axis, keepdims):
+    """The cotangent of a reduction's input: g with the reduced axis put back (an array of x's rank)."""
+    if _number(x):
+        return lambda g, x, axis, keepdims: g
+    if not _array(x):
+        return None
+    if _number(g):
+        return lambda g, x, axis, keepdims: np.full(x.shape, g)
+    if _array(g, x.ndim):
+        return lambda g, x, axis, keepdims: g
+    if _array(g, x.ndim - 1) and isinstance(axis, types.Integer):
+        return lambda g, x, axis, keepdims: np.expand_dims(g, axis if axis >= 0 else axis + x.ndim)
+    return None
+
+
+@overload(runtime.index_update)
+def index_update(x, idx, v):
+    if _array(x):
+        def impl(x, idx, v):
+            out = x.copy()
+            out[idx] = v
+            return out
+        return impl
+    return None
+
+
+@overload(runtime.add_at)
+def add_at(dx, x, idx, g):
+    """dx[idx] += g, repeated indices adding up (dx is the gradient's own buffer)."""
+    if not _array(dx):
+        return None
+    if isinstance(idx, types.Array) and isinstance(idx.dtype, types.Integer) and idx.ndim == 1 and dx.ndim == 1:
+        if _number(g):
+            def impl(dx, x, idx, g):
+                for k in range(idx.shape[0]):
+                    dx[idx[k]] += g
+                return dx
+        else:
+            def impl(dx, x, idx, g):
+                for k in range(idx.shape[0]):
+                    dx[idx[k]] += g[k]
+                return dx
+        return impl
+    if isinstance(idx, (types.Integer, types.SliceType)) or (
+            isinstance(idx, types.BaseTuple) and all(isinstance(t, (types.Integer, types.SliceType)) for t in idx)):
+        def basic(dx, x, idx, g):
+            dx[idx] += g
+            return dx
+        return basic
+    return None
+
+
+@overload(sharing.is_mutable)
+def is_mutable(x, op):
+    if _array(x):
+        return lambda x, op: True
+    if _number(x):
+        return lambda x, op: False
+    return None
+
+
+@overload(sharing.is_mutable_item)
+def is_mutable_item(x, base, op):
+    if _array(base) or _number(x):
+        return lambda x, base, op: False
+    if _array(x):
+        return lambda x, base, op: True
+    return None
+
+
+# helper name -> the function generated code calls (overloaded above)
+SUPPORTED = {fn.__name__: fn for fn in (
+    runtime.unbroadcast, runtime.full, runtime.owned, runtime.only_shape, sharing.seq_cot, runtime.check_scalar,
+    rule_helpers.matmul_dx, rule_helpers.matmul_dy, rule_helpers.dot_dx, rule_helpers.dot_dy, runtime.sequence,
+    runtime.broadcast_only, rule_helpers.power_dx, rule_helpers.power_dy, complex_helpers.abs_cot,
+    rule_helpers.expand_to, runtime.index_update, runtime.add_at, sharing.is_mutable, sharing.is_mutable_item)}

@@ -1,0 +1,240 @@
+"""From a generated gradient to a numba kernel and the Python function that calls it.
+
+The NumPy backend's generated function is kept line for line, with the user's
+lines as comments, and changed where numba needs it:
+
+* `for a, b in reversed(tape):` walks the tape by index;
+* the gradients handed to the user (`grad_output(g, x)`) leave the kernel: it
+  returns the cotangents, and a small Python function around it (the
+  *boundary*) gives each its argument's type, shape and dtype, as before.
+
+Helpers are numba overloads (helpers.py) that choose their code per kind and
+rank when numba compiles a signature. Anything numba cannot compile raises
+`BackendError`, naming the user's line; there is no silent fallback.
+"""
+
+import ast
+import re
+
+import numba
+import numpy as np
+from numba.core import errors as numba_errors
+
+from .. import facade, runtime
+from ..emission import source as emit
+from ..errors import TransformError
+from . import helpers
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_LINE = re.compile(r"#\s*line (\d+): (.*)")
+_NUMBA_ERRORS = (numba_errors.TypingError, numba_errors.UnsupportedError, numba_errors.LoweringError,
+                 numba_errors.NumbaError)
+
+
+class BackendError(TransformError):
+    """A construct adsrc's numba backend cannot compile."""
+
+    _adsrc_annotated = True     # it names the user's line itself
+
+
+def user_line(text, lineno, filename):
+    """'file:line: code' of the user's line that generated line `lineno` of text comes from."""
+    lines = text.splitlines()
+    for k in range(min(lineno, len(lines)) - 1, -1, -1):
+        m = _LINE.search(lines[k])
+        if m:
+            return f"{filename}:{m.group(1)}: {m.group(2).strip()}"
+    return f"{filename} (generated line {lineno})"
+
+
+def refuse(what, where, hint="Use backend='numpy' (the default) for this function."):
+    raise BackendError(f"adsrc's numba backend cannot compile {what}\n  at {where}\n{hint}")
+
+
+def _check_helpers(tree, ns, text, user_file):
+    """Refuse a runtime helper that has no numba implementation, naming the line that calls it."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            name = node.func.id
+            value = ns.get(name)
+            if name in ("grad_output", "reversed"):
+                continue
+            if name in runtime.HELPERS and runtime.HELPERS[name] is value and name not in helpers.SUPPORTED:
+                refuse(f"`{name}(...)`, which the gradient needs here (the numba backend implements "
+                       f"{', '.join(sorted(helpers.SUPPORTED))})", user_line(text, node.lineno, user_file))
+
+
+def _index_loops(lines, tree):
+    """`for t in reversed(tape):` -> a loop by index that unpacks `tape[k]` (numba has no reversed list)."""
+    loops = [n for n in ast.walk(tree) if isinstance(n, ast.For) and isinstance(n.iter, ast.Call)
+             and isinstance(n.iter.func, ast.Name) and n.iter.func.id == "reversed" and len(n.iter.args) == 1
+             and isinstance(n.iter.args[0], ast.Name)]
+    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    for loop in sorted(loops, key=lambda n: -n.lineno):
+        k, j = "k", 1
+        while k in taken:
+            j += 1
+            k = f"k_{j}"
+        taken.add(k)
+        tape = loop.iter.args[0].id
+        line = lines[loop.lineno - 1]
+        indent = line[:len(line) - len(line.lstrip())]
+        inner = lines[loop.body[0].lineno - 1]
+        inner_indent = inner[:len(inner) - len(inner.lstrip())]
+        lines[loop.lineno - 1] = f"{indent}for {k} in range(len({tape}) - 1, -1, -1):"
+        lines.insert(loop.lineno, f"{inner_indent}{ast.unparse(loop.target)} = {tape}[{k}]")
+    return lines
+
+
+def _split_return(fdef):
+    """(kernel result expression, boundary result expression): the grad_output calls of the final return move
+    to the boundary, which reads the kernel's results as `out[i]`."""
+    ret = fdef.body[-1]
+    if not isinstance(ret, ast.Return) or ret.value is None:
+        return None, None
+    results = []
+    params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+
+    class Out(ast.NodeTransformer):
+        def visit_Call(self, node):
+            if isinstance(node.func, ast.Name) and node.func.id == "grad_output":
+                results.append(node.args[0])
+                node.args[0] = _out(len(results) - 1)
+                return node
+            return self.generic_visit(node)
+
+        def visit_Name(self, node):
+            if node.id in params or node.id in ("grad_output",):
+                return node
+            results.append(node)
+            return _out(len(results) - 1)
+
+    boundary = Out().visit(ast.parse(ast.unparse(ret.value), mode="eval").body)
+    kernel = ast.Tuple(elts=results, ctx=ast.Load())
+    return ast.unparse(kernel), ast.unparse(boundary)
+
+
+def _out(i):
+    return ast.Subscript(value=ast.Name(id="out", ctx=ast.Load()), slice=ast.Constant(i), ctx=ast.Load())
+
+
+def _rewritten(text, tree):
+    """text with `del` statements dropped (numba frees temporaries itself), tapes walked by index, and each
+    function decorated with @numba.njit."""
+    lines = text.splitlines()
+    for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Delete)), key=lambda n: -n.lineno):
+        del lines[node.lineno - 1:node.end_lineno]
+    lines = _index_loops(lines, ast.parse("\n".join(lines)))
+    out = []
+    for line in lines:
+        if line.startswith("def "):
+            out.append("@numba.njit")
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+_SOURCES = {}       # filename of compiled text -> (text, the user's file), for errors naming the user's line
+
+
+def _load(text, unit, user_file, ns):
+    """Run `text` (the unit's functions as numba kernels) in ns, registered for tracebacks and errors."""
+    filename = emit.unique_filename(unit.filename[:-1] + " numba>", text)
+    emit.register_source(filename, text)
+    _SOURCES[filename] = (text, user_file)
+    ns.update(NUMBA_ERRORS=_NUMBA_ERRORS, grad_output=runtime.grad_output, numba=numba, compile_error=_compile_error)
+    exec(compile(text, filename, "exec"), ns)
+    return ns
+
+
+def _callees(unit, compiled, stack, shown):
+    """Compile the units `unit` calls (their vjp and pullback functions), depth first: {python fn: kernel}."""
+    out = {}
+    for c in unit.callees:
+        if c in stack:
+            refuse(f"the recursive call to `{c.lowered.uf.name}`", c.lowered.uf.filename,
+                   "Write the recursion as a loop, or use backend='numpy' (the default) for this function.")
+        if c not in compiled:
+            user_file = c.lowered.uf.filename
+            ns = _namespace(c, compiled, stack + (c,), shown, user_file)
+            tree = ast.parse(c.text)
+            _check_helpers(tree, ns, c.text, user_file)
+            text = _rewritten(c.text, tree)
+            shown.append(text)
+            ns = _load(text, c, user_file, ns)
+            compiled[c] = {f: ns[f.__name__] for f in (c.fn, c.bwd) if f is not None}
+        out.update(compiled[c])
+    return out
+
+
+def _namespace(unit, compiled, stack, shown, user_file):
+    """The names a unit's functions read (globals and closure values), with helpers and the functions of the
+    units it calls replaced by their numba versions."""
+    ns = {}
+    for fn in (unit.fn, unit.bwd):
+        if fn is not None:
+            ns.update(fn.__globals__)
+            ns.update((n, c.cell_contents) for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    for name, helper in helpers.SUPPORTED.items():
+        if name in ns and ns[name] is runtime.HELPERS.get(name):
+            ns[name] = helper       # the overloaded function, not the wrappers (complex projection, xp/dispatch.py)
+    for name, value in list(ns.items()):
+        if value is facade.NUMPY:
+            ns[name] = np           # NumPy itself, not the facade that dispatches on array-API arrays
+    kernels = _callees(unit, compiled, stack, shown)
+    for name, value in list(ns.items()):
+        if callable(value) and value in kernels:
+            ns[name] = kernels[value]
+    return ns
+
+
+def compile_kernel(unit, user_file):
+    """(boundary function, source shown to users) for a generated gradient unit."""
+    fn, text = unit.fn, unit.text
+    if unit.bwd is not None:
+        refuse("a pullback (adsrc.vjp)", user_file, "Use backend='numpy' for adsrc.vjp.")
+    shown = []
+    ns = _namespace(unit, {}, (unit,), shown, user_file)
+    tree = ast.parse(text)
+    fdef = tree.body[0]
+    _check_helpers(tree, ns, text, user_file)
+    kernel_result, boundary_result = _split_return(fdef)
+    lines = text.splitlines()
+    ret = fdef.body[-1]
+    indent = lines[ret.lineno - 1][:len(lines[ret.lineno - 1]) - len(lines[ret.lineno - 1].lstrip())]
+    lines[ret.lineno - 1:ret.end_lineno] = [f"{indent}return {kernel_result}"]
+    name = fdef.name
+    kname = name + "_kernel"
+    lines[0] = lines[0].replace(f"def {name}(", f"def {kname}(", 1)
+    params = ast.unparse(fdef.args)
+    call_args = ", ".join(a.arg for a in fdef.args.posonlyargs + fdef.args.args) + \
+        "".join(f", {a.arg}={a.arg}" for a in fdef.args.kwonlyargs)
+    kernel = _rewritten("\n".join(lines), ast.parse("\n".join(lines)))
+    boundary = [f"def {name}({params}):",
+                "    # the compiled kernel above, then each gradient given its argument's type, shape and dtype",
+                "    try:",
+                f"        out = {kname}({call_args})",
+                "    except NUMBA_ERRORS as e:",
+                "        raise compile_error(e) from None",
+                f"    return {boundary_result}"]
+    text = kernel + "\n\n" + "\n".join(boundary) + "\n"
+    out = _load(text, unit, user_file, ns)[name]
+    out.__defaults__, out.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
+    return out, "\n\n".join([text] + shown)
+
+
+def _compile_error(e):
+    """The BackendError for numba's error e, naming the user's line the failing generated line comes from."""
+    message = _ANSI.sub("", str(e))
+    found = [(m.group(1), int(m.group(2))) for m in re.finditer(r'File "([^"]*)", line (\d+)', message)
+             if m.group(1) in _SOURCES]
+    if found:
+        filename, lineno = found[-1]
+        text, user_file = _SOURCES[filename]
+        where = user_line(text, lineno, user_file)
+    else:
+        where = "(numba did not say which line)"
+    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+    reason = next((ln for ln in lines if not ln.startswith(("Failed in", "-", "File "))), type(e).__name__)
+    return BackendError(f"adsrc's numba backend cannot compile the gradient\n  at {where}\nnumba: {reason}\n"
+                        "Use backend='numpy' (the default) for this function, or change the line so that each "
+                        "name holds one kind of value (a float, or an array of one rank).")

@@ -1,0 +1,178 @@
+"""backend="numba" side by side with the NumPy backend, hand-written NumPy and jax.jit (when installed).
+
+    python benchmarks/numba_backend.py [--samples 15] [--quick]
+
+Warm times are medians of interleaved samples in this one process; every implementation's gradient is
+checked against the hand-written one first. Compile times are the first call of a fresh gradient
+(adsrc: transform, numba compile and run; jax.jit: trace, XLA compile and run). The sweep calls a
+loop of lengths 1..50 once each, compile included: numba compiles once for every length, jax.jit
+once per length (JAX needs a static trip count to differentiate a loop in reverse mode).
+"""
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]      # this checkout's adsrc, not another one installed
+
+import alternatives as alt  # noqa: E402
+import timing  # noqa: E402
+import workloads as wl  # noqa: E402
+
+import adsrc  # noqa: E402
+
+HAND, NUMPY, NUMBA = "numpy (by hand)", "adsrc numpy", "adsrc numba"
+
+
+# -- workloads beyond workloads.py ---------------------------------------------------------------
+
+def while_loop(x, n):
+    s = x
+    i = 0
+    while i < n:
+        s = s + 0.001 * np.sin(s)
+        i += 1
+    return s
+
+
+def while_loop_by_hand(x, n):
+    ss = [x]
+    for _ in range(n):
+        ss.append(ss[-1] + 0.001 * np.sin(ss[-1]))
+    ds = 1.0
+    for i in range(n - 1, -1, -1):
+        ds = ds * (1.0 + 0.001 * np.cos(ss[i]))
+    return ds
+
+
+def scalar_loop_by_hand(x):
+    return wl.scalar_loop_by_hand(x)
+
+
+def _jax_while(n):
+    jax, jnp = alt.jax, alt.jnp
+    return jax.jit(jax.grad(lambda x: jax.lax.fori_loop(0, n, lambda i, s: s + 0.001 * jnp.sin(s), x)))
+
+
+def _jax_rnn():
+    jax, jnp = alt.jax, alt.jnp
+
+    def loss(Wx, Wh, Wy, xs, target):
+        def step(h, x):
+            return jnp.tanh(Wx @ x + Wh @ h), None
+        h, _ = jax.lax.scan(step, jnp.zeros(Wh.shape[0]), xs)
+        return jnp.sum((Wy @ h - target) ** 2)
+    return jax.jit(jax.grad(loss, (0, 1, 2)))
+
+
+def _jax_scalar_loop():
+    jax, jnp = alt.jax, alt.jnp
+    return jax.jit(jax.grad(alt.rebind(wl.scalar_loop, jnp)))
+
+
+def cases():
+    """(label, fn, args, argnums, hand, jax gradient or None): warm timings and compile times."""
+    rnn16 = wl.rnn_inputs(hidden=16, inputs=8, steps=10_000)
+    rnn64 = wl.rnn_inputs(hidden=64, inputs=32, steps=100)
+    jax_on = alt.jax is not None
+    return [
+        ("scalar loop, 100 sin steps", wl.scalar_loop, (0.3,), 0, scalar_loop_by_hand,
+         _jax_scalar_loop() if jax_on else None, (0.3,)),
+        ("while loop, T=10^5", while_loop, (0.5, 100_000), 0, while_loop_by_hand,
+         _jax_while(100_000) if jax_on else None, (0.5,)),
+        ("RNN H16 D8, T=10^4", wl.rnn_loss, rnn16, (0, 1, 2), wl.rnn_by_hand,
+         _jax_rnn() if jax_on else None, rnn16),
+        ("RNN H64 D32, T=100", wl.rnn_loss, rnn64, (0, 1, 2), wl.rnn_by_hand,
+         _jax_rnn() if jax_on else None, rnn64),
+    ]
+
+
+def _close(a, b):
+    a, b = (a, b) if isinstance(a, tuple) else ((a,), (b,))
+    return all(np.allclose(np.asarray(x), np.asarray(y), rtol=1e-6, atol=1e-9) for x, y in zip(a, b))
+
+
+def warm(samples):
+    rows = []
+    for label, fn, args, argnums, hand, jfn, jargs in cases():
+        g_np = adsrc.grad(fn, argnums=argnums)
+        g_nb = adsrc.grad(fn, argnums=argnums, backend="numba")
+        t0 = time.perf_counter()
+        g_nb(*args)
+        numba_first = time.perf_counter() - t0
+        fns = {HAND: lambda: hand(*args), NUMPY: lambda: g_np(*args), NUMBA: lambda: g_nb(*args)}
+        jax_first = None
+        if jfn is not None:
+            jx = alt.to_jax(jargs)
+            t0 = time.perf_counter()
+            alt.jax.block_until_ready(jfn(*jx))
+            jax_first = time.perf_counter() - t0
+            fns[alt.JAX_JIT] = lambda: alt.jax.block_until_ready(jfn(*jx))
+        reference = hand(*args)
+        for name, f in fns.items():
+            out = f()
+            out = tuple(np.asarray(o) for o in out) if isinstance(out, (tuple, list)) else np.asarray(out)
+            if not _close(out, reference):
+                raise AssertionError(f"{label}: {name} disagrees with the hand-written gradient")
+        times = timing.compare(fns, samples=samples)
+        rows.append((label, times, numba_first, jax_first))
+    return rows
+
+
+def sweep():
+    """Total seconds for lengths 1..50, one call each, compile included."""
+    x = np.random.default_rng(5).uniform(-1, 1, 100)
+    out = {}
+    t0 = time.perf_counter()
+    g = adsrc.grad(wl.varying_loop, backend="numba")
+    for n in wl.LENGTHS:
+        g(x, n)
+    out[NUMBA] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    g = adsrc.grad(wl.varying_loop)
+    for n in wl.LENGTHS:
+        g(x, n)
+    out[NUMPY] = time.perf_counter() - t0
+    if alt.jax is not None:
+        jx = alt.jnp.asarray(x)
+        f = alt.rebind(wl.varying_loop, alt.jnp)
+        t0 = time.perf_counter()
+        jg = alt.jax.jit(alt.jax.grad(f), static_argnums=(1,))
+        for n in wl.LENGTHS:
+            alt.jax.block_until_ready(jg(jx, n))
+        out[alt.JAX_JIT] = time.perf_counter() - t0
+    return out
+
+
+def table(rows, totals):
+    names = [HAND, NUMPY, NUMBA] + ([alt.JAX_JIT] if alt.jax is not None else [])
+    lines = ["| workload | " + " | ".join(names) + " | numba / jax.jit | numba compile | jax.jit compile |",
+             "| --- " * (len(names) + 4) + "|"]
+    for label, times, nb_first, jax_first in rows:
+        cells = [timing.fmt_time(times[n]) for n in names]
+        ratio = f"{times[NUMBA] / times[alt.JAX_JIT]:.2f}x" if alt.JAX_JIT in times else "-"
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {ratio} | {timing.fmt_time(nb_first)} | "
+                     f"{timing.fmt_time(jax_first) if jax_first is not None else '-'} |")
+    cells = [timing.fmt_time(totals[n]) if n in totals else "-" for n in names]
+    ratio = f"{totals[NUMBA] / totals[alt.JAX_JIT]:.4f}x" if alt.JAX_JIT in totals else "-"
+    lines.append("| loop length 1..50, one call each, compile included (total) | " + " | ".join(cells) +
+                 f" | {ratio} | - | - |")
+    return "\n".join(lines)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--samples", type=int, default=15)
+    opts = p.parse_args()
+    import numba
+    print(f"numba {numba.__version__}, NumPy {np.__version__}" +
+          (f", JAX {alt.jax.__version__}" if alt.jax is not None else ", JAX not installed"))
+    print(table(warm(opts.samples), sweep()))
+
+
+if __name__ == "__main__":
+    main()

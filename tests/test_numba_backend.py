@@ -1,0 +1,192 @@
+"""backend="numba": gradients compiled with numba agree with the NumPy backend and with finite differences,
+compile once per signature (never per loop length), and refuse loudly what they cannot compile."""
+
+import copy
+import importlib
+import os
+
+import numpy as np
+import pytest
+
+import adsrc
+from casekit import _same, central_grad
+
+numba = pytest.importorskip("numba")
+
+from adsrc.numba_backend.kernel import BackendError  # noqa: E402  (needs numba)
+
+RTOL, ATOL = 1e-9, 1e-12        # the same formulas in both backends: only the order of sums differs
+CASE_FILES = ["cases_core", "cases_control", "cases_ordinary", "cases_programs", "cases_changes", "cases_methods"]
+ALL_CASES = [c for m in CASE_FILES for c in importlib.import_module(m).CASES]
+# numba compiles each case for about a third of a second; CI runs a share of them on each Python it tests
+# (ADSRC_NUMBA_SHARD="k/n": the cases whose position is k modulo n), so that together they run every one
+_K, _N = map(int, os.environ.get("ADSRC_NUMBA_SHARD", "0/1").split("/"))
+CASES = ALL_CASES[_K::_N]
+OUTCOMES = []
+
+
+def _leaves(g):
+    return list(g) if isinstance(g, tuple) else [g]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_case_files_agree_with_the_numpy_backend(case):
+    expected = adsrc.grad(case.fn, case.argnums)(*case.args, **case.kwargs)
+    before = copy.deepcopy(case.args)
+    try:
+        got = adsrc.grad(case.fn, case.argnums, backend="numba")(*case.args, **case.kwargs)
+    except BackendError as e:
+        OUTCOMES.append("refused")
+        text = str(e)
+        assert "at " in text and "backend='numpy'" in text, text      # where, and what to do instead
+        return
+    OUTCOMES.append("compiled")
+    for a, b in zip(case.args, before):
+        assert _same(a, b), "an input was changed"
+    for g, e in zip(_leaves(got), _leaves(expected)):
+        assert type(g) is type(e)
+        assert not np.any(np.isnan(g)) and not np.any(np.isnan(e))
+        np.testing.assert_allclose(g, e, rtol=RTOL, atol=ATOL)
+
+
+def test_enough_of_the_case_files_compile():
+    if len(OUTCOMES) < len(CASES):
+        pytest.skip("needs the whole parametrized test above in the same run")
+    minimum = 100 if _N == 1 else len(CASES) // 4        # 100 of the 283 today; shards vary (24 to 28 of 71)
+    assert OUTCOMES.count("compiled") >= minimum
+
+
+# -- workloads, checked against central differences ---------------------------------------------
+
+def scalar_loop(x):
+    s = 0.0
+    for i in range(100):
+        s += np.sin(x * i)
+    return s
+
+
+def while_loop(x):
+    s = x
+    while s < 100.0:
+        s = s * 1.5 + np.sin(s)
+    return s
+
+
+def rnn(W, U, xs, h0):
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t])
+    return np.sum(h * h)
+
+
+def loop_of_length(x, n):
+    s = x
+    for i in range(n):
+        s = s * np.cos(s) + 0.1 * i
+    return s
+
+
+def layer(W, h):
+    return np.tanh(W @ h)
+
+
+def two_layers(W, x):
+    return np.sum(layer(W, layer(W, x)) ** 2)
+
+
+def with_aux(x):
+    y = np.sin(x)
+    return np.sum(y * y), y
+
+
+def _fd(f, x):
+    return central_grad(f, x)
+
+
+@pytest.mark.parametrize("fn, x", [(scalar_loop, 0.3), (while_loop, 1.3), (while_loop, 7.0)])
+def test_scalar_loops_match_finite_differences(fn, x):
+    g = adsrc.grad(fn, backend="numba")(x)
+    assert type(g) is float
+    np.testing.assert_allclose(g, _fd(fn, x), rtol=1e-6, atol=1e-8)
+
+
+def test_rnn_matches_finite_differences():
+    r = np.random.default_rng(1)
+    W, U, xs, h0 = r.normal(size=(4, 4)) * 0.5, r.normal(size=(4, 3)), r.normal(size=(6, 3)), r.normal(size=4)
+    gW, gU = adsrc.grad(rnn, argnums=(0, 1), backend="numba")(W, U, xs, h0)
+    np.testing.assert_allclose(gW, _fd(lambda w: rnn(w, U, xs, h0), W), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gU, _fd(lambda u: rnn(W, u, xs, h0), U), rtol=1e-6, atol=1e-8)
+
+
+def test_calls_to_other_functions_are_compiled_too():
+    r = np.random.default_rng(2)
+    W, x = r.normal(size=(3, 3)), r.normal(size=3)
+    g = adsrc.grad(two_layers, backend="numba")
+    np.testing.assert_allclose(g(W, x), _fd(lambda w: two_layers(w, x), W), rtol=1e-6, atol=1e-8)
+    assert g.source().count("@numba.njit") == 5     # the gradient, and vjp and pullback of each call's unit
+
+
+def test_one_compilation_serves_every_loop_length():
+    g = adsrc.grad(loop_of_length, backend="numba")
+    for n in (1, 5, 17, 50):
+        np.testing.assert_allclose(g(0.4, n), _fd(lambda x: loop_of_length(x, n), 0.4), rtol=1e-6, atol=1e-8)
+    assert g.cache_info().misses == 1
+    kernel = g._data[next(iter(g._data))][0].__globals__["loop_of_length_grad_kernel"]
+    assert len(kernel.signatures) == 1           # (float64, int64): the length is not part of it
+
+
+def test_a_new_dtype_or_rank_is_a_new_signature_of_the_same_code():
+    g = adsrc.grad(lambda x: np.sum(np.tanh(x) ** 2), backend="numba")
+    for x in (np.linspace(0, 1, 4), np.linspace(0, 1, 6).reshape(2, 3), np.linspace(0, 1, 3).astype(np.float32)):
+        got = g(x)
+        assert got.dtype == x.dtype and got.shape == x.shape
+        np.testing.assert_allclose(got, 2 * np.tanh(x) / np.cosh(x) ** 2, rtol=1e-5)
+    assert g.cache_info().misses == 1
+
+
+def test_value_and_grad_and_has_aux():
+    x = np.array([0.2, -0.7, 1.1])
+    value, grad = adsrc.value_and_grad(scalar_loop, backend="numba")(0.3)
+    assert value == pytest.approx(scalar_loop(0.3), rel=1e-12) and type(grad) is float
+    (g, aux) = adsrc.grad(with_aux, has_aux=True, backend="numba")(x)
+    np.testing.assert_allclose(aux, np.sin(x), rtol=1e-12)
+    np.testing.assert_allclose(g, 2 * np.sin(x) * np.cos(x), rtol=1e-12)
+
+
+def test_the_source_is_what_numba_compiles():
+    g = adsrc.grad(while_loop, backend="numba")
+    text = g.source()
+    assert "@numba.njit\ndef while_loop_grad_kernel(x):" in text
+    assert "for k in range(len(tape) - 1, -1, -1):" in text
+    assert "# line " in text                       # the user's lines, as in the NumPy backend
+
+
+# -- refusals -------------------------------------------------------------------------------------
+
+def sorts(x):
+    return np.sum(np.array(sorted([x[0], x[1]])))
+
+
+def float_or_array(x, flag):
+    v = 0.0
+    if flag > 0:
+        v = x * 2.0
+    return np.sum(v * x)            # v is a float on one path and an array on the other
+
+
+def test_a_helper_without_a_numba_version_is_refused_naming_the_line():
+    with pytest.raises(BackendError, match=r"(?s)cannot compile.*test_numba_backend.py:\d+: .*backend='numpy'"):
+        adsrc.grad(sorts, backend="numba")(np.array([0.3, 0.1]))
+
+
+def test_a_name_holding_a_float_or_an_array_is_refused_naming_the_line():
+    with pytest.raises(BackendError, match=r"(?s)test_numba_backend.py:\d+: .*numba: .*unify"):
+        adsrc.grad(float_or_array, backend="numba")(np.array([0.3, 0.1]), 1.0)
+
+
+def test_backend_names_are_checked_and_compiled_gradients_are_not_differentiated_again():
+    with pytest.raises(ValueError, match="backend must be one of 'numpy', 'numba'"):
+        adsrc.grad(scalar_loop, backend="jax")
+    inner = adsrc.grad(scalar_loop, backend="numba")
+    with pytest.raises(Exception, match="backend='numba'.*higher order"):
+        adsrc.grad(lambda x: inner(x) * x)(0.3)
