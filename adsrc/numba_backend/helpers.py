@@ -290,9 +290,154 @@ def is_mutable_item(x, base, op):
     return None
 
 
+def _basic_index(idx):
+    """An index numba reads as basic indexing (a view or an element): integers, slices, tuples of them."""
+    if isinstance(idx, (types.Integer, types.SliceType)):
+        return True
+    return isinstance(idx, types.BaseTuple) and all(isinstance(t, (types.Integer, types.SliceType)) for t in idx)
+
+
+@overload(runtime.iterated_cot)
+def iterated_cot(g, x):
+    if _number(x) or isinstance(x, (types.Array, types.BaseTuple, types.RangeType)):
+        return lambda g, x: g
+    return None
+
+
+@overload(runtime.item_cot)
+def item_cot(g, index):
+    """The cotangent of item `index` of an array (or a number broadcast over it)."""
+    if _number(g):
+        return lambda g, index: g
+    if _array(g):
+        return lambda g, index: g[index]
+    return None
+
+
+@overload(runtime.index_update_vjp_value)
+def index_update_vjp_value(g, x, idx, v):
+    """The cotangent of v in `x[idx] = v` (basic indices: each position is written once)."""
+    if not (_array(x) and _basic_index(idx)):
+        return None
+
+    def impl(g, x, idx, v):
+        part = runtime.full(g, x)[idx]
+        return runtime.unbroadcast(_copied(part), v, part)
+    return impl
+
+
+def _copied(part):
+    """part, copied if it is an array (numba version below)."""
+
+
+@overload(_copied)
+def _copied_impl(part):
+    if _array(part):
+        return lambda part: part.copy()     # g may be zeroed in place next (zero_at): not a view of it
+    return lambda part: part
+
+
+@overload(runtime.index_update_vjp_base)
+def index_update_vjp_base(g, x, idx):
+    if _array(x) and _basic_index(idx):
+        def impl(g, x, idx):
+            out = np.zeros(x.shape) + g
+            out[idx] = 0.0
+            return out
+        return impl
+    return None
+
+
+@overload(runtime.zero_at)
+def zero_at(g, x, idx):
+    """The cotangent of x in `x[idx] = v`: g (a buffer only the gradient holds) zeroed at idx in place."""
+    if not (_array(x) and _basic_index(idx)):
+        return None
+    if _array(g, x.ndim):
+        def impl(g, x, idx):
+            if g.shape == x.shape:
+                g[idx] = 0.0
+                return g
+            out = np.zeros(x.shape) + g
+            out[idx] = 0.0
+            return out
+        return impl
+    return lambda g, x, idx: runtime.index_update_vjp_base(g, x, idx)
+
+
+@overload(rule_helpers.mean_vjp)
+def mean_vjp(g, x, axis, keepdims):
+    if _number(x) or isinstance(axis, (types.NoneType, types.Omitted)):
+        return lambda g, x, axis, keepdims: rule_helpers.expand_to(g, x, axis, keepdims) / np.asarray(x).size
+    if isinstance(axis, types.Integer) and _array(x):
+        return lambda g, x, axis, keepdims: rule_helpers.expand_to(g, x, axis, keepdims) / x.shape[axis]
+    return None
+
+
+@overload(rule_helpers.extremum_vjp)
+def extremum_vjp(g, x, ans, axis, keepdims):
+    """max/min over all elements: the cotangent shared equally among the extremal elements."""
+    if _number(x):
+        return lambda g, x, ans, axis, keepdims: g
+    if _array(x) and isinstance(axis, (types.NoneType, types.Omitted)) and _number(g):
+        def impl(g, x, ans, axis, keepdims):
+            mask = (x == ans) * 1.0
+            return g * mask / np.sum(mask)
+        return impl
+    return None
+
+
+@overload(rule_helpers.iterable_sum_cot)
+def iterable_sum_cot(g, seq):
+    if _array(seq):
+        return lambda g, seq: np.zeros(seq.shape) + g
+    return None
+
+
+@overload(rule_helpers.reshape_like)
+def reshape_like(g, x, order="C"):
+    if not (isinstance(order, (types.Omitted, types.NoneType)) or getattr(order, "literal_value", None) == "C"):
+        return None
+    if _number(x):
+        return lambda g, x, order="C": np.sum(g)
+    if _array(x) and _array(g):
+        return lambda g, x, order="C": np.ascontiguousarray(g).reshape(x.shape)
+    if _array(x) and _number(g):
+        return lambda g, x, order="C": np.full(x.shape, g)
+    return None
+
+
+@overload(runtime.sum_operand_cot)
+def sum_operand_cot(g, x, other, out, first):
+    if _number(out) or _array(out):
+        return lambda g, x, other, out, first: runtime.unbroadcast(g, x, out)
+    return None
+
+
+@overload(runtime.product_operand_cot)
+def product_operand_cot(g, x, other, out, first):
+    if _number(out) or _array(out):
+        return lambda g, x, other, out, first: runtime.unbroadcast(g * other, x, out)
+    return None
+
+
+@overload(runtime.scan_length)
+def scan_length(xs, length):
+    if isinstance(length, types.Integer):
+        return lambda xs, length: length
+    if _array(xs) and isinstance(length, (types.NoneType, types.Omitted)):
+        return lambda xs, length: xs.shape[0]
+    if isinstance(xs, types.RangeType) and isinstance(length, (types.NoneType, types.Omitted)):
+        return lambda xs, length: len(xs)
+    return None
+
+
 # helper name -> the function generated code calls (overloaded above)
 SUPPORTED = {fn.__name__: fn for fn in (
     runtime.unbroadcast, runtime.full, runtime.owned, runtime.only_shape, sharing.seq_cot, runtime.check_scalar,
     rule_helpers.matmul_dx, rule_helpers.matmul_dy, rule_helpers.dot_dx, rule_helpers.dot_dy, runtime.sequence,
     runtime.broadcast_only, rule_helpers.power_dx, rule_helpers.power_dy, complex_helpers.abs_cot,
-    rule_helpers.expand_to, runtime.index_update, runtime.add_at, sharing.is_mutable, sharing.is_mutable_item)}
+    rule_helpers.expand_to, runtime.index_update, runtime.add_at, sharing.is_mutable, sharing.is_mutable_item,
+    runtime.iterated_cot, runtime.item_cot, runtime.index_update_vjp_value, runtime.index_update_vjp_base,
+    runtime.zero_at, rule_helpers.mean_vjp, rule_helpers.extremum_vjp, rule_helpers.iterable_sum_cot,
+    rule_helpers.reshape_like, runtime.sum_operand_cot, runtime.product_operand_cot, runtime.scan_length)}

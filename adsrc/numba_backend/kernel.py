@@ -27,8 +27,9 @@ from . import helpers
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LINE = re.compile(r"#\s*line (\d+): (.*)")
+# what numba raises when it cannot compile, or (NotImplementedError) cannot run, a construct
 _NUMBA_ERRORS = (numba_errors.TypingError, numba_errors.UnsupportedError, numba_errors.LoweringError,
-                 numba_errors.NumbaError)
+                 numba_errors.NumbaError, NotImplementedError)
 
 
 class BackendError(TransformError):
@@ -231,10 +232,14 @@ def _compile_error(e):
         filename, lineno = found[-1]
         text, user_file = _SOURCES[filename]
         where = user_line(text, lineno, user_file)
+    elif isinstance(e, NotImplementedError):
+        where = "a line of the compiled code, when it ran (numba does not say which)"
     else:
         where = "(numba did not say which line)"
     lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
-    reason = next((ln for ln in lines if not ln.startswith(("Failed in", "-", "File "))), type(e).__name__)
-    return BackendError(f"adsrc's numba backend cannot compile the gradient\n  at {where}\nnumba: {reason}\n"
-                        "Use backend='numpy' (the default) for this function, or change the line so that each "
-                        "name holds one kind of value (a float, or an array of one rank).")
+    reason = next((ln for ln in lines if not ln.startswith(("Failed in", "-", "File "))), "")
+    reason = f"{type(e).__name__}: {reason}" if isinstance(e, NotImplementedError) else reason or type(e).__name__
+    hint = "Use backend='numpy' (the default) for this function"
+    hint += (", or change the line so that each name holds one kind of value (a float, or an array of one "
+             "rank).") if "unify" in reason else "."
+    return BackendError(f"adsrc's numba backend cannot compile the gradient\n  at {where}\nnumba: {reason}\n{hint}")
