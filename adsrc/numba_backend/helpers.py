@@ -32,9 +32,12 @@ def _array(t, ndim=None):
     return isinstance(t, types.Array) and (ndim is None or t.ndim == ndim)
 
 
-@register_jitable
 def _sum_to(g, like):
-    """g (an array broadcast from like's shape) summed back to like's shape."""
+    """g (an array broadcast from like's shape) summed back to like's shape (numba versions below)."""
+
+
+@register_jitable
+def _sum_to_any(g, like):
     out = np.zeros(like.shape, dtype=g.dtype)
     flat = out.ravel()               # out is new and contiguous: a view
     lead = g.ndim - like.ndim
@@ -50,6 +53,60 @@ def _sum_to(g, like):
             k += idx[i] * strides[i]
         flat[k] += g[idx]
     return out
+
+
+@overload(_sum_to)
+def _sum_to_impl(g, like):
+    """Plain loops for vectors and matrices (quick for numba to compile); np.ndindex for other ranks."""
+    if g.ndim == 1 and like.ndim == 1:
+        def vector(g, like):
+            out = np.zeros(like.shape, dtype=g.dtype)
+            for i in range(g.shape[0]):
+                out[i if like.shape[0] != 1 else 0] += g[i]
+            return out
+        return vector
+    if g.ndim == 2 and like.ndim in (1, 2):
+        def matrix(g, like):
+            out = np.zeros(like.shape, dtype=g.dtype)
+            flat = out.ravel()
+            n0 = like.shape[0] if like.ndim == 2 else 1
+            n1 = like.shape[like.ndim - 1]
+            for i in range(g.shape[0]):
+                for j in range(g.shape[1]):
+                    flat[(i if n0 != 1 else 0) * n1 + (j if n1 != 1 else 0)] += g[i, j]
+            return out
+        return matrix
+    return lambda g, like: _sum_to_any(g, like)
+
+
+def _broadcast(g, like):
+    """A new array of like's shape holding g broadcast to it (numba versions below)."""
+
+
+@overload(_broadcast)
+def _broadcast_impl(g, like):
+    """Loops for vectors and matrices: NumPy-style broadcasting (`np.zeros(shape) + g`) takes numba about half
+    a second to compile per signature."""
+    if _number(g):
+        return lambda g, like: np.full(like.shape, g)
+    if _array(g, 1) and _array(like, 1):
+        def vector(g, like):
+            out = np.empty(like.shape, dtype=g.dtype)
+            for i in range(out.shape[0]):
+                out[i] = g[i if g.shape[0] != 1 else 0]
+            return out
+        return vector
+    if _array(g, 2) and _array(like, 2):
+        def matrix(g, like):
+            out = np.empty(like.shape, dtype=g.dtype)
+            for i in range(out.shape[0]):
+                for j in range(out.shape[1]):
+                    out[i, j] = g[i if g.shape[0] != 1 else 0, j if g.shape[1] != 1 else 0]
+            return out
+        return matrix
+    if _array(g):
+        return lambda g, like: np.zeros(like.shape, dtype=g.dtype) + g
+    return None
 
 
 @overload(runtime.unbroadcast)
@@ -70,8 +127,8 @@ def unbroadcast(g, x, out):
         return lambda g, x, out: np.full(x.shape, g * (out.size // x.size) if x.size else 0.0)
     if _array(g) and g.ndim <= out.ndim and x.ndim <= out.ndim:
         if g.ndim == x.ndim:
-            return lambda g, x, out: g if x.shape == out.shape else _sum_to(np.zeros(out.shape, g.dtype) + g, x)
-        return lambda g, x, out: _sum_to(np.zeros(out.shape, g.dtype) + g, x)
+            return lambda g, x, out: g if x.shape == out.shape else _sum_to(_broadcast(g, out), x)
+        return lambda g, x, out: _sum_to(_broadcast(g, out), x)
     return None
 
 
@@ -81,9 +138,9 @@ def full(g, like):
         return lambda g, like: g
     if _array(like):
         if _array(g, like.ndim):
-            return lambda g, like: g if g.shape == like.shape else np.zeros(like.shape, dtype=g.dtype) + g
+            return lambda g, like: g if g.shape == like.shape else _broadcast(g, like)
         if _number(g) or _array(g):
-            return lambda g, like: np.zeros(like.shape) + g
+            return lambda g, like: _broadcast(g, like)
     return None
 
 
@@ -92,7 +149,7 @@ def owned(g, x):
     if _number(x):
         return lambda g, x: g
     if _array(x):
-        return lambda g, x: np.zeros(x.shape) + g
+        return lambda g, x: _broadcast(g, x)
     return None
 
 
@@ -124,17 +181,22 @@ def check_scalar(out, fname):
     raise TypingError("adsrc.grad needs the function to return a real scalar")
 
 
+@register_jitable
+def _outer(a, b):
+    return a[:, None] * b[None, :]      # np.outer takes numba seconds to compile
+
+
 @overload(rule_helpers.matmul_dx)
 def matmul_dx(g, x, y):
-    """The cotangent of x in x @ y, for vectors and matrices."""
+    """The cotangent of x in x @ y, for vectors and matrices (np.dot: numba's quickest to compile)."""
     if _array(x, 1) and _array(y, 1):
         return lambda g, x, y: g * y
     if _array(x, 2) and _array(y, 1):
-        return lambda g, x, y: np.outer(g, y)
+        return lambda g, x, y: _outer(g, y)
     if _array(x, 2) and _array(y, 2):
-        return lambda g, x, y: g @ np.ascontiguousarray(y.T)
+        return lambda g, x, y: np.dot(g, y.T)
     if _array(x, 1) and _array(y, 2):
-        return lambda g, x, y: y @ g
+        return lambda g, x, y: np.dot(y, g)
     return None
 
 
@@ -144,9 +206,9 @@ def matmul_dy(g, x, y):
     if _array(x, 1) and _array(y, 1):
         return lambda g, x, y: g * x
     if _array(x, 2) and (_array(y, 1) or _array(y, 2)):
-        return lambda g, x, y: np.ascontiguousarray(x.T) @ g
+        return lambda g, x, y: np.dot(x.T, g)
     if _array(x, 1) and _array(y, 2):
-        return lambda g, x, y: np.outer(x, g)
+        return lambda g, x, y: _outer(x, g)
     return None
 
 
@@ -341,7 +403,7 @@ def _copied_impl(part):
 def index_update_vjp_base(g, x, idx):
     if _array(x) and _basic_index(idx):
         def impl(g, x, idx):
-            out = np.zeros(x.shape) + g
+            out = _broadcast(g, x)
             out[idx] = 0.0
             return out
         return impl
@@ -358,7 +420,7 @@ def zero_at(g, x, idx):
             if g.shape == x.shape:
                 g[idx] = 0.0
                 return g
-            out = np.zeros(x.shape) + g
+            out = _broadcast(g, x)
             out[idx] = 0.0
             return out
         return impl
@@ -390,7 +452,7 @@ def extremum_vjp(g, x, ans, axis, keepdims):
 @overload(rule_helpers.iterable_sum_cot)
 def iterable_sum_cot(g, seq):
     if _array(seq):
-        return lambda g, seq: np.zeros(seq.shape) + g
+        return lambda g, seq: _broadcast(g, seq)
     return None
 
 

@@ -128,10 +128,17 @@ def _rewritten(text, tree):
     lines = _index_loops(lines, ast.parse("\n".join(lines)))
     out = []
     for line in lines:
+        line = _ONLY_SHAPE.sub(r"\1", line)     # tapes keep the value: numba compiles one function fewer
+        if _SELF_ASSIGN.fullmatch(line.strip()):
+            continue
         if line.startswith("def "):
             out.append("@numba.njit")
         out.append(line)
     return "\n".join(out) + "\n"
+
+
+_ONLY_SHAPE = re.compile(r"\bonly_shape\((\w+)\)")
+_SELF_ASSIGN = re.compile(r"(\w+) = \1")
 
 
 _SOURCES = {}       # filename of compiled text -> (text, the user's file), for errors naming the user's line
