@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from . import callables, entries, frontend, keys, object_args, pytree_nodes, transform, varargs
+from . import callables, entries, frontend, keys, numba_backend, object_args, pytree_nodes, transform, varargs
 from .api import _annotate, check_function
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import name_of
@@ -74,7 +74,7 @@ def check_cotangent(ct, out, path="output"):
                          f"{np.shape(out)}")
 
 
-def vjp(fun, *primals, has_aux=False, checkpoint_loops=None):
+def vjp(fun, *primals, has_aux=False, checkpoint_loops=None, backend="numpy"):
     """The output of fun(*primals) and its pullback (vector-Jacobian product), as in JAX.
 
     Returns `(out, pullback)`, or `(out, pullback, aux)` with has_aux=True
@@ -83,13 +83,16 @@ def vjp(fun, *primals, has_aux=False, checkpoint_loops=None):
     gradient per primal (None for integer primals); it may be called many
     times. `fun` may be a bound method, a callable object or a
     functools.partial: the arguments it fixes are constants, and `primals`
-    are the arguments of the call. checkpoint_loops: as for adsrc.grad (checkpointed loops).
+    are the arguments of the call. checkpoint_loops and backend: as for adsrc.grad (checkpointed loops,
+    numba-compiled code).
     """
     policy = loop_policy(checkpoint_loops)
+    backend = numba_backend.check_backend(backend)
     parts = callables.split(fun)
     function = parts.function
     if function is fun and varargs.takes_varargs(fun):
-        return vjp(varargs.bound(fun, len(primals)), *primals, has_aux=has_aux, checkpoint_loops=checkpoint_loops)
+        return vjp(varargs.bound(fun, len(primals)), *primals, has_aux=has_aux, checkpoint_loops=checkpoint_loops,
+                   backend=backend)
     check_function(function)
     fname = name_of(fun)
     params = [p.name for p in frontend.signature(function).parameters.values()
@@ -107,7 +110,8 @@ def vjp(fun, *primals, has_aux=False, checkpoint_loops=None):
     static_key = (tuple(statics),) + tuple((keys.Identity, id(v)) for v in statics.values()) if statics \
         else ()
     static_key += tuple(sorted(classes.items()))
-    key = (kinds, bool(has_aux), static_key) + ((policy,) if policy is not None else ())
+    key = (kinds, bool(has_aux), static_key) + ((policy,) if policy is not None else ()) + \
+        ((backend,) if backend != "numpy" else ())
     fixed_kw = {k: f.value for k, f in parts.keywords.items()}
 
     def build():
@@ -115,9 +119,11 @@ def vjp(fun, *primals, has_aux=False, checkpoint_loops=None):
             known = pytree_nodes.with_classes(statics, {p: k for p, k in zip(free, kinds) if k}, classes)
             lw = transform.lowered(function, known, static_key) if known else transform.lowered(function)
             unit = transform.Unit(lw.uf.name + "_vjp")
-            options = {"final": True, "has_aux": bool(has_aux), "checkpoint_loops": policy}
+            options = {"final": True, "has_aux": bool(has_aux), "checkpoint_loops": policy,
+                       "dense": backend == "numba"}
             transform.build(lw, unit, wrt, {p: k for p, k in zip(free, kinds) if k}, "vjp", options)
-            return entries.make(unit, function)
+            entry = entries.make(unit, function)
+            return numba_backend.entry(entry, unit) if backend == "numba" else entry
 
     fn = entries.compiled(function_cache(_VJP_CACHES, function), key, build)
     unit = fn.unit

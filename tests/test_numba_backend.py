@@ -190,3 +190,24 @@ def test_backend_names_are_checked_and_compiled_gradients_are_not_differentiated
     inner = adsrc.grad(scalar_loop, backend="numba")
     with pytest.raises(Exception, match="backend='numba'.*higher order"):
         adsrc.grad(lambda x: inner(x) * x)(0.3)
+
+
+def relaxation(x):
+    s = x
+    for i in range(20):
+        s = np.sin(s) * 0.9 + x * 0.1
+    return s
+
+
+def test_vjp_compiled_with_numba():
+    r = np.random.default_rng(3)
+    W, x, ct = r.normal(size=(2, 3)), r.normal(size=3), r.normal(size=2)
+    out, pullback = adsrc.vjp(layer, W, x, backend="numba")
+    np.testing.assert_allclose(out, layer(W, x), rtol=1e-12)
+    gW, gx = pullback(ct)
+    np.testing.assert_allclose(gW, _fd(lambda w: ct @ layer(w, x), W), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gx, _fd(lambda v: ct @ layer(W, v), x), rtol=1e-6, atol=1e-8)
+    value, pullback = adsrc.vjp(relaxation, 0.3, backend="numba")
+    (g,) = pullback(1.0)
+    assert value == pytest.approx(relaxation(0.3), rel=1e-12) and type(g) is float
+    np.testing.assert_allclose(g, _fd(relaxation, 0.3), rtol=1e-6, atol=1e-8)

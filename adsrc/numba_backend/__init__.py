@@ -24,12 +24,12 @@ def check_backend(backend):
 
 
 def entry(entry, unit):
-    """The cache entry (fn, owner, code, others) with fn compiled by numba: the same guards, and the source
-    numba compiles shown by `.source()`."""
+    """The cache entry (fn, owner, code, others) with the unit's functions compiled by numba: the same guards,
+    and `.source()` shows what numba compiles (`fn.unit.bwd`: the compiled pullback of a vjp)."""
     from .kernel import compile_kernel
     fn, *guards = entry
-    boundary, shown = compile_kernel(unit, unit.lowered.uf.filename)
+    forward, backward, shown = compile_kernel(unit, unit.lowered.uf.filename)
     shown_unit = copy.copy(unit)
-    shown_unit.text, shown_unit.fn, shown_unit.callees = shown, boundary, []
-    boundary.unit = shown_unit
-    return (boundary, *guards)
+    shown_unit.text, shown_unit.fn, shown_unit.bwd, shown_unit.callees = shown, forward, backward, []
+    forward.unit = shown_unit
+    return (forward, *guards)

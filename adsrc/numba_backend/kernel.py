@@ -91,7 +91,9 @@ def _split_return(fdef):
     """(kernel result expression, boundary result expression): the grad_output calls of the final return move
     to the boundary, which reads the kernel's results as `out[i]`."""
     ret = fdef.body[-1]
-    if not isinstance(ret, ast.Return) or ret.value is None:
+    if not isinstance(ret, ast.Return) or ret.value is None or not any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "grad_output"
+            for n in ast.walk(ret.value)):
         return None, None
     results = []
     params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
@@ -101,8 +103,10 @@ def _split_return(fdef):
             if isinstance(node.func, ast.Name) and node.func.id == "grad_output":
                 results.append(node.args[0])
                 node.args[0] = _out(len(results) - 1)
+                node.args[1:] = [self.visit(a) for a in node.args[1:]]
                 return node
-            return self.generic_visit(node)
+            results.append(node)            # another call: computed in the kernel
+            return _out(len(results) - 1)
 
         def visit_Name(self, node):
             if node.id in params or node.id in ("grad_output",):
@@ -195,39 +199,45 @@ def _namespace(unit, compiled, stack, shown, user_file):
     return ns
 
 
-def compile_kernel(unit, user_file):
-    """(boundary function, source shown to users) for a generated gradient unit."""
-    fn, text = unit.fn, unit.text
-    if unit.bwd is not None:
-        refuse("a pullback (adsrc.vjp)", user_file, "Use backend='numpy' for adsrc.vjp.")
-    shown = []
-    ns = _namespace(unit, {}, (unit,), shown, user_file)
-    tree = ast.parse(text)
-    fdef = tree.body[0]
-    _check_helpers(tree, ns, text, user_file)
+def _boundary(fdef, lines):
+    """Rename fdef (in lines) to `<name>_kernel`, its grad_output calls moved out; the lines of the Python
+    function of fdef's name that calls the kernel and hands out the gradients."""
+    name, kname = fdef.name, fdef.name + "_kernel"
     kernel_result, boundary_result = _split_return(fdef)
-    lines = text.splitlines()
-    ret = fdef.body[-1]
-    indent = lines[ret.lineno - 1][:len(lines[ret.lineno - 1]) - len(lines[ret.lineno - 1].lstrip())]
-    lines[ret.lineno - 1:ret.end_lineno] = [f"{indent}return {kernel_result}"]
-    name = fdef.name
-    kname = name + "_kernel"
-    lines[0] = lines[0].replace(f"def {name}(", f"def {kname}(", 1)
-    params = ast.unparse(fdef.args)
+    if kernel_result is not None:
+        ret = fdef.body[-1]
+        first = lines[ret.lineno - 1]
+        indent = first[:len(first) - len(first.lstrip())]
+        lines[ret.lineno - 1:ret.end_lineno] = [f"{indent}return {kernel_result}"]
+    lines[fdef.lineno - 1] = lines[fdef.lineno - 1].replace(f"def {name}(", f"def {kname}(", 1)
     call_args = ", ".join(a.arg for a in fdef.args.posonlyargs + fdef.args.args) + \
         "".join(f", {a.arg}={a.arg}" for a in fdef.args.kwonlyargs)
-    kernel = _rewritten("\n".join(lines), ast.parse("\n".join(lines)))
-    boundary = [f"def {name}({params}):",
-                "    # the compiled kernel above, then each gradient given its argument's type, shape and dtype",
-                "    try:",
-                f"        out = {kname}({call_args})",
-                "    except NUMBA_ERRORS as e:",
-                "        raise compile_error(e) from None",
-                f"    return {boundary_result}"]
-    text = kernel + "\n\n" + "\n".join(boundary) + "\n"
-    out = _load(text, unit, user_file, ns)[name]
-    out.__defaults__, out.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
-    return out, "\n\n".join([text] + shown)
+    return [f"def {name}({ast.unparse(fdef.args)}):",
+            "    # the compiled kernel above, then each gradient given its argument's type, shape and dtype"
+            if kernel_result is not None else "    # the compiled kernel above",
+            "    try:",
+            f"        out = {kname}({call_args})",
+            "    except NUMBA_ERRORS as e:",
+            "        raise compile_error(e) from None",
+            f"    return {boundary_result if boundary_result is not None else 'out'}"]
+
+
+def compile_kernel(unit, user_file):
+    """The unit's functions compiled by numba, each called through a Python function of its name that hands
+    out the gradients: (unit.fn's, unit.bwd's or None, the source shown to users)."""
+    shown = []
+    ns = _namespace(unit, {}, (unit,), shown, user_file)
+    tree = ast.parse(unit.text)
+    _check_helpers(tree, ns, unit.text, user_file)
+    lines = unit.text.splitlines()
+    boundaries = []
+    for fdef in reversed(tree.body):         # from the last: the line numbers above stay valid
+        boundaries = _boundary(fdef, lines) + ["", ""] + boundaries
+    text = _rewritten("\n".join(lines), ast.parse("\n".join(lines))) + "\n\n" + "\n".join(boundaries[:-2]) + "\n"
+    ns = _load(text, unit, user_file, ns)
+    fn = ns[unit.fn.__name__]
+    fn.__defaults__, fn.__kwdefaults__ = unit.fn.__defaults__, unit.fn.__kwdefaults__
+    return fn, ns[unit.bwd.__name__] if unit.bwd is not None else None, "\n\n".join([text] + shown)
 
 
 def _compile_error(e):
