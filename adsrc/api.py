@@ -215,10 +215,11 @@ class Gradient:
             lw = transform.lowered(fun, statics, self._lowered_key(key))
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single,
-                       "checkpoint_loops": self._loop_policy, "dense": self._backend == "numba"}
+                       "checkpoint_loops": self._loop_policy, "dense": self._backend != "numpy"}
             transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
             entry = entries.make(unit, fun)
-            return numba_backend.entry(entry, unit) if self._backend == "numba" else entry
+            return entry if self._backend == "numpy" else \
+                numba_backend.entry(entry, unit, auto=self._backend == "auto")
 
     def _lowered_key(self, key):
         """The key of the lowered program: the static values, and which parameters they belong to.
@@ -538,7 +539,8 @@ def grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argn
 
     backend: "numpy" (default: the generated code runs as Python and NumPy) or "numba" (it is compiled
     with numba.njit, once per signature of dtypes and ranks; needs `pip install "adsrc[numba]"`). What
-    the numba backend cannot compile is refused with an error naming the line, never run another way.
+    the numba backend cannot compile is refused with an error naming the line, never run another way;
+    with "auto", a function numba refuses runs with NumPy instead, logged at DEBUG on the `adsrc` logger.
     """
     options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums, static_argnames=static_argnames,
                    cache_size=cache_size, checkpoint_loops=checkpoint_loops, backend=backend)

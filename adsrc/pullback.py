@@ -120,10 +120,10 @@ def vjp(fun, *primals, has_aux=False, checkpoint_loops=None, backend="numpy"):
             lw = transform.lowered(function, known, static_key) if known else transform.lowered(function)
             unit = transform.Unit(lw.uf.name + "_vjp")
             options = {"final": True, "has_aux": bool(has_aux), "checkpoint_loops": policy,
-                       "dense": backend == "numba"}
+                       "dense": backend != "numpy"}
             transform.build(lw, unit, wrt, {p: k for p, k in zip(free, kinds) if k}, "vjp", options)
             entry = entries.make(unit, function)
-            return numba_backend.entry(entry, unit) if backend == "numba" else entry
+            return entry if backend == "numpy" else numba_backend.entry(entry, unit, auto=backend == "auto")
 
     fn = entries.compiled(function_cache(_VJP_CACHES, function), key, build)
     unit = fn.unit

@@ -211,3 +211,17 @@ def test_vjp_compiled_with_numba():
     (g,) = pullback(1.0)
     assert value == pytest.approx(relaxation(0.3), rel=1e-12) and type(g) is float
     np.testing.assert_allclose(g, _fd(relaxation, 0.3), rtol=1e-6, atol=1e-8)
+
+
+def test_auto_compiles_what_numba_can_and_runs_the_rest_with_numpy(caplog):
+    x = np.array([0.3, 0.1])
+    with caplog.at_level("DEBUG", logger="adsrc"):
+        np.testing.assert_allclose(adsrc.grad(sorts, backend="auto")(x), [1.0, 1.0], rtol=1e-12)
+        np.testing.assert_allclose(adsrc.grad(float_or_array, backend="auto")(x, 1.0), 4 * x, rtol=1e-12)
+    refused = [r.getMessage() for r in caplog.records if "backend='auto'" in r.getMessage()]
+    assert len(refused) == 2 and "sorted" in refused[0] and "unify" in refused[1]
+    caplog.clear()
+    g = adsrc.grad(while_loop, backend="auto")
+    with caplog.at_level("DEBUG", logger="adsrc"):
+        np.testing.assert_allclose(g(1.3), _fd(while_loop, 1.3), rtol=1e-6, atol=1e-8)
+    assert not [r for r in caplog.records if "backend='auto'" in r.getMessage()] and "@numba.njit" in g.source()
