@@ -12,11 +12,8 @@ Prints the count of each outcome (pass, mismatch, refused, crash, timeout) and
 the first messages of each kind other than pass.
 """
 
-import argparse
-import collections
 import os
 import sys
-import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(HERE), HERE]
@@ -25,7 +22,8 @@ import numpy as np  # noqa: E402
 
 import adsrc  # noqa: E402
 from progcheck import load  # noqa: E402
-from proginst import Timeout, make_case, time_limit  # noqa: E402
+from proginst import Timeout, time_limit  # noqa: E402
+from reportkit import report  # noqa: E402
 
 H = 1e-5
 
@@ -56,24 +54,7 @@ def second_derivative_outcome(case, seconds=30):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--count", type=int, default=100)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--show", type=int, default=5, help="messages shown per kind")
-    args = ap.parse_args(argv)
-    counts, examples = collections.Counter(), collections.defaultdict(list)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for seed in range(args.start, args.start + args.count):
-            kind, line = second_derivative_outcome(make_case(seed))
-            counts[kind] += 1
-            if kind != "pass" and len(examples[kind]) < args.show:
-                examples[kind].append(f"seed {seed}: {line}")
-    print(", ".join(f"{k}: {v}" for k, v in counts.most_common()))
-    for kind, lines in examples.items():
-        print(f"\n{kind}:")
-        print("\n".join("  " + x for x in lines))
-    return 1 if counts["mismatch"] or counts["crash"] else 0
+    return report(second_derivative_outcome, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":

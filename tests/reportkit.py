@@ -1,0 +1,39 @@
+"""The command line of the random-program reports (second_order_report.py, numba_report.py).
+
+`report(outcome, description, argv)` runs `outcome(case) -> (kind, message)` on the
+programs of a range of seeds, prints the count of each kind and the first messages of
+each kind other than "pass" (and, with `tally`, the most frequent messages of that kind),
+and returns 1 if any program gave a mismatch or a crash.
+"""
+
+import argparse
+import collections
+import warnings
+
+from proginst import make_case
+
+
+def report(outcome, description, argv=None, tally=None):
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--show", type=int, default=5, help="messages shown per kind")
+    args = ap.parse_args(argv)
+    counts, examples, frequent = collections.Counter(), collections.defaultdict(list), collections.Counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in range(args.start, args.start + args.count):
+            kind, line = outcome(make_case(seed))
+            counts[kind] += 1
+            if kind == tally:
+                frequent[line[:110]] += 1
+            if kind != "pass" and len(examples[kind]) < args.show:
+                examples[kind].append(f"seed {seed}: {line}")
+    print(", ".join(f"{k}: {v}" for k, v in counts.most_common()))
+    if frequent:
+        print(f"\nmost frequent ({tally}):")
+        print("\n".join(f"  {n} {line}" for line, n in frequent.most_common(15)))
+    for kind, lines in examples.items():
+        print(f"\n{kind}:")
+        print("\n".join("  " + x for x in lines))
+    return 1 if counts["mismatch"] or counts["crash"] else 0
