@@ -19,9 +19,7 @@ import numpy as np  # noqa: E402
 
 import adsrc  # noqa: E402
 from adsrc.numba_backend.kernel import BackendError  # noqa: E402
-from progcheck import load  # noqa: E402
-from proginst import Timeout, time_limit  # noqa: E402
-from reportkit import report  # noqa: E402
+from reportkit import first_line, guarded, report  # noqa: E402
 
 
 def _leaves(g):
@@ -35,34 +33,22 @@ def _reason(e):
 
 
 def outcome(case, seconds=60):
-    module = load(case.src)
-    try:
-        with time_limit(seconds):
-            f = module.f
-            argnums = tuple(range(len(case.params)))
-            compiled = adsrc.grad(f, argnums=argnums, backend="numba")
-            plain = adsrc.grad(f, argnums=argnums)
-            for which, args in enumerate(case.inputs):
-                want = plain(*args)
-                try:
-                    got = compiled(*args)
-                except BackendError as e:
-                    return "refused", _reason(e)
-                for k, (a, b) in enumerate(zip(_leaves(got), _leaves(want))):
-                    if type(a) is not type(b) or np.shape(a) != np.shape(b) or \
-                            not np.allclose(a, b, rtol=1e-8, atol=1e-10, equal_nan=False):
-                        return "mismatch", f"input {which}, argument {k}: numba {a!r}, numpy {b!r}"
-        return "pass", ""
-    except BackendError as e:
-        return "refused", _reason(e)
-    except adsrc.TransformError as e:
-        return "numpy backend refuses", str(e).splitlines()[0][:160]
-    except Timeout:
-        return "timeout", f"no result within {seconds} s"
-    except Exception as e:      # noqa: BLE001
-        return "crash", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-    finally:
-        sys.modules.pop(module.__name__, None)
+    return guarded(case, _compare, [(BackendError, "refused", _reason),
+                                    (adsrc.TransformError, "numpy backend refuses", first_line)], seconds)
+
+
+def _compare(f, case):
+    argnums = tuple(range(len(case.params)))
+    compiled = adsrc.grad(f, argnums=argnums, backend="numba")
+    plain = adsrc.grad(f, argnums=argnums)
+    for which, args in enumerate(case.inputs):
+        want = plain(*args)
+        got = compiled(*args)
+        for k, (a, b) in enumerate(zip(_leaves(got), _leaves(want))):
+            if type(a) is not type(b) or np.shape(a) != np.shape(b) or \
+                    not np.allclose(a, b, rtol=1e-8, atol=1e-10, equal_nan=False):
+                return "mismatch", f"input {which}, argument {k}: numba {a!r}, numpy {b!r}"
+    return "pass", ""
 
 
 def main(argv=None):

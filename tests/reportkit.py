@@ -8,6 +8,7 @@ and returns 1 if any program gave a mismatch or a crash.
 
 import argparse
 import collections
+import sys
 import warnings
 
 from proginst import make_case
@@ -37,3 +38,27 @@ def report(outcome, description, argv=None, tally=None):
         print(f"\n{kind}:")
         print("\n".join("  " + x for x in lines))
     return 1 if counts["mismatch"] or counts["crash"] else 0
+
+
+def first_line(e):
+    return str(e).splitlines()[0] if str(e) else ""
+
+
+def guarded(case, check, refusals, seconds):
+    """check(f, case) -> (kind, message) on the case's program f, within `seconds`; an exception of a class in
+    `refusals` ([(class, kind, message of the exception)], in order) is that kind, any other a crash."""
+    from progcheck import load
+    from proginst import Timeout, time_limit
+    module = load(case.src)
+    try:
+        with time_limit(seconds):
+            return check(module.f, case)
+    except Timeout:
+        return "timeout", f"no result within {seconds} s"
+    except Exception as e:      # noqa: BLE001
+        for cls, kind, message in refusals:
+            if isinstance(e, cls):
+                return kind, message(e)
+        return "crash", f"{type(e).__name__}: {first_line(e)}"
+    finally:
+        sys.modules.pop(module.__name__, None)

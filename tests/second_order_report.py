@@ -21,36 +21,26 @@ sys.path[:0] = [os.path.dirname(HERE), HERE]
 import numpy as np  # noqa: E402
 
 import adsrc  # noqa: E402
-from progcheck import load  # noqa: E402
-from proginst import Timeout, time_limit  # noqa: E402
-from reportkit import report  # noqa: E402
+from reportkit import first_line, guarded, report  # noqa: E402
 
 H = 1e-5
 
 
 def second_derivative_outcome(case, seconds=30):
-    module = load(case.src)
-    try:
-        with time_limit(seconds):
-            f = module.f
-            g1 = adsrc.grad(f, argnums=1)
-            g2 = adsrc.grad(g1, argnums=1)
-            for which, args in enumerate(case.inputs):
-                got = g2(*args)
-                up, down = list(args), list(args)
-                up[1], down[1] = args[1] + H, args[1] - H
-                want = (g1(*up) - g1(*down)) / (2 * H)
-                if not np.isfinite(got) or abs(got - want) > 1e-4 * max(1.0, abs(want)):
-                    return "mismatch", f"input {which}: adsrc {got!r}, differences {want!r}"
-        return "pass", ""
-    except adsrc.TransformError as e:
-        return "refused", str(e).splitlines()[0]
-    except Timeout:
-        return "timeout", f"no result within {seconds} s"
-    except Exception as e:      # noqa: BLE001
-        return "crash", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-    finally:
-        sys.modules.pop(module.__name__, None)
+    return guarded(case, _second_derivatives, [(adsrc.TransformError, "refused", first_line)], seconds)
+
+
+def _second_derivatives(f, case):
+    g1 = adsrc.grad(f, argnums=1)
+    g2 = adsrc.grad(g1, argnums=1)
+    for which, args in enumerate(case.inputs):
+        got = g2(*args)
+        up, down = list(args), list(args)
+        up[1], down[1] = args[1] + H, args[1] - H
+        want = (g1(*up) - g1(*down)) / (2 * H)
+        if not np.isfinite(got) or abs(got - want) > 1e-4 * max(1.0, abs(want)):
+            return "mismatch", f"input {which}: adsrc {got!r}, differences {want!r}"
+    return "pass", ""
 
 
 def main(argv=None):
