@@ -7,106 +7,22 @@ the numba types of its arguments and returns an implementation for exactly
 those kinds and ranks, or None, which numba reports as an error naming the
 generated line (kernel.py turns it into one naming the user's line).
 
-`SUPPORTED` lists the helpers generated code may call under numba; kernel.py
-refuses any other before compiling.
+The helpers of the derivative rules are in rule_helpers.py, what both share in
+shapes.py. `SUPPORTED` lists the helpers generated code may call under numba;
+kernel.py refuses any other before compiling.
 """
 
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
-from numba.extending import overload, register_jitable
+from numba.extending import overload
 
 from .. import runtime
 from ..rules import complex_helpers
 from ..rules import helpers as rule_helpers
 from ..rules import sharing
-
-_NUMBERS = (types.Float, types.Integer, types.Boolean)
-
-
-def _number(t):
-    return isinstance(t, _NUMBERS)
-
-
-def _array(t, ndim=None):
-    return isinstance(t, types.Array) and (ndim is None or t.ndim == ndim)
-
-
-def _sum_to(g, like):
-    """g (an array broadcast from like's shape) summed back to like's shape (numba versions below)."""
-
-
-@register_jitable
-def _sum_to_any(g, like):
-    out = np.zeros(like.shape, dtype=g.dtype)
-    flat = out.ravel()               # out is new and contiguous: a view
-    lead = g.ndim - like.ndim
-    strides = np.zeros(g.ndim, dtype=np.int64)
-    step = 1
-    for i in range(like.ndim - 1, -1, -1):
-        if like.shape[i] != 1:
-            strides[i + lead] = step
-        step *= like.shape[i]
-    for idx in np.ndindex(g.shape):
-        k = 0
-        for i in range(lead, g.ndim):
-            k += idx[i] * strides[i]
-        flat[k] += g[idx]
-    return out
-
-
-@overload(_sum_to)
-def _sum_to_impl(g, like):
-    """Plain loops for vectors and matrices (quick for numba to compile); np.ndindex for other ranks."""
-    if g.ndim == 1 and like.ndim == 1:
-        def vector(g, like):
-            out = np.zeros(like.shape, dtype=g.dtype)
-            for i in range(g.shape[0]):
-                out[i if like.shape[0] != 1 else 0] += g[i]
-            return out
-        return vector
-    if g.ndim == 2 and like.ndim in (1, 2):
-        def matrix(g, like):
-            out = np.zeros(like.shape, dtype=g.dtype)
-            flat = out.ravel()
-            n0 = like.shape[0] if like.ndim == 2 else 1
-            n1 = like.shape[like.ndim - 1]
-            for i in range(g.shape[0]):
-                for j in range(g.shape[1]):
-                    flat[(i if n0 != 1 else 0) * n1 + (j if n1 != 1 else 0)] += g[i, j]
-            return out
-        return matrix
-    return lambda g, like: _sum_to_any(g, like)
-
-
-def _broadcast(g, like):
-    """A new array of like's shape holding g broadcast to it (numba versions below)."""
-
-
-@overload(_broadcast)
-def _broadcast_impl(g, like):
-    """Loops for vectors and matrices: NumPy-style broadcasting (`np.zeros(shape) + g`) takes numba about half
-    a second to compile per signature."""
-    if _number(g):
-        return lambda g, like: np.full(like.shape, g)
-    if _array(g, 1) and _array(like, 1):
-        def vector(g, like):
-            out = np.empty(like.shape, dtype=g.dtype)
-            for i in range(out.shape[0]):
-                out[i] = g[i if g.shape[0] != 1 else 0]
-            return out
-        return vector
-    if _array(g, 2) and _array(like, 2):
-        def matrix(g, like):
-            out = np.empty(like.shape, dtype=g.dtype)
-            for i in range(out.shape[0]):
-                for j in range(out.shape[1]):
-                    out[i, j] = g[i if g.shape[0] != 1 else 0, j if g.shape[1] != 1 else 0]
-            return out
-        return matrix
-    if _array(g):
-        return lambda g, like: np.zeros(like.shape, dtype=g.dtype) + g
-    return None
+from . import rule_helpers as _rule_overloads  # noqa: F401  (registers them)
+from .shapes import _array, _broadcast, _number, _sum_to
 
 
 @overload(runtime.unbroadcast)
@@ -181,56 +97,6 @@ def check_scalar(out, fname):
     raise TypingError("adsrc.grad needs the function to return a real scalar")
 
 
-@register_jitable
-def _outer(a, b):
-    return a[:, None] * b[None, :]      # np.outer takes numba seconds to compile
-
-
-@overload(rule_helpers.matmul_dx)
-def matmul_dx(g, x, y):
-    """The cotangent of x in x @ y, for vectors and matrices (np.dot: numba's quickest to compile)."""
-    if _array(x, 1) and _array(y, 1):
-        return lambda g, x, y: g * y
-    if _array(x, 2) and _array(y, 1):
-        return lambda g, x, y: _outer(g, y)
-    if _array(x, 2) and _array(y, 2):
-        return lambda g, x, y: np.dot(g, y.T)
-    if _array(x, 1) and _array(y, 2):
-        return lambda g, x, y: np.dot(y, g)
-    return None
-
-
-@overload(rule_helpers.matmul_dy)
-def matmul_dy(g, x, y):
-    """The cotangent of y in x @ y, for vectors and matrices."""
-    if _array(x, 1) and _array(y, 1):
-        return lambda g, x, y: g * x
-    if _array(x, 2) and (_array(y, 1) or _array(y, 2)):
-        return lambda g, x, y: np.dot(x.T, g)
-    if _array(x, 1) and _array(y, 2):
-        return lambda g, x, y: _outer(x, g)
-    return None
-
-
-@overload(rule_helpers.dot_dx)
-def dot_dx(g, x, y):
-    """The cotangent of x in np.dot(x, y): matmul's for vectors and matrices, a product for numbers."""
-    if _number(x):
-        return lambda g, x, y: np.sum(g * y)
-    if _number(y):
-        return lambda g, x, y: g * y
-    return matmul_dx(g, x, y)
-
-
-@overload(rule_helpers.dot_dy)
-def dot_dy(g, x, y):
-    if _number(y):
-        return lambda g, x, y: np.sum(g * x)
-    if _number(x):
-        return lambda g, x, y: g * x
-    return matmul_dy(g, x, y)
-
-
 @overload(runtime.sequence)
 def sequence(x):
     if isinstance(x, (types.Array, types.BaseTuple, types.RangeType, types.List)):
@@ -251,49 +117,6 @@ def broadcast_only(a, b, divides=False):
         return lambda a, b, divides=False: a if a.shape == b.shape else np.zeros_like(a + b)
     if _array(a) and _array(b):
         return lambda a, b, divides=False: np.zeros_like(a + b)
-    return None
-
-
-@overload(rule_helpers.power_dx)
-def power_dx(g, x, y):
-    """d x**y / dx = y x**(y-1), 0 where y == 0."""
-    if _number(y):
-        return lambda g, x, y: g * (y * np.power(x, y - 1.0)) if y != 0 else g * (0.0 * x)
-    if _array(y):
-        return lambda g, x, y: g * np.where(y == 0, 0.0, y * np.power(x, np.where(y == 0, 1.0, y - 1.0)))
-    return None
-
-
-@overload(rule_helpers.power_dy)
-def power_dy(g, x, ans):
-    """d x**y / dy = x**y log x, 0 where x == 0."""
-    if _number(x):
-        return lambda g, x, ans: g * (ans * np.log(x)) if x != 0 else g * (0.0 * ans)
-    if _array(x):
-        return lambda g, x, ans: g * np.where(x == 0, 0.0, ans * np.log(np.where(x == 0, 1.0, x)))
-    return None
-
-
-@overload(complex_helpers.abs_cot)
-def abs_cot(g, x, ans):
-    if _number(x) or (_array(x) and not isinstance(x.dtype, types.Complex)):
-        return lambda g, x, ans: g * np.sign(x)
-    return None
-
-
-@overload(rule_helpers.expand_to)
-def expand_to(g, x, axis, keepdims):
-    """The cotangent of a reduction's input: g with the reduced axis put back (an array of x's rank)."""
-    if _number(x):
-        return lambda g, x, axis, keepdims: g
-    if not _array(x):
-        return None
-    if _number(g):
-        return lambda g, x, axis, keepdims: np.full(x.shape, g)
-    if _array(g, x.ndim):
-        return lambda g, x, axis, keepdims: g
-    if _array(g, x.ndim - 1) and isinstance(axis, types.Integer):
-        return lambda g, x, axis, keepdims: np.expand_dims(g, axis if axis >= 0 else axis + x.ndim)
     return None
 
 
@@ -425,48 +248,6 @@ def zero_at(g, x, idx):
             return out
         return impl
     return lambda g, x, idx: runtime.index_update_vjp_base(g, x, idx)
-
-
-@overload(rule_helpers.mean_vjp)
-def mean_vjp(g, x, axis, keepdims):
-    if _number(x) or isinstance(axis, (types.NoneType, types.Omitted)):
-        return lambda g, x, axis, keepdims: rule_helpers.expand_to(g, x, axis, keepdims) / np.asarray(x).size
-    if isinstance(axis, types.Integer) and _array(x):
-        return lambda g, x, axis, keepdims: rule_helpers.expand_to(g, x, axis, keepdims) / x.shape[axis]
-    return None
-
-
-@overload(rule_helpers.extremum_vjp)
-def extremum_vjp(g, x, ans, axis, keepdims):
-    """max/min over all elements: the cotangent shared equally among the extremal elements."""
-    if _number(x):
-        return lambda g, x, ans, axis, keepdims: g
-    if _array(x) and isinstance(axis, (types.NoneType, types.Omitted)) and _number(g):
-        def impl(g, x, ans, axis, keepdims):
-            mask = (x == ans) * 1.0
-            return g * mask / np.sum(mask)
-        return impl
-    return None
-
-
-@overload(rule_helpers.iterable_sum_cot)
-def iterable_sum_cot(g, seq):
-    if _array(seq):
-        return lambda g, seq: _broadcast(g, seq)
-    return None
-
-
-@overload(rule_helpers.reshape_like)
-def reshape_like(g, x, order="C"):
-    if not (isinstance(order, (types.Omitted, types.NoneType)) or getattr(order, "literal_value", None) == "C"):
-        return None
-    if _number(x):
-        return lambda g, x, order="C": np.sum(g)
-    if _array(x) and _array(g):
-        return lambda g, x, order="C": np.ascontiguousarray(g).reshape(x.shape)
-    if _array(x) and _number(g):
-        return lambda g, x, order="C": np.full(x.shape, g)
-    return None
 
 
 @overload(runtime.sum_operand_cot)

@@ -1,0 +1,145 @@
+"""numba versions of the helpers of the derivative rules (rules/helpers.py, rules/complex_helpers.py):
+products, powers, reductions and reshapes, for numbers, vectors and matrices (see helpers.py)."""
+
+import numpy as np
+from numba import types
+from numba.extending import overload, register_jitable
+
+from ..rules import complex_helpers
+from ..rules import helpers as rule_helpers
+from .shapes import _array, _broadcast, _number
+
+
+@register_jitable
+def _outer(a, b):
+    return a[:, None] * b[None, :]      # np.outer takes numba seconds to compile
+
+
+@overload(rule_helpers.matmul_dx)
+def matmul_dx(g, x, y):
+    """The cotangent of x in x @ y, for vectors and matrices (np.dot: numba's quickest to compile)."""
+    if _array(x, 1) and _array(y, 1):
+        return lambda g, x, y: g * y
+    if _array(x, 2) and _array(y, 1):
+        return lambda g, x, y: _outer(g, y)
+    if _array(x, 2) and _array(y, 2):
+        return lambda g, x, y: np.dot(g, y.T)
+    if _array(x, 1) and _array(y, 2):
+        return lambda g, x, y: np.dot(y, g)
+    return None
+
+
+@overload(rule_helpers.matmul_dy)
+def matmul_dy(g, x, y):
+    """The cotangent of y in x @ y, for vectors and matrices."""
+    if _array(x, 1) and _array(y, 1):
+        return lambda g, x, y: g * x
+    if _array(x, 2) and (_array(y, 1) or _array(y, 2)):
+        return lambda g, x, y: np.dot(x.T, g)
+    if _array(x, 1) and _array(y, 2):
+        return lambda g, x, y: _outer(x, g)
+    return None
+
+
+@overload(rule_helpers.dot_dx)
+def dot_dx(g, x, y):
+    """The cotangent of x in np.dot(x, y): matmul's for vectors and matrices, a product for numbers."""
+    if _number(x):
+        return lambda g, x, y: np.sum(g * y)
+    if _number(y):
+        return lambda g, x, y: g * y
+    return matmul_dx(g, x, y)
+
+
+@overload(rule_helpers.dot_dy)
+def dot_dy(g, x, y):
+    if _number(y):
+        return lambda g, x, y: np.sum(g * x)
+    if _number(x):
+        return lambda g, x, y: g * x
+    return matmul_dy(g, x, y)
+
+
+@overload(rule_helpers.power_dx)
+def power_dx(g, x, y):
+    """d x**y / dx = y x**(y-1), 0 where y == 0."""
+    if _number(y):
+        return lambda g, x, y: g * (y * np.power(x, y - 1.0)) if y != 0 else g * (0.0 * x)
+    if _array(y):
+        return lambda g, x, y: g * np.where(y == 0, 0.0, y * np.power(x, np.where(y == 0, 1.0, y - 1.0)))
+    return None
+
+
+@overload(rule_helpers.power_dy)
+def power_dy(g, x, ans):
+    """d x**y / dy = x**y log x, 0 where x == 0."""
+    if _number(x):
+        return lambda g, x, ans: g * (ans * np.log(x)) if x != 0 else g * (0.0 * ans)
+    if _array(x):
+        return lambda g, x, ans: g * np.where(x == 0, 0.0, ans * np.log(np.where(x == 0, 1.0, x)))
+    return None
+
+
+@overload(complex_helpers.abs_cot)
+def abs_cot(g, x, ans):
+    if _number(x) or (_array(x) and not isinstance(x.dtype, types.Complex)):
+        return lambda g, x, ans: g * np.sign(x)
+    return None
+
+
+@overload(rule_helpers.expand_to)
+def expand_to(g, x, axis, keepdims):
+    """The cotangent of a reduction's input: g with the reduced axis put back (an array of x's rank)."""
+    if _number(x):
+        return lambda g, x, axis, keepdims: g
+    if not _array(x):
+        return None
+    if _number(g):
+        return lambda g, x, axis, keepdims: np.full(x.shape, g)
+    if _array(g, x.ndim):
+        return lambda g, x, axis, keepdims: g
+    if _array(g, x.ndim - 1) and isinstance(axis, types.Integer):
+        return lambda g, x, axis, keepdims: np.expand_dims(g, axis if axis >= 0 else axis + x.ndim)
+    return None
+
+
+@overload(rule_helpers.mean_vjp)
+def mean_vjp(g, x, axis, keepdims):
+    if _number(x) or isinstance(axis, (types.NoneType, types.Omitted)):
+        return lambda g, x, axis, keepdims: rule_helpers.expand_to(g, x, axis, keepdims) / np.asarray(x).size
+    if isinstance(axis, types.Integer) and _array(x):
+        return lambda g, x, axis, keepdims: rule_helpers.expand_to(g, x, axis, keepdims) / x.shape[axis]
+    return None
+
+
+@overload(rule_helpers.extremum_vjp)
+def extremum_vjp(g, x, ans, axis, keepdims):
+    """max/min over all elements: the cotangent shared equally among the extremal elements."""
+    if _number(x):
+        return lambda g, x, ans, axis, keepdims: g
+    if _array(x) and isinstance(axis, (types.NoneType, types.Omitted)) and _number(g):
+        def impl(g, x, ans, axis, keepdims):
+            mask = (x == ans) * 1.0
+            return g * mask / np.sum(mask)
+        return impl
+    return None
+
+
+@overload(rule_helpers.iterable_sum_cot)
+def iterable_sum_cot(g, seq):
+    if _array(seq):
+        return lambda g, seq: _broadcast(g, seq)
+    return None
+
+
+@overload(rule_helpers.reshape_like)
+def reshape_like(g, x, order="C"):
+    if not (isinstance(order, (types.Omitted, types.NoneType)) or getattr(order, "literal_value", None) == "C"):
+        return None
+    if _number(x):
+        return lambda g, x, order="C": np.sum(g)
+    if _array(x) and _array(g):
+        return lambda g, x, order="C": np.ascontiguousarray(g).reshape(x.shape)
+    if _array(x) and _number(g):
+        return lambda g, x, order="C": np.full(x.shape, g)
+    return None
