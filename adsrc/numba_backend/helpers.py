@@ -15,7 +15,8 @@ kernel.py refuses any other before compiling.
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
-from numba.extending import overload
+from numba import literal_unroll
+from numba.extending import overload, register_jitable
 
 from .. import runtime
 from ..rules import complex_helpers
@@ -275,6 +276,57 @@ def scan_length(xs, length):
     return None
 
 
+@register_jitable
+def _same_memory(a, b):
+    return a.ctypes.data == b.ctypes.data and a.shape == b.shape and a.strides == b.strides
+
+
+@overload(sharing.same_part)
+def same_part(a, b):
+    """Is a a view of exactly b's memory? Numbers are values: never."""
+    if _array(a) and _array(b) and a.dtype == b.dtype:
+        return lambda a, b: _same_memory(a, b)
+    return lambda a, b: False
+
+
+@overload(sharing.part_along)
+def part_along(part, base, steps):
+    """Is `part` the part of `base` the steps take (`lambda view_of: view_of[...]`)? A number is never a
+    part that changes with its array (a path numba cannot type is refused by name)."""
+    if not _array(part):
+        return lambda part, base, steps: False
+
+    def impl(part, base, steps):
+        for step in literal_unroll(steps):
+            base = step(base)
+        return sharing.same_part(part, base)
+    return impl
+
+
+@overload(sharing.replace_obj)
+def replace_obj(m, old, new):
+    """m with the object old (changed in place) replaced by new: an array or a number holds no objects."""
+    if _array(m) or _number(m):
+        return lambda m, old, new: m
+    return None
+
+
+@overload(sharing.replace_obj_cot, prefer_literal=True)
+def replace_obj_cot(g, m, old, k):
+    if (_array(m) or _number(m)) and isinstance(k, types.IntegerLiteral):
+        if k.literal_value == 0:
+            return lambda g, m, old, k: g
+        return lambda g, m, old, k: 0.0
+    return None
+
+
+@overload(runtime.check_item_immutable)
+def check_item_immutable(container, item, message):
+    if _array(container):
+        return lambda container, item, message: None     # an item of an array is written back: no sharer
+    return None
+
+
 # helper name -> the function generated code calls (overloaded above)
 SUPPORTED = {fn.__name__: fn for fn in (
     runtime.unbroadcast, runtime.full, runtime.owned, runtime.only_shape, sharing.seq_cot, runtime.check_scalar,
@@ -283,4 +335,6 @@ SUPPORTED = {fn.__name__: fn for fn in (
     rule_helpers.expand_to, runtime.index_update, runtime.add_at, sharing.is_mutable, sharing.is_mutable_item,
     runtime.iterated_cot, runtime.item_cot, runtime.index_update_vjp_value, runtime.index_update_vjp_base,
     runtime.zero_at, rule_helpers.mean_vjp, rule_helpers.extremum_vjp, rule_helpers.iterable_sum_cot,
-    rule_helpers.reshape_like, runtime.sum_operand_cot, runtime.product_operand_cot, runtime.scan_length)}
+    rule_helpers.reshape_like, runtime.sum_operand_cot, runtime.product_operand_cot, runtime.scan_length,
+    sharing.same_part, sharing.part_along, sharing.replace_obj, sharing.replace_obj_cot,
+    runtime.check_item_immutable)}

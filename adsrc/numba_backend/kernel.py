@@ -14,6 +14,7 @@ rank when numba compiles a signature. Anything numba cannot compile raises
 """
 
 import ast
+import os
 import re
 
 import numba
@@ -30,6 +31,7 @@ _LINE = re.compile(r"#\s*line (\d+): (.*)")
 # what numba raises when it cannot compile, or (NotImplementedError) cannot run, a construct
 _NUMBA_ERRORS = (numba_errors.TypingError, numba_errors.UnsupportedError, numba_errors.LoweringError,
                  numba_errors.NumbaError, NotImplementedError)
+_COMPILER = os.sep + os.path.join("numba", "")      # numba's own frames: the error came from compiling
 
 
 class BackendError(TransformError):
@@ -61,8 +63,9 @@ def _check_helpers(tree, ns, text, user_file):
             if name in ("grad_output", "reversed"):
                 continue
             if name in runtime.HELPERS and runtime.HELPERS[name] is value and name not in helpers.SUPPORTED:
-                refuse(f"`{name}(...)`, which the gradient needs here (the numba backend implements "
-                       f"{', '.join(sorted(helpers.SUPPORTED))})", user_line(text, node.lineno, user_file))
+                refuse(f"`{name}(...)`, which the gradient needs here: the numba backend has no version of it "
+                       f"yet ({len(helpers.SUPPORTED)} helpers have one: adsrc.numba_backend.helpers.SUPPORTED)",
+                       user_line(text, node.lineno, user_file))
 
 
 def _index_loops(lines, tree):
@@ -153,7 +156,7 @@ def _load(text, unit, user_file, ns):
     filename = emit.unique_filename(unit.filename[:-1] + " numba>", text)
     emit.register_source(filename, text)
     _SOURCES[filename] = (text, user_file)
-    ns.update(NUMBA_ERRORS=_NUMBA_ERRORS, grad_output=runtime.grad_output, numba=numba, compile_error=_compile_error)
+    ns.update(numba_failed=_numba_failed, grad_output=runtime.grad_output, numba=numba, compile_error=_compile_error)
     exec(compile(text, filename, "exec"), ns)
     return ns
 
@@ -217,8 +220,10 @@ def _boundary(fdef, lines):
             if kernel_result is not None else "    # the compiled kernel above",
             "    try:",
             f"        out = {kname}({call_args})",
-            "    except NUMBA_ERRORS as e:",
-            "        raise compile_error(e) from None",
+            "    except Exception as e:",
+            "        if numba_failed(e):",
+            "            raise compile_error(e) from None",
+            "        raise",
             f"    return {boundary_result if boundary_result is not None else 'out'}"]
 
 
@@ -238,6 +243,18 @@ def compile_kernel(unit, user_file):
     fn = ns[unit.fn.__name__]
     fn.__defaults__, fn.__kwdefaults__ = unit.fn.__defaults__, unit.fn.__kwdefaults__
     return fn, ns[unit.bwd.__name__] if unit.bwd is not None else None, "\n\n".join([text] + shown)
+
+
+def _numba_failed(e):
+    """Did numba fail to compile (or to run) the kernel, rather than the user's code raise when it ran?"""
+    if isinstance(e, _NUMBA_ERRORS):
+        return True
+    tb = e.__traceback__
+    while tb is not None:
+        if _COMPILER in tb.tb_frame.f_code.co_filename:
+            return True         # an internal error of numba's compiler (an assertion in its lowering...)
+        tb = tb.tb_next
+    return False
 
 
 def _compile_error(e):
