@@ -131,17 +131,41 @@ def _rewritten(text, tree):
     function decorated with @numba.njit."""
     lines = text.splitlines()
     for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Delete)), key=lambda n: -n.lineno):
-        del lines[node.lineno - 1:node.end_lineno]
+        lines[node.lineno - 1:node.end_lineno] = [" " * node.col_offset + _DELETED]
     lines = _index_loops(lines, ast.parse("\n".join(lines)))
     out = []
     for line in lines:
         line = _ONLY_SHAPE.sub(r"\1", line)     # tapes keep the value: numba compiles one function fewer
-        if _SELF_ASSIGN.fullmatch(line.strip()):
+        if line.strip() == _DELETED or _SELF_ASSIGN.fullmatch(line.strip()):
+            out.append(_DROPPED)
             continue
         if line.startswith("def "):
             out.append("@numba.njit")
         out.append(line)
-    return "\n".join(out) + "\n"
+    return "\n".join(_without_dropped(out)) + "\n"
+
+
+def _without_dropped(lines):
+    """lines without the dropped statements; `pass` where that would leave a block empty."""
+    out = []
+    for i, line in enumerate(lines):
+        if line is not _DROPPED:
+            out.append(line)
+            continue
+        opener = next((ln for ln in reversed(out) if ln.strip() and not ln.strip().startswith("#")), "")
+        after = next((ln for ln in lines[i + 1:] if ln is not _DROPPED and ln.strip()
+                      and not ln.strip().startswith("#")), "")
+        if opener.rstrip().endswith(":") and _indent(after) <= _indent(opener):
+            out.append(" " * (_indent(opener) + 4) + "pass")
+    return out
+
+
+def _indent(line):
+    return len(line) - len(line.lstrip())
+
+
+_DROPPED = object()                  # a statement left out of the kernel
+_DELETED = "pass  # del"             # a `del`, until the tapes' loops are rewritten
 
 
 _ONLY_SHAPE = re.compile(r"\bonly_shape\((\w+)\)")
