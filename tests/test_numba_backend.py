@@ -225,3 +225,15 @@ def test_auto_compiles_what_numba_can_and_runs_the_rest_with_numpy(caplog):
     with caplog.at_level("DEBUG", logger="adsrc"):
         np.testing.assert_allclose(g(1.3), _fd(while_loop, 1.3), rtol=1e-6, atol=1e-8)
     assert not [r for r in caplog.records if "backend='auto'" in r.getMessage()] and "@numba.njit" in g.source()
+
+
+def through_float32(x):
+    return np.sum(np.sin(x.astype(np.float32)) * 2.0)
+
+
+def test_astype_to_another_float_dtype():
+    x = np.linspace(0.5, 2.5, 3)
+    got = adsrc.grad(through_float32, backend="numba")(x)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, 2.0 * np.cos(x), rtol=1e-6)      # float32 arithmetic inside
+    np.testing.assert_allclose(got, adsrc.grad(through_float32)(x), rtol=1e-6)

@@ -218,8 +218,8 @@ class ControlAdjoints:
                 if st.lazy and self.dense_array(c):
                     tail.append(astutil.assign(dcarry[k], self.dense_cot(c, astutil.name(dcarry[k]), True)))
                 if k in owned_carry and not st.owned:
-                    tail.append(astutil.assign(dcarry[k], self.hcall("owned", astutil.name(dcarry[k]),
-                                                                    astutil.name(c))))
+                    owned = self.hcall("owned", astutil.name(dcarry[k]), astutil.name(c))
+                    tail.append(astutil.assign(dcarry[k], owned))
         # adjoints accumulated across iterations are back in their variables at the end of each iteration
         for n, st in head.items():
             cur = self.adj.get(n)

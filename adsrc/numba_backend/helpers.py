@@ -337,4 +337,4 @@ SUPPORTED = {fn.__name__: fn for fn in (
     runtime.zero_at, rule_helpers.mean_vjp, rule_helpers.extremum_vjp, rule_helpers.iterable_sum_cot,
     rule_helpers.reshape_like, runtime.sum_operand_cot, runtime.product_operand_cot, runtime.scan_length,
     sharing.same_part, sharing.part_along, sharing.replace_obj, sharing.replace_obj_cot,
-    runtime.check_item_immutable)}
+    runtime.check_item_immutable, rule_helpers.cast_cot)}

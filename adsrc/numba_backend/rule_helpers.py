@@ -143,3 +143,16 @@ def reshape_like(g, x, order="C"):
     if _array(x) and _number(g):
         return lambda g, x, order="C": np.full(x.shape, g)
     return None
+
+
+@overload(rule_helpers.cast_cot)
+def cast_cot(g, dtype):
+    """The cotangent through `astype(dtype)`: g for a real dtype; none for integers and booleans (complex values
+    are refused: their real part would be needed)."""
+    target = getattr(dtype, "instance_type", None)      # np.float32 and the like: a class of numba numbers
+    real_g = _number(g) or (_array(g) and not isinstance(g.dtype, types.Complex))
+    if isinstance(target, types.Float) and real_g:
+        return lambda g, dtype: g
+    if isinstance(target, (types.Integer, types.Boolean)) and real_g:
+        return lambda g, dtype: 0.0
+    return None
