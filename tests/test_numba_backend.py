@@ -237,3 +237,20 @@ def test_astype_to_another_float_dtype():
     assert got.dtype == np.float64
     np.testing.assert_allclose(got, 2.0 * np.cos(x), rtol=1e-6)      # float32 arithmetic inside
     np.testing.assert_allclose(got, adsrc.grad(through_float32)(x), rtol=1e-6)
+
+
+def sine_layer(W, h):
+    return np.sin(W @ h)
+
+
+def test_rebinding_a_called_function_transforms_again(monkeypatch):
+    import sys
+    r = np.random.default_rng(4)
+    W, x = r.normal(size=(3, 3)), r.normal(size=3)
+    g = adsrc.grad(two_layers, backend="numba")
+    np.testing.assert_allclose(g(W, x), _fd(lambda w: two_layers(w, x), W), rtol=1e-6, atol=1e-8)
+    assert g.source().count("@numba.njit\ndef layer_vjp(") == 1 and "np.tanh" in g.source()   # each unit once
+    monkeypatch.setattr(sys.modules[__name__], "layer", sine_layer)     # the guards see the rebinding
+    np.testing.assert_allclose(g(W, x), _fd(lambda w: two_layers(w, x), W), rtol=1e-6, atol=1e-8)
+    assert "np.sin" in g.source() and "@numba.njit\ndef sine_layer_vjp" in g.source()
+    assert g.cache_info().misses == 2

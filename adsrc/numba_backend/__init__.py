@@ -35,7 +35,7 @@ def entry(entry, unit, auto=False):
     from .kernel import BackendError, compile_kernel
     fn, *guards = entry
     try:
-        forward, backward, shown = compile_kernel(unit, unit.lowered.uf.filename)
+        forward, backward, text, texts = compile_kernel(unit, unit.lowered.uf.filename)
     except BackendError as e:
         if not auto:
             raise
@@ -44,10 +44,19 @@ def entry(entry, unit, auto=False):
     if auto:
         forward = _falling_back(forward, unit.fn, unit.name, BackendError)
         backward = _falling_back(backward, unit.bwd, unit.name, BackendError) if backward is not None else None
-    shown_unit = copy.copy(unit)
-    shown_unit.text, shown_unit.fn, shown_unit.bwd, shown_unit.callees = shown, forward, backward, []
-    forward.unit = shown_unit
+    shown = _shown(unit, text, texts, {})
+    shown.fn, shown.bwd = forward, backward
+    forward.unit = shown
     return (forward, *guards)
+
+
+def _shown(unit, text, texts, made):
+    """A copy of unit (and of the units it calls) holding the source numba compiles: `.source()` shows it,
+    and the guards of every unit stay (their `lowered`)."""
+    out = made[unit] = copy.copy(unit)
+    out.text = text
+    out.callees = [made[c] if c in made else _shown(c, texts[c], texts, made) for c in unit.callees]
+    return out
 
 
 def _falling_back(compiled, numpy_fn, name, refusal):

@@ -198,7 +198,7 @@ def _callees(unit, compiled, stack, shown):
             tree = ast.parse(c.text)
             _check_helpers(tree, ns, c.text, user_file)
             text = _rewritten(c.text, tree)
-            shown.append(text)
+            shown[c] = text
             ns = _load(text, c, user_file, ns)
             compiled[c] = {f: ns[f.__name__] for f in (c.fn, c.bwd) if f is not None}
         out.update(compiled[c])
@@ -253,8 +253,8 @@ def _boundary(fdef, lines):
 
 def compile_kernel(unit, user_file):
     """The unit's functions compiled by numba, each called through a Python function of its name that hands
-    out the gradients: (unit.fn's, unit.bwd's or None, the source shown to users)."""
-    shown = []
+    out the gradients: (unit.fn's, unit.bwd's or None, the source numba compiles, {unit called: its source})."""
+    shown = {}
     ns = _namespace(unit, {}, (unit,), shown, user_file)
     tree = ast.parse(unit.text)
     _check_helpers(tree, ns, unit.text, user_file)
@@ -266,7 +266,7 @@ def compile_kernel(unit, user_file):
     ns = _load(text, unit, user_file, ns)
     fn = ns[unit.fn.__name__]
     fn.__defaults__, fn.__kwdefaults__ = unit.fn.__defaults__, unit.fn.__kwdefaults__
-    return fn, ns[unit.bwd.__name__] if unit.bwd is not None else None, "\n\n".join([text] + shown)
+    return fn, ns[unit.bwd.__name__] if unit.bwd is not None else None, text, shown
 
 
 def _numba_failed(e):
