@@ -122,7 +122,7 @@ class ControlAdjoints:
                     continue
                 if p.lazy and self.dense_array(n):
                     tails[k].append(astutil.assign(var, self.dense_cot(n, p.expr, True)))
-                    owned = False
+                    owned, borrowed = False, borrowed or p.borrowed     # full() may hand back p.expr itself
                     continue
                 if not (isinstance(p.expr, gast.Name) and p.expr.id == var):
                     tails[k].append(astutil.assign(var, astutil.clone(p.expr)))
