@@ -70,15 +70,10 @@ def owned(g, x):
     return None
 
 
-@overload(runtime.only_shape)
-def only_shape(x):
-    return lambda x: x          # numba tapes keep the value: its shape is read from it
-
-
 @overload(sharing.seq_cot)
 def seq_cot(g, obj):
     if _array(obj) and _number(g):
-        return lambda g, obj: np.full(obj.shape, g)
+        return lambda g, obj: _broadcast(g, obj)
     if _number(obj) or _array(obj):
         return lambda g, obj: g
     return None
@@ -328,6 +323,7 @@ def check_item_immutable(container, item, message):
 
 
 # helper name -> the function generated code calls (overloaded above)
+# (only_shape has no overload: kernel.py drops its calls, and numba tapes keep the value)
 SUPPORTED = {fn.__name__: fn for fn in (
     runtime.unbroadcast, runtime.full, runtime.owned, runtime.only_shape, sharing.seq_cot, runtime.check_scalar,
     rule_helpers.matmul_dx, rule_helpers.matmul_dy, rule_helpers.dot_dx, rule_helpers.dot_dy, runtime.sequence,

@@ -95,7 +95,7 @@ def expand_to(g, x, axis, keepdims):
     if not _array(x):
         return None
     if _number(g):
-        return lambda g, x, axis, keepdims: np.full(x.shape, g)
+        return lambda g, x, axis, keepdims: _broadcast(g, x)
     if _array(g, x.ndim):
         return lambda g, x, axis, keepdims: g
     if _array(g, x.ndim - 1) and isinstance(axis, types.Integer):
@@ -141,7 +141,7 @@ def reshape_like(g, x, order="C"):
     if _array(x) and _array(g):
         return lambda g, x, order="C": np.ascontiguousarray(g).reshape(x.shape)
     if _array(x) and _number(g):
-        return lambda g, x, order="C": np.full(x.shape, g)
+        return lambda g, x, order="C": _broadcast(g, x)
     return None
 
 
