@@ -4,6 +4,7 @@ compile once per signature (never per loop length), and refuse loudly what they 
 import copy
 import importlib
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -254,3 +255,49 @@ def test_rebinding_a_called_function_transforms_again(monkeypatch):
     np.testing.assert_allclose(g(W, x), _fd(lambda w: two_layers(w, x), W), rtol=1e-6, atol=1e-8)
     assert "np.sin" in g.source() and "@numba.njit\ndef sine_layer_vjp" in g.source()
     assert g.cache_info().misses == 2
+
+
+# -- globals and closure values are read when the gradient runs (numba would freeze them) -----------
+
+SCALE = np.array([1.0, 2.0, 3.0])
+GAIN = 2.0
+
+
+def scaled(x):
+    return np.sum(np.sin(SCALE * x)) * GAIN
+
+
+def calls_scaled(x):
+    SCALE = 0.5                 # a local of the caller: the callee's global keeps its own name's value
+    return scaled(x) * SCALE
+
+
+@pytest.mark.parametrize("fn", [scaled, calls_scaled])
+def test_globals_changed_in_place_or_rebound_are_read_when_the_gradient_runs(fn, monkeypatch):
+    x = np.array([0.3, -0.2, 0.7])
+    g = adsrc.grad(fn, backend="numba")
+    np.testing.assert_allclose(g(x), _fd(fn, x), rtol=1e-6, atol=1e-8)
+    saved = SCALE.copy()
+    try:
+        SCALE[0] = 5.0                                      # in place
+        np.testing.assert_allclose(g(x), _fd(fn, x), rtol=1e-6, atol=1e-8)
+    finally:
+        SCALE[:] = saved
+    monkeypatch.setattr(sys.modules[__name__], "SCALE", np.array([-1.0, 0.5, 4.0]))     # rebound
+    monkeypatch.setattr(sys.modules[__name__], "GAIN", -3.0)
+    np.testing.assert_allclose(g(x), _fd(fn, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g(x), adsrc.grad(fn)(x), rtol=RTOL, atol=ATOL)
+    assert g.cache_info().misses == 1
+
+
+def test_closure_values_are_read_when_the_gradient_runs():
+    w = np.array([1.0, -2.0])
+
+    def f(x):
+        return np.sum(np.tanh(w * x))
+    g = adsrc.grad(f, backend="numba")
+    x = np.array([0.4, 0.1])
+    np.testing.assert_allclose(g(x), _fd(f, x), rtol=1e-6, atol=1e-8)
+    w = np.array([3.0, 0.5])       # noqa: F841  (f reads the new value)
+    np.testing.assert_allclose(g(x), _fd(f, x), rtol=1e-6, atol=1e-8)
+    assert "cell_w.cell_contents" in g.source()

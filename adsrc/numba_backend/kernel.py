@@ -24,7 +24,7 @@ from numba.core import errors as numba_errors
 from .. import facade, runtime
 from ..emission import source as emit
 from ..errors import TransformError
-from . import helpers
+from . import helpers, live_names
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LINE = re.compile(r"#\s*line (\d+): (.*)")
@@ -90,7 +90,7 @@ def _index_loops(lines, tree):
     return lines
 
 
-def _split_return(fdef):
+def _split_return(fdef, params):
     """(kernel result expression, boundary result expression): the grad_output calls of the final return move
     to the boundary, which reads the kernel's results as `out[i]`."""
     ret = fdef.body[-1]
@@ -99,7 +99,6 @@ def _split_return(fdef):
             for n in ast.walk(ret.value)):
         return None, None
     results = []
-    params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
 
     class Out(ast.NodeTransformer):
         def visit_Call(self, node):
@@ -186,7 +185,8 @@ def _load(text, unit, user_file, ns):
 
 
 def _callees(unit, compiled, stack, shown):
-    """Compile the units `unit` calls (their vjp and pullback functions), depth first: {python fn: kernel}."""
+    """Compile the units `unit` calls (their vjp and pullback functions), depth first:
+    {python fn: (kernel, the Live values it takes first)}."""
     out = {}
     for c in unit.callees:
         if c in stack:
@@ -194,20 +194,30 @@ def _callees(unit, compiled, stack, shown):
                    "Write the recursion as a loop, or use backend='numpy' (the default) for this function.")
         if c not in compiled:
             user_file = c.lowered.uf.filename
-            ns = _namespace(c, compiled, stack + (c,), shown, user_file)
-            tree = ast.parse(c.text)
-            _check_helpers(tree, ns, c.text, user_file)
-            text = _rewritten(c.text, tree)
+            ns, calls = _namespace(c, compiled, stack + (c,), shown, user_file)
+            text, chosen = _threaded(c, ns, calls, user_file)
+            text = _rewritten(text, ast.parse(text))
             shown[c] = text
             ns = _load(text, c, user_file, ns)
-            compiled[c] = {f: ns[f.__name__] for f in (c.fn, c.bwd) if f is not None}
+            compiled[c] = {f: (ns[f.__name__], [live for live, _ in chosen]) for f in (c.fn, c.bwd) if f is not None}
         out.update(compiled[c])
     return out
 
 
+def _threaded(unit, ns, calls, user_file):
+    """The unit's text, checked for helpers numba has no version of, with the user's globals and closure values
+    it reads passed in (live_names.py): (text, [(Live, parameter)])."""
+    tree = ast.parse(unit.text)
+    _check_helpers(tree, ns, unit.text, user_file)
+    functions = [f for f in (unit.fn, unit.bwd) if f is not None]
+    own = [live_names.entry(name, functions) for name in live_names.own_names(tree, ns)]
+    return live_names.thread(unit.text, tree, own, calls)
+
+
 def _namespace(unit, compiled, stack, shown, user_file):
     """The names a unit's functions read (globals and closure values), with helpers and the functions of the
-    units it calls replaced by their numba versions."""
+    units it calls replaced by their numba versions; and {name: the Live values its kernel takes first} of
+    those."""
     ns = {}
     for fn in (unit.fn, unit.bwd):
         if fn is not None:
@@ -220,28 +230,34 @@ def _namespace(unit, compiled, stack, shown, user_file):
         if value is facade.NUMPY:
             ns[name] = np           # NumPy itself, not the facade that dispatches on array-API arrays
     kernels = _callees(unit, compiled, stack, shown)
+    calls = {}
     for name, value in list(ns.items()):
         if callable(value) and value in kernels:
-            ns[name] = kernels[value]
-    return ns
+            ns[name], calls[name] = kernels[value]
+    return ns, calls
 
 
-def _boundary(fdef, lines):
+def _boundary(fdef, original, lines, reads):
     """Rename fdef (in lines) to `<name>_kernel`, its grad_output calls moved out; the lines of the Python
-    function of fdef's name that calls the kernel and hands out the gradients."""
+    function of fdef's name (with original's parameters) that calls the kernel, passing `reads` first, and
+    hands out the gradients."""
     name, kname = fdef.name, fdef.name + "_kernel"
-    kernel_result, boundary_result = _split_return(fdef)
+    args = original.args
+    kernel_result, boundary_result = _split_return(
+        fdef, {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs})
     if kernel_result is not None:
         ret = fdef.body[-1]
         first = lines[ret.lineno - 1]
         indent = first[:len(first) - len(first.lstrip())]
         lines[ret.lineno - 1:ret.end_lineno] = [f"{indent}return {kernel_result}"]
     lines[fdef.lineno - 1] = lines[fdef.lineno - 1].replace(f"def {name}(", f"def {kname}(", 1)
-    call_args = ", ".join(a.arg for a in fdef.args.posonlyargs + fdef.args.args) + \
-        "".join(f", {a.arg}={a.arg}" for a in fdef.args.kwonlyargs)
-    return [f"def {name}({ast.unparse(fdef.args)}):",
+    call_args = ", ".join(reads + [a.arg for a in args.posonlyargs + args.args]) + \
+        "".join(f", {a.arg}={a.arg}" for a in args.kwonlyargs)
+    return [f"def {name}({ast.unparse(args)}):",
             "    # the compiled kernel above, then each gradient given its argument's type, shape and dtype"
             if kernel_result is not None else "    # the compiled kernel above",
+            *(["    # (the globals and closure values it reads are passed when it runs: numba would freeze them)"]
+              if reads else []),
             "    try:",
             f"        out = {kname}({call_args})",
             "    except Exception as e:",
@@ -255,13 +271,14 @@ def compile_kernel(unit, user_file):
     """The unit's functions compiled by numba, each called through a Python function of its name that hands
     out the gradients: (unit.fn's, unit.bwd's or None, the source numba compiles, {unit called: its source})."""
     shown = {}
-    ns = _namespace(unit, {}, (unit,), shown, user_file)
-    tree = ast.parse(unit.text)
-    _check_helpers(tree, ns, unit.text, user_file)
-    lines = unit.text.splitlines()
+    ns, calls = _namespace(unit, {}, (unit,), shown, user_file)
+    text, chosen = _threaded(unit, ns, calls, user_file)
+    reads = live_names.reads(chosen, ns)
+    lines = text.splitlines()
     boundaries = []
-    for fdef in reversed(tree.body):         # from the last: the line numbers above stay valid
-        boundaries = _boundary(fdef, lines) + ["", ""] + boundaries
+    pairs = list(zip(ast.parse(text).body, ast.parse(unit.text).body))
+    for fdef, original in reversed(pairs):         # from the last: the line numbers above stay valid
+        boundaries = _boundary(fdef, original, lines, reads) + ["", ""] + boundaries
     text = _rewritten("\n".join(lines), ast.parse("\n".join(lines))) + "\n\n" + "\n".join(boundaries[:-2]) + "\n"
     ns = _load(text, unit, user_file, ns)
     fn = ns[unit.fn.__name__]
