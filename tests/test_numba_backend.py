@@ -301,3 +301,64 @@ def test_closure_values_are_read_when_the_gradient_runs():
     w = np.array([3.0, 0.5])       # noqa: F841  (f reads the new value)
     np.testing.assert_allclose(g(x), _fd(f, x), rtol=1e-6, atol=1e-8)
     assert "cell_w.cell_contents" in g.source()
+
+
+# -- matrix products by loops (products.py) and the in-place sums of weights' cotangents -------------
+
+def sin_of_product(a, b):
+    return np.sum(np.sin(a @ b))
+
+
+PRODUCT_SHAPES = [((3, 4), (4,)), ((4,), (4, 3)), ((5,), (5,)), ((3, 4), (4, 2)), ((70, 70), (70, 70)),
+                  ((1, 4), (4, 1))]
+
+
+@pytest.mark.parametrize("sa, sb", PRODUCT_SHAPES, ids=[f"{a}@{b}" for a, b in PRODUCT_SHAPES])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_products_agree_with_numpy_and_finite_differences(sa, sb, dtype):
+    r = np.random.default_rng(6)
+    a, b = r.normal(size=sa).astype(dtype), r.normal(size=sb).astype(dtype)
+    g = adsrc.grad(sin_of_product, argnums=(0, 1), backend="numba")
+    got, expected = g(a, b), adsrc.grad(sin_of_product, argnums=(0, 1))(a, b)
+    rtol = 1e-9 if dtype == np.float64 else 1e-4
+    for x, e in zip(got, expected):
+        assert x.dtype == e.dtype and x.shape == e.shape and not np.any(np.isnan(x))
+        np.testing.assert_allclose(x, e, rtol=rtol, atol=rtol * 1e-2)
+    if dtype == np.float64 and a.size * b.size < 1000:
+        np.testing.assert_allclose(got[0], _fd(lambda u: sin_of_product(u, b), a), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(got[1], _fd(lambda v: sin_of_product(a, v), b), rtol=1e-6, atol=1e-8)
+
+
+def test_a_product_of_mismatched_shapes_raises_as_numpy_does():
+    g = adsrc.grad(sin_of_product, backend="numba")
+    for a, b in [(np.ones((3, 4)), np.ones(5)), (np.ones(3), np.ones((4, 2))), (np.ones(3), np.ones(4)),
+                 (np.ones((2, 3)), np.ones((4, 2)))]:
+        with pytest.raises(ValueError):
+            g(a, b)
+
+
+def row_rnn(W, xs):
+    h = np.zeros(W.shape[0])
+    for x in xs:
+        h = np.tanh(h @ W + x)          # a row vector times a matrix: W's cotangent is outer(h, g)
+    return np.sum(h ** 2)
+
+
+def test_weights_cotangents_summed_in_place_over_a_loop():
+    r = np.random.default_rng(7)
+    W, xs = r.normal(size=(4, 4)) * 0.5, r.normal(size=(7, 4))
+    g = adsrc.grad(row_rnn, backend="numba")
+    assert "dW = add_matmul_dy(dW, " in g.source()
+    np.testing.assert_allclose(g(W, xs), _fd(lambda w: row_rnn(w, xs), W), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g(W, xs), adsrc.grad(row_rnn)(W, xs), rtol=RTOL, atol=ATOL)
+    src = adsrc.grad(rnn, backend="numba").source()
+    code = [ln for ln in src.splitlines() if not ln.lstrip().startswith("#")]
+    assert any("add_matmul_dx(" in ln for ln in code) and any("mat_product(" in ln for ln in code)
+    assert not any(" @ " in ln for ln in code)
+
+
+def test_a_tape_keeps_only_the_shapes_of_arrays_read_for_their_shapes():
+    src = adsrc.grad(rnn, argnums=(0, 1), backend="numba")
+    W, U, xs, h0 = np.eye(3) * 0.5, np.ones((3, 2)), np.ones((4, 2)), np.zeros(3)
+    src(W, U, xs, h0)
+    assert "only_shape(" in src.source()      # a view of one element, broadcast: no buffer on the tape

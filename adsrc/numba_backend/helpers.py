@@ -17,6 +17,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba import literal_unroll
 from numba.extending import overload, register_jitable
+from numba.np.numpy_support import as_dtype
 
 from .. import runtime
 from ..rules import complex_helpers
@@ -322,8 +323,19 @@ def check_item_immutable(container, item, message):
     return None
 
 
+@overload(runtime.only_shape)
+def only_shape(x):
+    """An array read from now on only for its shape and dtype, as a read-only view of one element of its dtype
+    broadcast to its shape: a tape keeps that, not x's buffer (no allocation either)."""
+    if _number(x) or isinstance(x, (types.Optional, types.NoneType)) or (_array(x) and x.ndim == 0):
+        return lambda x: x          # (a value only one path of a branch sets is None on the other)
+    if _array(x) and isinstance(x.dtype, (types.Float, types.Integer, types.Boolean)):
+        one = np.zeros(1, dtype=as_dtype(x.dtype))
+        return lambda x: np.broadcast_to(one, x.shape)
+    return None
+
+
 # helper name -> the function generated code calls (overloaded above)
-# (only_shape has no overload: kernel.py drops its calls, and numba tapes keep the value)
 SUPPORTED = {fn.__name__: fn for fn in (
     runtime.unbroadcast, runtime.full, runtime.owned, runtime.only_shape, sharing.seq_cot, runtime.check_scalar,
     rule_helpers.matmul_dx, rule_helpers.matmul_dy, rule_helpers.dot_dx, rule_helpers.dot_dy, runtime.sequence,

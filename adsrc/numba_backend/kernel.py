@@ -25,6 +25,7 @@ from .. import facade, runtime
 from ..emission import source as emit
 from ..errors import TransformError
 from . import helpers, live_names
+from . import products_rewrite
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LINE = re.compile(r"#\s*line (\d+): (.*)")
@@ -125,17 +126,16 @@ def _out(i):
     return ast.Subscript(value=ast.Name(id="out", ctx=ast.Load()), slice=ast.Constant(i), ctx=ast.Load())
 
 
-def _rewritten(text, tree):
-    """text with `del` statements dropped (numba frees temporaries itself), tapes walked by index, and each
-    function decorated with @numba.njit."""
-    lines = text.splitlines()
+def _rewritten(text, tree, ns):
+    """text with `del` statements dropped (numba frees temporaries itself), tapes walked by index, `@` computed
+    by loops, and each function decorated with @numba.njit."""
+    lines = products_rewrite.rewritten(text.splitlines(), tree, ns)
     for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Delete)), key=lambda n: -n.lineno):
         lines[node.lineno - 1:node.end_lineno] = [" " * node.col_offset + _DELETED]
     lines = _index_loops(lines, ast.parse("\n".join(lines)))
     out = []
     for line in lines:
-        line = _ONLY_SHAPE.sub(r"\1", line)     # tapes keep the value: numba compiles one function fewer
-        if line.strip() == _DELETED or _SELF_ASSIGN.fullmatch(line.strip()):
+        if line.strip() == _DELETED or _RELEASE.fullmatch(line.strip()):
             out.append(_DROPPED)
             continue
         if line.startswith("def "):
@@ -167,8 +167,8 @@ _DROPPED = object()                  # a statement left out of the kernel
 _DELETED = "pass  # del"             # a `del`, until the tapes' loops are rewritten
 
 
-_ONLY_SHAPE = re.compile(r"\bonly_shape\((\w+)\)")
-_SELF_ASSIGN = re.compile(r"(\w+) = \1")
+# `x = only_shape(x)` releases x's buffer early (the NumPy backend); numba frees it after its last use itself
+_RELEASE = re.compile(r"(\w+) = only_shape\(\1\)")
 
 
 _SOURCES = {}       # filename of compiled text -> (text, the user's file), for errors naming the user's line
@@ -180,6 +180,7 @@ def _load(text, unit, user_file, ns):
     emit.register_source(filename, text)
     _SOURCES[filename] = (text, user_file)
     ns.update(numba_failed=_numba_failed, grad_output=runtime.grad_output, numba=numba, compile_error=_compile_error)
+    ns.update(products_rewrite.NAMES)
     exec(compile(text, filename, "exec"), ns)
     return ns
 
@@ -196,7 +197,7 @@ def _callees(unit, compiled, stack, shown):
             user_file = c.lowered.uf.filename
             ns, calls = _namespace(c, compiled, stack + (c,), shown, user_file)
             text, chosen = _threaded(c, ns, calls, user_file)
-            text = _rewritten(text, ast.parse(text))
+            text = _rewritten(text, ast.parse(text), ns)
             shown[c] = text
             ns = _load(text, c, user_file, ns)
             compiled[c] = {f: (ns[f.__name__], [live for live, _ in chosen]) for f in (c.fn, c.bwd) if f is not None}
@@ -279,7 +280,7 @@ def compile_kernel(unit, user_file):
     pairs = list(zip(ast.parse(text).body, ast.parse(unit.text).body))
     for fdef, original in reversed(pairs):         # from the last: the line numbers above stay valid
         boundaries = _boundary(fdef, original, lines, reads) + ["", ""] + boundaries
-    text = _rewritten("\n".join(lines), ast.parse("\n".join(lines))) + "\n\n" + "\n".join(boundaries[:-2]) + "\n"
+    text = _rewritten("\n".join(lines), ast.parse("\n".join(lines)), ns) + "\n\n" + "\n".join(boundaries[:-2]) + "\n"
     ns = _load(text, unit, user_file, ns)
     fn = ns[unit.fn.__name__]
     fn.__defaults__, fn.__kwdefaults__ = unit.fn.__defaults__, unit.fn.__kwdefaults__

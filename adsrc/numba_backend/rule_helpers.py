@@ -3,29 +3,29 @@ products, powers, reductions and reshapes, for numbers, vectors and matrices (se
 
 import numpy as np
 from numba import types
-from numba.extending import overload, register_jitable
+from numba.extending import overload
 
 from ..rules import complex_helpers
 from ..rules import helpers as rule_helpers
+from . import products
 from .shapes import _array, _broadcast, _number
-
-
-@register_jitable
-def _outer(a, b):
-    return a[:, None] * b[None, :]      # np.outer takes numba seconds to compile
 
 
 @overload(rule_helpers.matmul_dx)
 def matmul_dx(g, x, y):
-    """The cotangent of x in x @ y, for vectors and matrices (np.dot: numba's quickest to compile)."""
+    """The cotangent of x in x @ y, for vectors and matrices (products.py: loops, numba's quickest to compile
+    and run on small ones)."""
     if _array(x, 1) and _array(y, 1):
         return lambda g, x, y: g * y
+    if not products.floats(g, x, y):
+        return None
+    dtype = products.result(g, y)
     if _array(x, 2) and _array(y, 1):
-        return lambda g, x, y: _outer(g, y)
+        return lambda g, x, y: products.outer(g, y, dtype)
     if _array(x, 2) and _array(y, 2):
-        return lambda g, x, y: np.dot(g, y.T)
+        return lambda g, x, y: products.matmat(g, y.T, dtype)
     if _array(x, 1) and _array(y, 2):
-        return lambda g, x, y: np.dot(y, g)
+        return lambda g, x, y: products.matvec(y, g, dtype)
     return None
 
 
@@ -34,10 +34,15 @@ def matmul_dy(g, x, y):
     """The cotangent of y in x @ y, for vectors and matrices."""
     if _array(x, 1) and _array(y, 1):
         return lambda g, x, y: g * x
-    if _array(x, 2) and (_array(y, 1) or _array(y, 2)):
-        return lambda g, x, y: np.dot(x.T, g)
+    if not products.floats(g, x, y):
+        return None
+    dtype = products.result(g, x)
+    if _array(x, 2) and _array(y, 1):
+        return lambda g, x, y: products.vecmat(g, x, dtype)
+    if _array(x, 2) and _array(y, 2):
+        return lambda g, x, y: products.matmat(x.T, g, dtype)
     if _array(x, 1) and _array(y, 2):
-        return lambda g, x, y: _outer(x, g)
+        return lambda g, x, y: products.outer(x, g, dtype)
     return None
 
 
