@@ -1,17 +1,22 @@
 """backend="numba" side by side with the NumPy backend, hand-written NumPy and jax.jit (when installed).
 
-    python benchmarks/numba_backend.py [--samples 15] [--quick]
+    python benchmarks/numba_backend.py [--samples 15]
 
 Warm times are medians of interleaved samples in this one process; every implementation's gradient is
 checked against the hand-written one first. Compile times are the first call of a fresh gradient
-(adsrc: transform, numba compile and run; jax.jit: trace, XLA compile and run). The sweep calls a
-loop of lengths 1..50 once each, compile included: numba compiles once for every length, jax.jit
-once per length (JAX needs a static trip count to differentiate a loop in reverse mode).
+(adsrc: transform, numba compile and run; jax.jit: trace, XLA compile and run). "numba compile" runs
+without a cache; "from disk" is the first call of a fresh gradient once its kernels are cached on disk
+(ADSRC_CACHE_DIR, a new directory): it loads them, as a later process would. The sweep calls a loop
+of lengths 1..50 once each, compile included: numba compiles once for every length, jax.jit once per
+length (JAX needs a static trip count to differentiate a loop in reverse mode); adsrc's is timed with
+nothing cached and with its kernel on disk.
 """
 
 import argparse
+import contextlib
 import os
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -26,6 +31,7 @@ import workloads as wl  # noqa: E402
 import adsrc  # noqa: E402
 
 HAND, NUMPY, NUMBA = "numpy (by hand)", "adsrc numpy", "adsrc numba"
+NUMBA_DISK = "adsrc numba, kernels on disk"
 
 
 # -- workloads beyond workloads.py ---------------------------------------------------------------
@@ -100,10 +106,15 @@ def warm(samples):
     rows = []
     for label, fn, args, argnums, hand, jfn, jargs in cases():
         g_np = adsrc.grad(fn, argnums=argnums)
+        with disk_cache(None):
+            t0 = time.perf_counter()
+            adsrc.grad(fn, argnums=argnums, backend="numba")(*args)
+            numba_first = time.perf_counter() - t0
+        adsrc.grad(fn, argnums=argnums, backend="numba")(*args)        # compiled again, and cached on disk
         g_nb = adsrc.grad(fn, argnums=argnums, backend="numba")
         t0 = time.perf_counter()
         g_nb(*args)
-        numba_first = time.perf_counter() - t0
+        numba_disk = time.perf_counter() - t0
         fns = {HAND: lambda: hand(*args), NUMPY: lambda: g_np(*args), NUMBA: lambda: g_nb(*args)}
         jax_first = None
         if jfn is not None:
@@ -119,19 +130,39 @@ def warm(samples):
             if not _close(out, reference):
                 raise AssertionError(f"{label}: {name} disagrees with the hand-written gradient")
         times = timing.compare(fns, samples=samples)
-        rows.append((label, times, numba_first, jax_first))
+        rows.append((label, times, (numba_first, numba_disk), jax_first))
     return rows
+
+
+@contextlib.contextmanager
+def disk_cache(directory):
+    """ADSRC_CACHE_DIR set to directory (None: unset) inside the block."""
+    before = os.environ.pop("ADSRC_CACHE_DIR", None)
+    if directory is not None:
+        os.environ["ADSRC_CACHE_DIR"] = directory
+    try:
+        yield
+    finally:
+        os.environ.pop("ADSRC_CACHE_DIR", None)
+        if before is not None:
+            os.environ["ADSRC_CACHE_DIR"] = before
+
+
+def _numba_sweep(x):
+    t0 = time.perf_counter()
+    g = adsrc.grad(wl.varying_loop, backend="numba")
+    for n in wl.LENGTHS:
+        g(x, n)
+    return time.perf_counter() - t0
 
 
 def sweep():
     """Total seconds for lengths 1..50, one call each, compile included."""
     x = np.random.default_rng(5).uniform(-1, 1, 100)
-    out = {}
-    t0 = time.perf_counter()
-    g = adsrc.grad(wl.varying_loop, backend="numba")
-    for n in wl.LENGTHS:
-        g(x, n)
-    out[NUMBA] = time.perf_counter() - t0
+    with disk_cache(None):
+        out = {NUMBA: _numba_sweep(x)}
+    _numba_sweep(x)                     # compiled again, and cached on disk
+    out[NUMBA_DISK] = _numba_sweep(x)
     t0 = time.perf_counter()
     g = adsrc.grad(wl.varying_loop)
     for n in wl.LENGTHS:
@@ -150,17 +181,19 @@ def sweep():
 
 def table(rows, totals):
     names = [HAND, NUMPY, NUMBA] + ([alt.JAX_JIT] if alt.jax is not None else [])
-    lines = ["| workload | " + " | ".join(names) + " | numba / jax.jit | numba compile | jax.jit compile |",
-             "| --- " * (len(names) + 4) + "|"]
-    for label, times, nb_first, jax_first in rows:
+    lines = ["| workload | " + " | ".join(names) + " | numba / jax.jit | numba compile | numba, from disk "
+             "| jax.jit compile |", "| --- " * (len(names) + 5) + "|"]
+    for label, times, (nb_first, nb_disk), jax_first in rows:
         cells = [timing.fmt_time(times[n]) for n in names]
         ratio = f"{times[NUMBA] / times[alt.JAX_JIT]:.2f}x" if alt.JAX_JIT in times else "-"
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {ratio} | {timing.fmt_time(nb_first)} | "
-                     f"{timing.fmt_time(jax_first) if jax_first is not None else '-'} |")
-    cells = [timing.fmt_time(totals[n]) if n in totals else "-" for n in names]
-    ratio = f"{totals[NUMBA] / totals[alt.JAX_JIT]:.4f}x" if alt.JAX_JIT in totals else "-"
-    lines.append("| loop length 1..50, one call each, compile included (total) | " + " | ".join(cells) +
-                 f" | {ratio} | - | - |")
+                     f"{timing.fmt_time(nb_disk)} | {timing.fmt_time(jax_first) if jax_first is not None else '-'} |")
+    for numba_total, what in ((totals[NUMBA], "nothing cached"), (totals[NUMBA_DISK], "kernel on disk")):
+        cells = [timing.fmt_time(numba_total) if n == NUMBA else timing.fmt_time(totals[n]) if n in totals
+                 else "-" for n in names]
+        ratio = f"{numba_total / totals[alt.JAX_JIT]:.4f}x" if alt.JAX_JIT in totals else "-"
+        lines.append(f"| loop length 1..50, one call each, compile included ({what}) | " + " | ".join(cells) +
+                     f" | {ratio} | - | - | - |")
     return "\n".join(lines)
 
 
@@ -171,7 +204,8 @@ def main():
     import numba
     print(f"numba {numba.__version__}, NumPy {np.__version__}" +
           (f", JAX {alt.jax.__version__}" if alt.jax is not None else ", JAX not installed"))
-    print(table(warm(opts.samples), sweep()))
+    with tempfile.TemporaryDirectory() as cache, disk_cache(cache):
+        print(table(warm(opts.samples), sweep()))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from numba.core import errors as numba_errors
 from .. import facade, runtime
 from ..emission import source as emit
 from ..errors import TransformError
-from . import helpers, live_names
+from . import disk_cache, helpers, live_names
 from . import products_rewrite
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -175,14 +175,24 @@ _SOURCES = {}       # filename of compiled text -> (text, the user's file), for 
 
 
 def _load(text, unit, user_file, ns):
-    """Run `text` (the unit's functions as numba kernels) in ns, registered for tracebacks and errors."""
-    filename = emit.unique_filename(unit.filename[:-1] + " numba>", text)
-    emit.register_source(filename, text)
-    _SOURCES[filename] = (text, user_file)
+    """Run `text` (the unit's functions as numba kernels) in ns, registered for tracebacks and errors, and
+    cached on disk when ADSRC_CACHE_DIR says where (disk_cache.py): (ns, the text run)."""
     ns.update(numba_failed=_numba_failed, grad_output=runtime.grad_output, numba=numba, compile_error=_compile_error)
     ns.update(products_rewrite.NAMES)
+    key = disk_cache.fingerprint(text, ns) if disk_cache.directory() else None
+    written = disk_cache.cached(text, key) if key is not None else None
+    if written is None:
+        key, filename = None, emit.unique_filename(unit.filename[:-1] + " numba>", text)
+    else:
+        text, filename = written
+    emit.register_source(filename, text)
+    _SOURCES[filename] = (text, user_file)
     exec(compile(text, filename, "exec"), ns)
-    return ns
+    if key is not None:
+        for fdef in ast.parse(text).body:
+            if isinstance(fdef, ast.FunctionDef) and fdef.decorator_list:
+                ns[fdef.name].adsrc_cache_key = key         # what the kernels calling it are cached under
+    return ns, text
 
 
 def _callees(unit, compiled, stack, shown):
@@ -197,9 +207,7 @@ def _callees(unit, compiled, stack, shown):
             user_file = c.lowered.uf.filename
             ns, calls = _namespace(c, compiled, stack + (c,), shown, user_file)
             text, chosen = _threaded(c, ns, calls, user_file)
-            text = _rewritten(text, ast.parse(text), ns)
-            shown[c] = text
-            ns = _load(text, c, user_file, ns)
+            ns, shown[c] = _load(_rewritten(text, ast.parse(text), ns), c, user_file, ns)
             compiled[c] = {f: (ns[f.__name__], [live for live, _ in chosen]) for f in (c.fn, c.bwd) if f is not None}
         out.update(compiled[c])
     return out
@@ -281,7 +289,7 @@ def compile_kernel(unit, user_file):
     for fdef, original in reversed(pairs):         # from the last: the line numbers above stay valid
         boundaries = _boundary(fdef, original, lines, reads) + ["", ""] + boundaries
     text = _rewritten("\n".join(lines), ast.parse("\n".join(lines)), ns) + "\n\n" + "\n".join(boundaries[:-2]) + "\n"
-    ns = _load(text, unit, user_file, ns)
+    ns, text = _load(text, unit, user_file, ns)
     fn = ns[unit.fn.__name__]
     fn.__defaults__, fn.__kwdefaults__ = unit.fn.__defaults__, unit.fn.__kwdefaults__
     return fn, ns[unit.bwd.__name__] if unit.bwd is not None else None, text, shown
