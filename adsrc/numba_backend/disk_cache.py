@@ -34,6 +34,8 @@ import sys
 import numba
 import numpy as np
 
+from . import live_names
+
 ENV = "ADSRC_CACHE_DIR"
 LOG = logging.getLogger("adsrc")
 _STANDARD = ("numpy", "math", "cmath", "builtins", "operator", "_operator")
@@ -77,7 +79,7 @@ def fingerprint(text, ns):
     h = hashlib.sha256(_environment().encode() + text.encode())
     tree = ast.parse(text)
     kernels = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.decorator_list]
-    names = sorted(set().union(*(_free(f) for f in kernels))) if kernels else []
+    names = sorted({name for f in kernels for name in live_names.free_names(f)})
     for name in names:
         if name not in ns:
             continue                            # a builtin
@@ -86,14 +88,6 @@ def fingerprint(text, ns):
             return None
         h.update(f"|{name}={described}".encode())
     return h.hexdigest()[:32]
-
-
-def _free(fdef):
-    """The names fdef reads that are not its parameters or locals."""
-    a = fdef.args
-    local = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p is not None}
-    local |= {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    return {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - local
 
 
 def cached(text, key):

@@ -23,13 +23,16 @@ def own_names(tree, ns):
     the order they are first read."""
     out = []
     for fdef in tree.body:
-        local = _params(fdef) | {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
-                                 and not isinstance(n.ctx, ast.Load)}
-        for n in sorted((n for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)),
-                        key=lambda n: (n.lineno, n.col_offset)):
-            if n.id not in local and n.id in ns and n.id not in out and _is_data(ns[n.id]):
-                out.append(n.id)
+        out += [name for name in free_names(fdef) if name in ns and name not in out and _is_data(ns[name])]
     return out
+
+
+def free_names(fdef):
+    """The names fdef reads that are not its parameters or locals, in the order they are first read."""
+    local = _locals(fdef)
+    loads = sorted((n for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)),
+                   key=lambda n: (n.lineno, n.col_offset))
+    return list(dict.fromkeys(n.id for n in loads if n.id not in local))
 
 
 def reads(chosen, ns):
@@ -50,6 +53,10 @@ def reads(chosen, ns):
 
 def _is_data(value):
     return not (inspect.ismodule(value) or callable(value))
+
+
+def _locals(fdef):
+    return _params(fdef) | {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
 
 
 def _params(fdef):
@@ -95,8 +102,7 @@ def thread(text, tree, own, calls):
     for fdef in tree.body:
         if params:
             edits.append(_first_parameters(fdef, list(params.values())))
-        local = _params(fdef) | {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
-                                 and not isinstance(n.ctx, ast.Load)}
+        local = _locals(fdef)
         for n in ast.walk(fdef):
             if isinstance(n, ast.Name) and n.id in renamed and n.id not in local:
                 edits.append((n.lineno, n.col_offset, len(n.id), renamed[n.id]))
