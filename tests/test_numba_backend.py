@@ -362,3 +362,38 @@ def test_a_tape_keeps_only_the_shapes_of_arrays_read_for_their_shapes():
     W, U, xs, h0 = np.eye(3) * 0.5, np.ones((3, 2)), np.ones((4, 2)), np.zeros(3)
     src(W, U, xs, h0)
     assert "only_shape(" in src.source()      # a view of one element, broadcast: no buffer on the tape
+
+
+# -- rules' helpers with numba versions: outer, cumsum, prod (with a zero), sort -----------------------
+
+def outer_sin(x, y):
+    return np.sum(np.sin(np.outer(x, y)))
+
+
+def cumsum_squares(x):
+    return np.sum(np.cumsum(x) ** 2)
+
+
+def doubled_prod(x):
+    return np.prod(x) * 2.0
+
+
+def weighted_sort(x):
+    return np.sum(np.sort(x) * np.arange(x.size))
+
+
+HELPER_CASES = [(outer_sin, (np.array([0.3, -1.2, 0.5]), np.array([0.7, 0.1])), "outer_dx"),
+                (cumsum_squares, (np.array([0.3, -1.2, 0.5, 2.0]),), "cumsum_vjp"),
+                (cumsum_squares, (np.array([[0.3, -1.2], [0.5, 2.0]]),), "cumsum_vjp"),
+                (doubled_prod, (np.array([0.3, -1.2, 0.5, 2.0]),), "prod_vjp"),
+                (doubled_prod, (np.array([0.3, 0.0, 0.5, 2.0]),), "prod_vjp"),
+                (weighted_sort, (np.array([0.3, -1.2, 0.5, 2.0]),), "sort_vjp")]
+
+
+@pytest.mark.parametrize("fn, args, helper", HELPER_CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_rule_helpers_with_numba_versions(fn, args, helper):
+    g = adsrc.grad(fn, backend="numba")
+    got = g(*args)
+    assert f"{helper}(" in g.source()
+    np.testing.assert_allclose(got, adsrc.grad(fn)(*args), rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(got, _fd(lambda a: fn(a, *args[1:]), args[0]), rtol=1e-6, atol=1e-8)

@@ -323,6 +323,14 @@ def check_item_immutable(container, item, message):
     return None
 
 
+@overload(runtime.add_cot)
+def add_cot(a, b):
+    """The sum of two cotangents of one number or array (a new array: neither is handed on)."""
+    if (_number(a) or _array(a)) and (_number(b) or _array(b)):
+        return lambda a, b: a + b
+    return None
+
+
 @overload(runtime.only_shape)
 def only_shape(x):
     """An array read from now on only for its shape and dtype, as a read-only view of one element of its dtype
@@ -345,4 +353,5 @@ SUPPORTED = {fn.__name__: fn for fn in (
     runtime.zero_at, rule_helpers.mean_vjp, rule_helpers.extremum_vjp, rule_helpers.iterable_sum_cot,
     rule_helpers.reshape_like, runtime.sum_operand_cot, runtime.product_operand_cot, runtime.scan_length,
     sharing.same_part, sharing.part_along, sharing.replace_obj, sharing.replace_obj_cot,
-    runtime.check_item_immutable, rule_helpers.cast_cot)}
+    runtime.check_item_immutable, rule_helpers.cast_cot, rule_helpers.outer_dx, rule_helpers.outer_dy,
+    rule_helpers.cumsum_vjp, rule_helpers.prod_vjp, rule_helpers.sort_vjp, complex_helpers.real_only, runtime.add_cot)}

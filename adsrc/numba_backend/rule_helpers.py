@@ -161,3 +161,73 @@ def cast_cot(g, dtype):
     if isinstance(target, (types.Integer, types.Boolean)) and real_g:
         return lambda g, dtype: 0.0
     return None
+
+
+@overload(rule_helpers.outer_dx)
+def outer_dx(g, x, y):
+    """np.outer(x, y) = ravel(x)[:, None] * ravel(y)[None, :]: the cotangent of x is g @ ravel(y)."""
+    if _array(g, 2) and _array(x) and _array(y) and products.floats(g):
+        dtype = products.result(g, y)
+        return lambda g, x, y: products.matvec(g, np.ascontiguousarray(y).ravel(), dtype).reshape(x.shape)
+    return None
+
+
+@overload(rule_helpers.outer_dy)
+def outer_dy(g, x, y):
+    if _array(g, 2) and _array(x) and _array(y) and products.floats(g):
+        dtype = products.result(g, x)
+        return lambda g, x, y: products.vecmat(np.ascontiguousarray(x).ravel(), g, dtype).reshape(y.shape)
+    return None
+
+
+@overload(rule_helpers.cumsum_vjp)
+def cumsum_vjp(g, x, axis):
+    """The cotangent through np.cumsum over all elements (or a vector's one axis): the sums from the end."""
+    if _array(g, 1) and _array(x) and (isinstance(axis, (types.NoneType, types.Omitted))
+                                       or (x.ndim == 1 and isinstance(axis, types.Integer))):
+        return lambda g, x, axis: np.ascontiguousarray(np.cumsum(g[::-1])[::-1]).reshape(x.shape)
+    return None
+
+
+@overload(rule_helpers.prod_vjp)
+def prod_vjp(g, x, ans, axis, keepdims):
+    """np.prod over all elements: each element's cotangent is g times the product of the others (exact with
+    zeros: products from the left and from the right)."""
+    if _number(x):
+        return lambda g, x, ans, axis, keepdims: g
+    if not (_array(x) and _number(g) and isinstance(axis, (types.NoneType, types.Omitted))):
+        return None
+
+    def impl(g, x, ans, axis, keepdims):
+        flat = np.ascontiguousarray(x).ravel()
+        out = np.empty(flat.size, dtype=np.float64)
+        left = 1.0
+        for i in range(flat.size):
+            out[i] = left
+            left *= flat[i]
+        right = 1.0
+        for i in range(flat.size - 1, -1, -1):
+            out[i] *= right * g
+            right *= flat[i]
+        return out.reshape(x.shape)
+    return impl
+
+
+@overload(rule_helpers.sort_vjp)
+def sort_vjp(g, x, axis):
+    """np.sort of a vector permutes it: element j of the result is element perm[j] of x (a stable sort)."""
+    if _array(g, 1) and _array(x, 1) and (isinstance(axis, (types.NoneType, types.Omitted, types.Integer))):
+        def impl(g, x, axis):
+            out = np.zeros(x.shape[0], dtype=g.dtype)
+            out[np.argsort(x, kind="mergesort")] = g
+            return out
+        return impl
+    return None
+
+
+@overload(complex_helpers.real_only)
+def real_only(contrib, name, *args):
+    """A rule that is not written for complex values, on real ones: its contribution."""
+    if any(isinstance(getattr(a, "dtype", a), types.Complex) for a in args):
+        return None
+    return lambda contrib, name, *args: contrib
