@@ -397,3 +397,15 @@ def test_rule_helpers_with_numba_versions(fn, args, helper):
     assert f"{helper}(" in g.source()
     np.testing.assert_allclose(got, adsrc.grad(fn)(*args), rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(got, _fd(lambda a: fn(a, *args[1:]), args[0]), rtol=1e-6, atol=1e-8)
+
+
+def np_matmul_loss(W, x):
+    return np.sum(np.tanh(np.matmul(W, x)))
+
+
+def test_np_matmul_is_computed_as_the_at_operator():
+    r = np.random.default_rng(8)
+    W, x = r.normal(size=(3, 4)), r.normal(size=4)
+    g = adsrc.grad(np_matmul_loss, backend="numba")
+    np.testing.assert_allclose(g(W, x), _fd(lambda w: np_matmul_loss(w, x), W), rtol=1e-6, atol=1e-8)
+    assert "mat_product(W, x)" in g.source()

@@ -1,7 +1,8 @@
 """Matrix products in a kernel's text computed by products.py's loops.
 
 * `a @ b` -> `mat_product(a, b)` (numba's `@` calls BLAS: slow to compile, and
-  to call on the small matrices of a loop's step);
+  to call on the small matrices of a loop's step), and `np.matmul(a, b)` too
+  (numba has no np.matmul);
 * `dW += matmul_dx(g, W, h)` (a weight's cotangent summed over a loop's steps)
   -> `dW = add_matmul_dx(dW, g, W, h)`, which adds the outer product of two
   vectors in place instead of making it first. An array `dW` is changed in
@@ -12,6 +13,7 @@ A text that already uses one of these names is left as it is.
 
 import ast
 
+import numpy as np
 from numba.extending import overload, register_jitable
 
 from ..rules import helpers as rule_helpers
@@ -71,11 +73,29 @@ def _add_matmul_dy(acc, g, x, y):
 
 
 class _Products(ast.NodeTransformer):
+    """`a @ b` and `np.matmul(a, b)` (which numba does not have) as `mat_product(a, b)`."""
+
+    def __init__(self, ns):
+        self.ns = ns
+
     def visit_BinOp(self, node):
         self.generic_visit(node)
         if not isinstance(node.op, ast.MatMult):
             return node
         return _call("mat_product", [node.left, node.right])
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if _is_np_matmul(node, self.ns):
+            return _call("mat_product", node.args)
+        return node
+
+
+def _is_np_matmul(node, ns):
+    f = getattr(node, "func", None)
+    return (isinstance(node, ast.Call) and isinstance(f, ast.Attribute) and f.attr == "matmul"
+            and isinstance(f.value, ast.Name) and ns.get(f.value.id) is np and len(node.args) == 2
+            and not node.keywords)
 
 
 def _call(name, args):
@@ -102,8 +122,9 @@ def rewritten(lines, tree, ns):
                        key=lambda n: -n.lineno):
         new = _accumulated(stmt) if ns.get(getattr(getattr(getattr(stmt, "value", None), "func", None), "id", None)) \
             in (rule_helpers.matmul_dx, rule_helpers.matmul_dy) else None
-        if new is None and any(isinstance(b, ast.BinOp) and isinstance(b.op, ast.MatMult) for b in ast.walk(stmt)):
-            new = _Products().visit(stmt)
+        if new is None and any(isinstance(b, ast.BinOp) and isinstance(b.op, ast.MatMult) or _is_np_matmul(b, ns)
+                               for b in ast.walk(stmt)):
+            new = _Products(ns).visit(stmt)
         if new is not None:
             line = lines[stmt.lineno - 1]
             lines[stmt.lineno - 1] = line[:len(line) - len(line.lstrip())] + ast.unparse(new)
