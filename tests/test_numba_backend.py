@@ -409,3 +409,17 @@ def test_np_matmul_is_computed_as_the_at_operator():
     g = adsrc.grad(np_matmul_loss, backend="numba")
     np.testing.assert_allclose(g(W, x), _fd(lambda w: np_matmul_loss(w, x), W), rtol=1e-6, atol=1e-8)
     assert "mat_product(W, x)" in g.source()
+
+
+SETTINGS = {"scale": 2.0}
+
+
+def reads_a_dict(x):
+    return np.sum(x * SETTINGS["scale"])
+
+
+def test_a_global_numba_cannot_take_is_refused_naming_the_line_that_reads_it():
+    with pytest.raises(BackendError) as info:
+        adsrc.grad(reads_a_dict, backend="numba")(np.ones(2))
+    text = str(info.value)
+    assert 'SETTINGS["scale"]' in text and "`SETTINGS`" in text and "dict" in text and "backend='numpy'" in text

@@ -271,7 +271,7 @@ def _boundary(fdef, original, lines, reads):
             f"        out = {kname}({call_args})",
             "    except Exception as e:",
             "        if numba_failed(e):",
-            "            raise compile_error(e) from None",
+            f"            raise compile_error(e, {kname}) from None",
             "        raise",
             f"    return {boundary_result if boundary_result is not None else 'out'}"]
 
@@ -307,23 +307,45 @@ def _numba_failed(e):
     return False
 
 
-def _compile_error(e):
-    """The BackendError for numba's error e, naming the user's line the failing generated line comes from."""
+def _compile_error(e, kernel=None):
+    """The BackendError for numba's error e, naming the user's line the failing generated line comes from (or,
+    for a value numba cannot take, the line that reads it)."""
     message = _ANSI.sub("", str(e))
     found = [(m.group(1), int(m.group(2))) for m in re.finditer(r'File "([^"]*)", line (\d+)', message)
              if m.group(1) in _SOURCES]
-    if found:
-        filename, lineno = found[-1]
-        text, user_file = _SOURCES[filename]
-        where = user_line(text, lineno, user_file)
-    elif isinstance(e, NotImplementedError):
-        where = "a line of the compiled code, when it ran (numba does not say which)"
+    argument = _argument(message, kernel)
+    if argument is not None:
+        where, reason = argument
     else:
-        where = "(numba did not say which line)"
-    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
-    reason = next((ln for ln in lines if not ln.startswith(("Failed in", "-", "File "))), "")
-    reason = f"{type(e).__name__}: {reason}" if isinstance(e, NotImplementedError) else reason or type(e).__name__
+        if found:
+            filename, lineno = found[-1]
+            text, user_file = _SOURCES[filename]
+            where = user_line(text, lineno, user_file)
+        elif isinstance(e, NotImplementedError):
+            where = "a line of the compiled code, when it ran (numba does not say which)"
+        else:
+            where = "(numba did not say which line)"
+        lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+        reason = next((ln for ln in lines if not ln.startswith(("Failed in", "-", "File "))), "")
+        reason = f"{type(e).__name__}: {reason}" if isinstance(e, NotImplementedError) else reason or type(e).__name__
     hint = "Use backend='numpy' (the default) for this function"
     hint += (", or change the line so that each name holds one kind of value (a float, or an array of one "
              "rank).") if "unify" in reason else "."
     return BackendError(f"adsrc's numba backend cannot compile the gradient\n  at {where}\nnumba: {reason}\n{hint}")
+
+
+def _argument(message, kernel):
+    """(where, reason) when numba could not take an argument of the kernel: the user's line that first reads
+    it, and what numba said of it; else None."""
+    m = re.search(r"- argument (\d+): (.*)", message)
+    code = getattr(getattr(kernel, "py_func", None), "__code__", None)
+    if m is None or code is None or code.co_filename not in _SOURCES or int(m.group(1)) >= code.co_argcount:
+        return None
+    name = code.co_varnames[int(m.group(1))]
+    text, user_file = _SOURCES[code.co_filename]
+    lines = text.splitlines()
+    reads = re.compile(rf"\b{re.escape(name)}\b")
+    body = next(k for k in range(code.co_firstlineno - 1, len(lines)) if lines[k].startswith("def ")) + 1
+    lineno = next((k + 1 for k in range(body, len(lines)) if reads.search(lines[k])
+                   and not lines[k].lstrip().startswith("#")), body)
+    return user_line(text, lineno, user_file), f"it cannot take `{name}`: {m.group(2).strip()}"
