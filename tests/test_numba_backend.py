@@ -423,3 +423,20 @@ def test_a_global_numba_cannot_take_is_refused_naming_the_line_that_reads_it():
         adsrc.grad(reads_a_dict, backend="numba")(np.ones(2))
     text = str(info.value)
     assert 'SETTINGS["scale"]' in text and "`SETTINGS`" in text and "dict" in text and "backend='numpy'" in text
+
+
+def matrices_in_a_loop(A, B, n):
+    s = 0.0
+    for k in range(n):
+        s = s + np.sum(np.sin(A @ B) * k)
+    return s
+
+
+def test_matrix_products_cotangents_summed_over_a_loop():
+    r = np.random.default_rng(9)
+    A, B = r.normal(size=(3, 4)), r.normal(size=(4, 2))
+    g = adsrc.grad(matrices_in_a_loop, argnums=(0, 1), backend="numba")
+    gA, gB = g(A, B, 4)
+    assert "dA = add_matmul_dx(dA, " in g.source() and "dB = add_matmul_dy(dB, " in g.source()
+    np.testing.assert_allclose(gA, _fd(lambda a: matrices_in_a_loop(a, B, 4), A), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gB, _fd(lambda b: matrices_in_a_loop(A, b, 4), B), rtol=1e-6, atol=1e-8)

@@ -53,11 +53,7 @@ def _add_matmul_dx(acc, g, x, y):
     if _array(acc, 2) and _array(x, 2) and _array(y, 1) and products.floats(acc, g, x, y):
         dtype = products.result(g, y)
         return lambda acc, g, x, y: _add_outer(acc, g, y, dtype)
-
-    def impl(acc, g, x, y):
-        acc += rule_helpers.matmul_dx(g, x, y)
-        return acc
-    return impl
+    return _adding(rule_helpers.matmul_dx)
 
 
 @overload(add_matmul_dy)
@@ -65,9 +61,13 @@ def _add_matmul_dy(acc, g, x, y):
     if _array(acc, 2) and _array(x, 1) and _array(y, 2) and products.floats(acc, g, x, y):
         dtype = products.result(x, g)
         return lambda acc, g, x, y: _add_outer(acc, x, g, dtype)
+    return _adding(rule_helpers.matmul_dy)
 
+
+def _adding(cot):
+    """`acc += cot(g, x, y)` as numba does it (in place for an array acc), then acc."""
     def impl(acc, g, x, y):
-        acc += rule_helpers.matmul_dy(g, x, y)
+        acc += cot(g, x, y)
         return acc
     return impl
 
