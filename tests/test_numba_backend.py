@@ -382,7 +382,13 @@ def weighted_sort(x):
     return np.sum(np.sort(x) * np.arange(x.size))
 
 
-HELPER_CASES = [(outer_sin, (np.array([0.3, -1.2, 0.5]), np.array([0.7, 0.1])), "outer_dx"),
+def doubled_norm(x):
+    return np.linalg.norm(x) * 2.0      # a rule written for real values only: real_only(...) checks them
+
+
+HELPER_CASES = [(doubled_norm, (np.array([0.3, -1.2, 0.5]),), "real_only"),
+                (doubled_norm, (np.array([[0.3, -1.2], [0.5, 2.0]]),), "norm_vjp"),
+                (outer_sin, (np.array([0.3, -1.2, 0.5]), np.array([0.7, 0.1])), "outer_dx"),
                 (cumsum_squares, (np.array([0.3, -1.2, 0.5, 2.0]),), "cumsum_vjp"),
                 (cumsum_squares, (np.array([[0.3, -1.2], [0.5, 2.0]]),), "cumsum_vjp"),
                 (doubled_prod, (np.array([0.3, -1.2, 0.5, 2.0]),), "prod_vjp"),

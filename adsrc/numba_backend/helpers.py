@@ -354,4 +354,5 @@ SUPPORTED = {fn.__name__: fn for fn in (
     rule_helpers.reshape_like, runtime.sum_operand_cot, runtime.product_operand_cot, runtime.scan_length,
     sharing.same_part, sharing.part_along, sharing.replace_obj, sharing.replace_obj_cot,
     runtime.check_item_immutable, rule_helpers.cast_cot, rule_helpers.outer_dx, rule_helpers.outer_dy,
-    rule_helpers.cumsum_vjp, rule_helpers.prod_vjp, rule_helpers.sort_vjp, complex_helpers.real_only, runtime.add_cot)}
+    rule_helpers.cumsum_vjp, rule_helpers.prod_vjp, rule_helpers.sort_vjp, complex_helpers.real_only, runtime.add_cot,
+    rule_helpers.norm_vjp)}

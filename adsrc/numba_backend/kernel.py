@@ -339,7 +339,8 @@ def _argument(message, kernel):
     it, and what numba said of it; else None."""
     m = re.search(r"- argument (\d+): (.*)", message)
     code = getattr(getattr(kernel, "py_func", None), "__code__", None)
-    if m is None or "typing of argument" not in message or code is None or code.co_filename not in _SOURCES or int(m.group(1)) >= code.co_argcount:
+    if (m is None or "typing of argument" not in message or code is None or code.co_filename not in _SOURCES
+            or int(m.group(1)) >= code.co_argcount):
         return None
     name = code.co_varnames[int(m.group(1))]
     text, user_file = _SOURCES[code.co_filename]

@@ -231,3 +231,12 @@ def real_only(contrib, name, *args):
     if any(isinstance(getattr(a, "dtype", a), types.Complex) for a in args):
         return None
     return lambda contrib, name, *args: contrib
+
+
+@overload(rule_helpers.norm_vjp)
+def norm_vjp(g, x, ans, ord, axis, keepdims):
+    """np.linalg.norm(x) (the 2-norm of all elements): x / norm, times g."""
+    nothing = (types.NoneType, types.Omitted)
+    if _number(g) and _array(x) and isinstance(ord, nothing) and isinstance(axis, nothing):
+        return lambda g, x, ans, ord, axis, keepdims: g * x / ans
+    return None
