@@ -2,8 +2,8 @@
 
 numba's `@` and `np.dot` call BLAS through wrappers that take it about a
 second to compile, and cost more than the arithmetic on the small matrices of
-a loop's step. The kernels call `matmul` for `a @ b` instead (kernel.py), and
-the rules' helpers use the loops below. A product of two matrices larger than
+a loop's step. The kernels call `matmul` (as `mat_product`) for `a @ b` instead
+(products_rewrite.py), and the rules' helpers use the loops below. A product of two matrices larger than
 `BLAS_ABOVE` multiplications still goes to BLAS, which is faster there. Other
 dtypes than floats go to numba's `@` as before.
 """
