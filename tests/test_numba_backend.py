@@ -313,8 +313,11 @@ PRODUCT_SHAPES = [((3, 4), (4,)), ((4,), (4, 3)), ((5,), (5,)), ((3, 4), (4, 2))
                   ((1, 4), (4, 1))]
 
 
-@pytest.mark.parametrize("sa, sb", PRODUCT_SHAPES, ids=[f"{a}@{b}" for a, b in PRODUCT_SHAPES])
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+PRODUCT_CASES = [(sa, sb, dtype) for dtype in (np.float64, np.float32) for sa, sb in PRODUCT_SHAPES][_K::_N]
+
+
+@pytest.mark.parametrize("sa, sb, dtype", PRODUCT_CASES,
+                         ids=[f"{a}@{b}-{d.__name__}" for a, b, d in PRODUCT_CASES])  # a CI shard each, as above
 def test_products_agree_with_numpy_and_finite_differences(sa, sb, dtype):
     r = np.random.default_rng(6)
     a, b = r.normal(size=sa).astype(dtype), r.normal(size=sb).astype(dtype)
@@ -396,7 +399,7 @@ HELPER_CASES = [(doubled_norm, (np.array([0.3, -1.2, 0.5]),), "real_only"),
                 (weighted_sort, (np.array([0.3, -1.2, 0.5, 2.0]),), "sort_vjp")]
 
 
-@pytest.mark.parametrize("fn, args, helper", HELPER_CASES, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("fn, args, helper", HELPER_CASES[_K::_N], ids=lambda v: getattr(v, "__name__", ""))
 def test_rule_helpers_with_numba_versions(fn, args, helper):
     g = adsrc.grad(fn, backend="numba")
     got = g(*args)
