@@ -35,6 +35,7 @@ class SpecializationCache:
         self.hits = 0
         self.misses = 0
         self.several = False            # more than one entry: hits must update the LRU order
+        self.only = None                # (key, value) while the cache holds one entry (api.py's leanest path)
         self._last_key = None
 
     def touch(self, key):
@@ -81,7 +82,7 @@ class SpecializationCache:
                 if self.maxsize is not None:
                     while len(data) > self.maxsize:
                         data.popitem(last=False)
-                self.several = len(data) > 1
+                self._changed()
             return value
         finally:
             with self._lock:
@@ -92,9 +93,15 @@ class SpecializationCache:
         """Forget the entry for key, which is out of date (logged like a miss)."""
         with self._lock:
             self._data.pop(key, None)
-            self.several = len(self._data) > 1
+            self._changed()
             self._last_key = None
         self._log(f"adsrc: {self.name} is out of date: {why}")
+
+    def _changed(self):
+        """After the entries changed (under the lock)."""
+        data = self._data
+        self.several = len(data) > 1
+        self.only = next(iter(data.items())) if len(data) == 1 else None
 
     def _log_miss(self, previous, key, describe):
         if not (log.isEnabledFor(logging.DEBUG) or os.environ.get("ADSRC_LOG_MISSES")):
@@ -117,6 +124,6 @@ class SpecializationCache:
     def clear(self):
         with self._lock:
             self._data.clear()
-            self.several = False
+            self._changed()
             self.hits = self.misses = 0
             self._last_key = None

@@ -34,6 +34,7 @@ def helper(fn):
 
 HELPERS["UNDEFINED"] = UNDEFINED
 HELPERS["np"] = np
+HELPERS["ndarray"] = np.ndarray
 
 
 # attributes of arrays and numbers that carry no derivative (read as constants when the object is known to

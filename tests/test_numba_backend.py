@@ -326,7 +326,8 @@ def test_products_agree_with_numpy_and_finite_differences(sa, sb, dtype):
     rtol = 1e-9 if dtype == np.float64 else 1e-4
     for x, e in zip(got, expected):
         assert x.dtype == e.dtype and x.shape == e.shape and not np.any(np.isnan(x))
-        np.testing.assert_allclose(x, e, rtol=rtol, atol=rtol * 1e-2)
+        # float32 sums of 70 products cancel to values far below their terms: atol from the largest
+        np.testing.assert_allclose(x, e, rtol=rtol, atol=rtol * 1e-2 * max(1.0, float(np.abs(e).max())))
     if dtype == np.float64 and a.size * b.size < 1000:
         np.testing.assert_allclose(got[0], _fd(lambda u: sin_of_product(u, b), a), rtol=1e-6, atol=1e-8)
         np.testing.assert_allclose(got[1], _fd(lambda v: sin_of_product(a, v), b), rtol=1e-6, atol=1e-8)

@@ -221,3 +221,22 @@ def test_replacing_a_functions_code_in_place(monkeypatch):
     np.testing.assert_allclose(g(X), [5.0, 5.0, 5.0])
     monkeypatch.setattr(through_scaled, "__code__", edited_through_scaled())
     np.testing.assert_allclose(g(X), 10.0 * X)
+
+
+def test_the_leanest_call_path_checks_the_guards_too(monkeypatch):
+    # while the cache holds one gradient, a call goes straight to it (api.py): its guards still hold it
+    g = adsrc.grad(alone)
+    for _ in range(3):
+        np.testing.assert_allclose(g(X), 2.0 * X)
+    assert g.cache_info()[:2] == (2, 1)          # hits, misses
+    monkeypatch.setattr(alone, "__code__", edited_alone())
+    np.testing.assert_allclose(g(X), 3.0 * X * X)
+    assert g.cache_info().misses == 2
+    h = adsrc.grad(through_scaled)
+    np.testing.assert_allclose(h(X), [2.0, 2.0, 2.0])
+    monkeypatch.setattr(scaled, "__code__", edited_scaled())       # a name the gradient resolved
+    np.testing.assert_allclose(h(X), [5.0, 5.0, 5.0])
+    assert h.cache_info().misses == 2
+    h.cache_clear()
+    np.testing.assert_allclose(h(X), [5.0, 5.0, 5.0])
+    assert h.cache_info()[:2] == (0, 1)

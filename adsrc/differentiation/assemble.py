@@ -13,7 +13,7 @@
 import gast
 
 from .. import astutil
-from ..emission import copyprop, dce, release
+from ..emission import copyprop, dce, outputs, release
 from ..ir import nodes as ir
 from .state import AdjState, comment
 
@@ -66,6 +66,8 @@ def assemble_grad(adj, fn, name, options):
         out = astutil.tuple_([astutil.clone(value), grads_expr]) if options.get("with_value") else grads_expr
     body = fwd + tail + ([comment("backward pass")] if bwd else []) + bwd + [gast.Return(value=out)]
     body, _ = dce.eliminate(copyprop.propagate(body))
+    body = outputs.skip_conversions(body, options.get("ndarrays", ()), adj.namer.helpers,
+                                    lambda: adj.namer.helper("ndarray"))
     adj.finish_updates(body)
     arrays = {n for n in adj.fresh_locals if adj.values[n].kind == "array"}
     body = release.release_shapes(body, arrays, adj.namer.helpers, adj.namer.helper)

@@ -406,7 +406,9 @@ def build(pipeline, lw, unit, wrt, vals, mode, options=None):
         return _finish(unit, fdef, lw, ctx, fn)
     adj = Adjoint(fn, namer, wrt, values, act, ctx, callee=mode == "vjp" and not options.get("final"))
     if mode == "grad":
-        fdef = assemble_grad(adj, fn, unit.name, options)
+        # NumPy arrays (emission/outputs.py; the numba kernel hands every gradient to grad_output itself)
+        ndarrays = () if ctx.dense else [p for p, v in vals.items() if isinstance(v, str) and v == "array"]
+        fdef = assemble_grad(adj, fn, unit.name, dict(options, ndarrays=ndarrays))
     else:
         fdef = assemble_vjp(adj, fn, unit.name, options)
     return _finish(unit, fdef, lw, ctx, fn)
