@@ -174,12 +174,13 @@ class Gradient:
             except IndexError:
                 a = None                  # missing: the key function says so
             t = type(a)
-            only = self._cache.only       # the leanest: the cache holds one gradient, for this kind, up to date
+            cache = self._cache
+            only = cache.only             # the leanest: the cache holds one gradient, for this kind, up to date
             if only is not None:
-                key, (fn, owner, code, others) = only
+                key, fn, owner, code, others = only
                 if (key is _SCALAR_KEY if t is float else key is _ARRAY_KEY and t is _nd and a.dtype is _F64) \
                         and owner.__code__ is code and (others is None or others()):
-                    self._cache.hits += 1
+                    cache.hits += 1
                     try:
                         return fn(*args)
                     except Exception as e:

@@ -35,7 +35,7 @@ class SpecializationCache:
         self.hits = 0
         self.misses = 0
         self.several = False            # more than one entry: hits must update the LRU order
-        self.only = None                # (key, value) while the cache holds one entry (api.py's leanest path)
+        self.only = None                # (key, *value) while the cache holds one entry, a tuple (api.py)
         self._last_key = None
 
     def touch(self, key):
@@ -101,7 +101,10 @@ class SpecializationCache:
         """After the entries changed (under the lock)."""
         data = self._data
         self.several = len(data) > 1
-        self.only = next(iter(data.items())) if len(data) == 1 else None
+        self.only = None
+        if len(data) == 1:
+            key, value = next(iter(data.items()))
+            self.only = (key, *value) if type(value) is tuple else None
 
     def _log_miss(self, previous, key, describe):
         if not (log.isEnabledFor(logging.DEBUG) or os.environ.get("ADSRC_LOG_MISSES")):
