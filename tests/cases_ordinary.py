@@ -654,3 +654,43 @@ def element_of_a_row_view_updated_in_a_loop(W):
         row = W[1]
         row[2] *= row[2]          # a number, not a part of the row: no link to follow
     return np.sum(W ** 2)
+
+
+# -- functools.reduce: a loop carrying its accumulator -----------------------------------------------------
+
+@case(rand(4))
+def reduce_with_an_initial_value(x):
+    return functools.reduce(lambda a, b: a * b + 0.5, x, 1.0)
+
+
+@case(rand(4))
+def reduce_from_the_first_item(x):
+    return functools.reduce(lambda a, b: a * np.cos(b), x)
+
+
+@case(rand(3), rand(2, 2), argnums=(0, 1))
+def reduce_over_a_range_with_a_matrix(x, W):
+    h = functools.reduce(lambda h, i: np.tanh(W @ h + x[i]), range(3), np.ones(2))
+    return np.sum(h ** 2)
+
+
+@case(rand(5))
+def reduce_of_a_comprehension_by_an_operator(x):
+    import operator
+    return functools.reduce(operator.add, [np.sin(v) * v for v in x]) + \
+        functools.reduce(np.maximum, (x, 2.0 * x, -x)).sum()
+
+
+def _weighted(acc, pair):
+    k, v = pair
+    return acc + (k + 1.0) * v ** 2
+
+
+@case(rand(4))
+def reduce_of_enumerate_with_a_helper(x):
+    return functools.reduce(_weighted, enumerate(x), 0.0)
+
+
+@case(rand(3))
+def reduce_of_an_empty_list_is_its_initial_value(x):
+    return functools.reduce(lambda a, b: a + b, [], np.sum(x ** 2))

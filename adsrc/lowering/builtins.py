@@ -3,8 +3,9 @@
 `adsrc.cond`, `scan`, `while_loop` and `fori_loop` are written out as
 `If`/`For`/`While` with their function arguments called (and inlined later
 when they are nested functions or lambdas). `map` and `filter` become loops
-building a list; `zip`, `enumerate`, `reversed`, `sorted` and `dict` used as
-values become helpers with derivative rules (rules/containers.py).
+building a list, `functools.reduce` a loop carrying its accumulator; `zip`,
+`enumerate`, `reversed`, `sorted` and `dict` used as values become helpers
+with derivative rules (rules/containers.py).
 """
 
 import inspect
@@ -133,6 +134,27 @@ class Primitives:
             item = items[0]
             return item, (item if fn is None else self._call_value(fn, items))
         self.loop_over(e, e.args[1:], target, keep, conditional=True)
+
+    def b_reduce(self, e, target):
+        """functools.reduce(f, xs[, initial]): a loop `acc = f(acc, item)` from the initial value, or from the
+        first item over the rest."""
+        if len(e.args) not in (2, 3) or e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
+            raise self.error(e, "adsrc follows `functools.reduce(f, xs[, initial])` only with its arguments "
+                                "written out by position.", None)
+        fn = self._fn(e.args[0])
+        it = self.iteration(e.args[1])
+        acc, index, item = self.temp("acc"), self.temp("i"), self.temp("item")
+        if len(e.args) == 3:
+            self.value(e.args[2], acc)
+        else:
+            self.bind_item(it, astutil.const(0), acc, e)
+
+        def body():
+            self.bind_item(it, astutil.name(index), item, e)
+            self._call_fn(fn, [astutil.name(acc), astutil.name(item)], acc)
+        start = astutil.const(0 if len(e.args) == 3 else 1)
+        self.emit(ir.For(index, ir.RangeIter([start, self.length(it)]), self.sub_block(body)), e)
+        self.emit_op(ir.Copy, target, astutil.name(acc), e)
 
     def _call_value(self, fn, args):
         t = self.temp("mapped")

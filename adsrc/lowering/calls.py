@@ -497,4 +497,5 @@ _HARMLESS_MODULES = frozenset({"logging", "warnings", "time", "_io", "pprint", "
 
 _BUILTIN_CALLS = {builtins.map: "b_map", builtins.filter: "b_filter", builtins.zip: "b_zip",
                   builtins.enumerate: "b_enumerate", builtins.reversed: "b_reversed", builtins.sorted: "b_sorted",
-                  builtins.dict: "b_dict", builtins.getattr: "b_getattr", builtins.next: "b_next"}
+                  builtins.dict: "b_dict", builtins.getattr: "b_getattr", builtins.next: "b_next",
+                  functools.reduce: "b_reduce"}
