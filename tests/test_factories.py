@@ -61,6 +61,22 @@ def through_noisy_factory(x):
     return noisy_factory(3.0)(x)
 
 
+DATA = np.linspace(-1.0, 1.0, 5)
+
+
+def fit_loss(w):
+    return np.sum((np.tanh(w * DATA) - DATA) ** 2)
+
+
+def through_sgd_steps_with_a_local_gradient(w0):
+    """Differentiating through a few steps of gradient descent, the gradient made in the function."""
+    g = adsrc.grad(fit_loss)
+    w = w0
+    for _ in range(3):
+        w = w - 0.1 * g(w)
+    return fit_loss(w)
+
+
 def with_static_scale(x, k):
     return np.sum(make_layer(k)(x))
 
@@ -70,6 +86,7 @@ def with_static_scale(x, k):
     (through_inline_factory_call, np.array([0.3, -0.2, 0.9])),
     (through_keyword_factory_call, np.array([0.3, -0.2])),
     (through_a_gradient_factory, 1.3),
+    (through_sgd_steps_with_a_local_gradient, 0.3),
 ])
 def test_functions_made_by_factories_are_differentiated(f, x):
     got = adsrc.grad(f)(x)

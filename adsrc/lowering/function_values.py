@@ -50,14 +50,16 @@ class FunctionValues:
         return self.call(call, target)
 
     def note_alias(self, target, value):
-        """Remember `act = np.tanh` (a name bound once to a callable known when transforming), and
-        `step = make_step(2.0)` (the function a factory makes, factories.py)."""
+        """Remember `act = np.tanh` (a name bound once to a callable known when transforming),
+        `g = adsrc.grad(loss)` and `step = make_step(2.0)` (the function a factory makes, factories.py)."""
         if isinstance(target, str) and target in self.single and isinstance(value, (gast.Name, gast.Attribute)):
             obj = self.static(value)
             if obj is not rules_mod.NOT_STATIC and callable(obj):
                 self.functions[target] = ("alias", value)
         elif isinstance(target, str) and target in self.single and isinstance(value, gast.Call):
-            obj = self.made_by_factory(value)
+            obj = self.derivative_made_here(value)            # g = adsrc.grad(loss); g(w)
+            if obj is rules_mod.NOT_STATIC:
+                obj = self.made_by_factory(value)
             if obj is not rules_mod.NOT_STATIC:
                 self.functions[target] = ("alias", astutil.name(self.bind(target, obj)))
             elif factories.fixed_arguments(value, self.single, self.uf.node):
