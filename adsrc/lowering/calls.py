@@ -30,10 +30,11 @@ from .builtins import Primitives
 from .function_values import FunctionValues
 from ..rules.runtime_rules import COPYING
 from ..rules.sharing import call_changing
-from . import factories, object_classes
+from . import factories, lifting, object_classes
 from .objects import Objects
 from .object_classes import _plain_class, _record_type, is_user_function, user_class
 from .checkpoint import checkpoint_call
+from ..frontend.source import lambda_to_def
 from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
 
@@ -128,6 +129,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
             return self.method_call(e, target)
         what = dotted(f)
         if isinstance(f, gast.Call):
+            lifted = self.gradient_of_nested(e)                     # adsrc.grad(inner)(w), inner defined here
+            if lifted is not None:
+                return self.call(lifted, target)
             lifted = factories.lifted_call(e, self.static, self.bind)      # make_step(a)(x)
             if lifted is not None:
                 return self.call(lifted, target)
@@ -136,6 +140,38 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
         return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e, describe=f"`{what}`",
                             hint="adsrc differentiates calls to functions it can resolve when transforming: "
                                  "module functions, closures and functions defined in this function.")
+
+    def gradient_of_nested(self, e):
+        """`adsrc.grad(inner, ...)(w)` with inner a nested def or lambda of this function (its options known
+        when transforming): the call of the gradient of its lifted copy (lifting.py), or None."""
+        from .. import api
+        f = e.func
+        if self.static(f.func) not in (api.grad, api.value_and_grad) or not f.args or \
+                any(isinstance(a, gast.Starred) for a in list(f.args) + list(e.args)) or \
+                any(k.arg is None for k in list(f.keywords) + list(e.keywords)):
+            return None
+        inner = f.args[0]
+        if isinstance(inner, gast.Lambda):
+            fdef = lambda_to_def(astutil.clone(inner), "inner")
+        elif isinstance(inner, gast.Name) and self.is_local(inner.id):
+            fdef = lifting.nested_def(self.uf.node, inner.id)
+        else:
+            return None
+        options = [self.static(a) if not astutil.is_constant_literal(a) else astutil.literal_value(a)
+                   for a in f.args[1:]]
+        keywords = {k.arg: self.static(k.value) if not astutil.is_constant_literal(k.value) else
+                    astutil.literal_value(k.value) for k in f.keywords}
+        if fdef is None or any(v is rules_mod.NOT_STATIC for v in options + list(keywords.values())):
+            return None
+        lifted = lifting.lift(fdef, self.uf, self.is_local)
+        if lifted is None:
+            return None
+        made = lifting.gradient(self.static(f.func), lifted[0], options, keywords)
+        if made is None:
+            return None
+        passed = [gast.keyword(arg=p, value=astutil.name(p)) for p in lifted[1]]
+        return gast.Call(func=astutil.name(self.bind(fdef.name + "_grad", made)), args=list(e.args),
+                         keywords=list(e.keywords) + passed)
 
     def emit_op(self, cls, target, expr, node, **fields):
         if cls is ir.CallUser:

@@ -1,0 +1,117 @@
+"""The gradient of a function defined in the function being differentiated: `adsrc.grad(inner)(w)`.
+
+A nested def (or lambda) reads the enclosing function's variables, which exist
+only when the code runs, so adsrc cannot make its gradient object when
+transforming. Instead the nested function is lifted: adsrc makes, once, a
+module-level copy of it whose free variables are keyword-only parameters,
+`inner_lifted(w, *, data)`, takes that copy's gradient, and calls it with the
+variables' values at the call (a closure's late binding):
+
+    def outer(w0):
+        data = np.linspace(-1, 1, 5)
+        def inner(w):
+            return np.sum((np.tanh(w * data) - data) ** 2)
+        return w0 - 0.1 * adsrc.grad(inner)(w0)
+        # is  w0 - 0.1 * adsrc.grad(inner_lifted)(w0, data=data)
+
+The outer transformation then differentiates through that call like through
+any gradient (higher order), the lifted variables included. The copy's source
+is registered like a file's, so its generated code and errors can be read.
+"""
+
+import ast
+import builtins
+import copy
+import itertools
+import linecache
+
+import gast
+
+from .. import astutil
+from ..frontend.source import lambda_to_def
+
+_LIFTED = {}      # (outer code, def position, parameters) -> the lifted function (bounded)
+_GRADIENTS = {}   # (maker, lifted function, options) -> its gradient object
+_NUMBERS = itertools.count()
+
+
+def nested_def(root, name):
+    """The one nested def (or lambda assigned once) named `name` in root, as a FunctionDef, or None."""
+    found = []
+    for n in gast.walk(root):
+        if isinstance(n, gast.FunctionDef) and n.name == name and n is not root:
+            found.append(n)
+        elif isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda) and \
+                any(isinstance(t, gast.Name) and t.id == name for t in n.targets):
+            found.append(lambda_to_def(copy.deepcopy(n.value), name))
+    return found[0] if len(found) == 1 else None
+
+
+def free_names(fdef):
+    """Names fdef reads and does not bind itself, in order; None if it declares `global`/`nonlocal`, has
+    decorators, or has default values that are not constants (they would be computed in the wrong scope)."""
+    if fdef.decorator_list or any(not astutil.is_constant_literal(d) for d in
+                                  list(fdef.args.defaults) + [d for d in fdef.args.kw_defaults if d is not None]):
+        return None
+    bound, loaded = set(), {}
+    for n in gast.walk(fdef):
+        if isinstance(n, (gast.Global, gast.Nonlocal)):
+            return None
+        if isinstance(n, gast.Name):
+            if isinstance(n.ctx, gast.Load):
+                loaded.setdefault(n.id)
+            else:
+                bound.add(n.id)
+        elif isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+            bound.add(n.name)
+    return [n for n in loaded if n not in bound]
+
+
+def lift(fdef, uf, is_local):
+    """(the lifted function, the names of its added keyword-only parameters), or None.
+
+    A free name becomes a parameter when it is a local of the enclosing function, one of its closure's
+    variables, or nothing the module or builtins define; other free names stay the module's globals."""
+    free = free_names(fdef)
+    if free is None:
+        return None
+    params = [n for n in free if is_local(n) or n in uf.cells or (n not in uf.globals and not hasattr(builtins, n))]
+    key = (uf.fun.__code__, fdef.name, getattr(fdef, "lineno", None), getattr(fdef, "col_offset", None),
+           tuple(params))
+    made = _LIFTED.get(key)
+    if made is None:
+        if len(_LIFTED) > 256:
+            _LIFTED.clear()
+        made = _LIFTED[key] = _make(fdef, uf, params)
+    return made, params
+
+
+def _make(fdef, uf, params):
+    node = gast.gast_to_ast(gast.Module(body=[copy.deepcopy(fdef)], type_ignores=[])).body[0]
+    node.name = f"{fdef.name}_lifted"
+    node.args.kwonlyargs = list(node.args.kwonlyargs) + [ast.arg(arg=p) for p in params]
+    node.args.kw_defaults = list(node.args.kw_defaults) + [None] * len(params)
+    module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
+    source = ast.unparse(module) + "\n"
+    filename = f"<adsrc {node.name} #{next(_NUMBERS)}, lifted from {uf.filename}:{getattr(fdef, 'lineno', '?')}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {}
+    exec(compile(source, filename, "exec"), uf.fun.__globals__, namespace)
+    made = namespace[node.name]
+    made.__qualname__ = f"{uf.fun.__qualname__}.<locals>.{node.name}"
+    return made
+
+
+def gradient(maker, fn, options, keywords):
+    """maker(fn, *options, **keywords) (adsrc.grad or value_and_grad), made once; None if the options are
+    not accepted or not hashable."""
+    try:
+        key = (maker, fn, tuple(options), tuple(sorted(keywords.items())))
+        made = _GRADIENTS.get(key)
+        if made is None:
+            if len(_GRADIENTS) > 256:
+                _GRADIENTS.clear()
+            made = _GRADIENTS[key] = maker(fn, *options, **keywords)
+    except TypeError:
+        return None
+    return made
