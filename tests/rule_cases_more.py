@@ -253,3 +253,20 @@ def sorted_values(x):
 def dict_get_method(w, s):
     d = {"w": w, "s": s}
     return d.get("w") * d.get("s", 2.0) + d.get("t", s) * w + {"a": w}.get("a", w * 0.0) ** 2
+
+
+# -- ufunc methods -----------------------------------------------------------------------------------------------
+
+@case(("np.add.reduce", "np.multiply.reduce"), rand(3, 2))
+def ufunc_reduce_sum_and_product(a):
+    return np.add.reduce(a) * np.multiply.reduce(a, axis=1, keepdims=True) + np.add.reduce(a, axis=None)
+
+
+@case(("np.maximum.reduce", "np.minimum.reduce"), spread(3, 4))
+def ufunc_reduce_extrema(a):
+    return np.maximum.reduce(a, axis=1) + np.minimum.reduce(a.T, keepdims=True) ** 2
+
+
+@case(("np.add.accumulate", "np.multiply.accumulate"), rand(3, 2))
+def ufunc_accumulate(a):
+    return np.add.accumulate(a) ** 2 + np.multiply.accumulate(a, axis=1)

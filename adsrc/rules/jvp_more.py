@@ -23,10 +23,10 @@ def _real_only_rule(name, templates):
 
 
 _REDUCTIONS = {
-    "prod_jvp(g, a, ans, axis, keepdims)": ("np.prod", ".prod()"),
+    "prod_jvp(g, a, ans, axis, keepdims)": ("np.prod", ".prod()", "np.multiply.reduce"),
     "nanprod_jvp(g, a, ans, axis, keepdims)": ("np.nanprod",),
     "extremum_jvp(g, a, ans, axis, keepdims)": ("np.max", "np.min", "np.amax", "np.amin", "np.nanmax", "np.nanmin",
-                                                ".max()", ".min()"),
+                                                ".max()", ".min()", "np.maximum.reduce", "np.minimum.reduce"),
     "ptp_jvp(g, a, ans, axis, keepdims)": ("np.ptp",),
     "var_jvp(g, a, ans, axis, ddof, keepdims, False)": ("np.var", ".var()"),
     "var_jvp(g, a, ans, axis, ddof, keepdims, True)": ("np.nanvar",),
@@ -67,6 +67,7 @@ TEMPLATES = {
     "np.unique": {"ar": "unique_jvp(g, ar, ans)"},
     "np.cumprod": {"a": "cumprod_jvp(g, a, ans, axis)"},
     ".cumprod()": {"a": "cumprod_jvp(g, a, ans, axis)"},
+    "np.multiply.accumulate": {"a": "cumprod_jvp(g, a, ans, axis)"},
     "np.nancumprod": {"a": "nancumprod_jvp(g, a, ans, axis)"},
     "np.nancumsum": {"a": "nancumsum_jvp(g, a, axis)"},
     "np.cumulative_prod": {"x": "cumulative_prod_jvp(g, x, ans, axis, include_initial)"},
@@ -165,5 +166,6 @@ for _, _rule in numpy_more.SUBSCRIPTS.values():
     _rule.jvps = {o: _index_concat(_which, k) for k, o in enumerate(numpy_more._ITEMS)}
 
 # linear in all differentiable arguments together: the call itself on their tangents
-LINEAR = ["np.linspace", "np.bincount", "np.select", "np.meshgrid", "view_assign", "ufunc.at\0(on\0a\0copy)"]
+LINEAR = ["np.add.reduce", "np.add.accumulate", "np.linspace", "np.bincount", "np.select", "np.meshgrid", "view_assign",
+          "ufunc.at\0(on\0a\0copy)"]
 MULTILINEAR = []

@@ -1,5 +1,6 @@
 """More NumPy rules: np.r_ / np.c_, np.fft (in `fft_rules.py`), np.gradient, np.partition and
-np.linalg.lstsq / eig / eigvals. Helpers are in `numpy_more_helpers.py`.
+np.linalg.lstsq / eig / eigvals, and the ufunc methods reduce / accumulate. Helpers are in
+`numpy_more_helpers.py`.
 """
 
 import gast
@@ -57,3 +58,13 @@ general(la.eigvals, "np.linalg.eigvals", "a", a="eigvals_vjp(g, a)")
 general(np.gradient, "np.gradient", "f, *varargs, axis=None, edge_order=1", container=True,
         f="gradient_vjp(g, f, varargs, axis, edge_order)")
 general(np.partition, "np.partition", "a, kth, axis=-1, kind='introselect'", a="partition_vjp(g, a, ans, axis)")
+
+# -- ufunc methods: np.add.reduce(a) is np.sum(a, axis=0), np.multiply.accumulate(a) np.cumprod(a, axis=0)... --
+_UFUNC_REDUCE = "a, axis=0, dtype=None, keepdims=False"
+_REDUCE_VJPS = {np.add: "expand_to(g, a, axis, keepdims)", np.multiply: "prod_vjp(g, a, ans, axis, keepdims)",
+                np.maximum: "extremum_vjp(g, a, ans, axis, keepdims)",
+                np.minimum: "extremum_vjp(g, a, ans, axis, keepdims)"}
+for _u, _vjp in _REDUCE_VJPS.items():
+    general(_u.reduce, f"np.{_u.__name__}.reduce", _UFUNC_REDUCE, lazy=True, a=_vjp)
+general(np.add.accumulate, "np.add.accumulate", "a, axis=0, dtype=None", a="cumsum_vjp(g, a, axis)")
+general(np.multiply.accumulate, "np.multiply.accumulate", "a, axis=0, dtype=None", a="cumprod_vjp(g, a, ans, axis)")
