@@ -20,14 +20,15 @@ from .custom import custom_vjp, defvjp
 from .custom_jvp import custom_jvp, defjvp
 from .errors import TransformError
 from .forward_api import jvp
-from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
+from .jacobians import elementwise_grad, hessian, hvp, jacfwd, jacobian, jacrev
 from .primitives import cond, fori_loop, scan, stop_gradient, while_loop, within_grad
 from .pullback import vjp
 from .pytree_nodes import register_dataclass, register_pytree_node, register_pytree_node_class
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "Gradient", "TransformError", "CacheInfo",
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "elementwise_grad",
+           "Gradient", "TransformError", "CacheInfo",
            "check_grads", "GradientMismatch", "custom_vjp", "defvjp", "custom_jvp", "defjvp",
            "checkpoint", "remat", "cond", "scan", "while_loop", "fori_loop", "stop_gradient", "within_grad",
            "register_pytree_node", "register_pytree_node_class", "register_dataclass"]

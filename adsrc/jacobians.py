@@ -5,6 +5,8 @@
     adsrc.jacobian                     = jacrev (autograd's name)
     adsrc.hessian(f, argnums=0)(x)     jacfwd of adsrc.grad(f): forward over reverse
     adsrc.hvp(f, x, v, *args)          H v = jvp(grad(f), (x, *args), (v, ...)): no Hessian formed
+    adsrc.elementwise_grad(f, argnum=0)  the gradient of sum(f(...)) (autograd's name): for f applied
+                                       elementwise, each output's derivative by its own input
 
 A Jacobian has the output's structure, each leaf holding the input's
 structure, each of those leaves an array of shape out.shape + in.shape (for
@@ -13,6 +15,8 @@ values (complex inputs are not supported here).
 """
 
 import functools
+import itertools
+import linecache
 import numbers
 import weakref
 
@@ -128,6 +132,7 @@ jacobian = jacrev
 
 _GRADS = weakref.WeakKeyDictionary()     # fun -> {options: adsrc.grad(fun, ...)}, for hvp
 CLEAR_HOOKS.append(lambda: _GRADS.clear())
+_NUMBERS = itertools.count()
 
 
 def _grad_of(fun, argnums, static_argnums=(), static_argnames=()):
@@ -161,3 +166,24 @@ def hvp(fun, x, v, *args):
     """
     g = _grad_of(fun, 0)
     return jvp(g, (x,) + args, (v,) + (None,) * len(args))[1]
+
+
+def elementwise_grad(fun, argnum=0):
+    """autograd's elementwise_grad: the gradient of `sum(fun(...))` with respect to argument `argnum`, that is
+    the vector-Jacobian product with ones. For a function applied elementwise (np.tanh) it is each output's
+    derivative by its own input, in one reverse pass. The result is an adsrc.grad object: it can be
+    differentiated again (`elementwise_grad(elementwise_grad(np.tanh))`)."""
+    from .api import grad
+    return grad(_summed(fun), argnums=argnum)
+
+
+def _summed(fun):
+    """`sum_of_<name>(*args, **kwargs) = np.sum(fun(*args, **kwargs))`, made from registered source in a
+    namespace of its own, so that adsrc transforms it (and what it generates) like the user's code."""
+    name = "sum_of_" + (getattr(fun, "__name__", "") if str(getattr(fun, "__name__", "")).isidentifier() else "fun")
+    source = f"def {name}(*args, **kwargs):\n    return np.sum(fun(*args, **kwargs))\n"
+    filename = f"<adsrc elementwise_grad #{next(_NUMBERS)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"__name__": "adsrc_elementwise", "np": np, "fun": fun}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]

@@ -157,3 +157,33 @@ def test_third_order_through_a_call_is_right_or_refused():
         assert "third order" in str(e)
     else:
         np.testing.assert_allclose(got, (d2(x + 1e-5) - d2(x - 1e-5)) / 2e-5, rtol=1e-4, atol=1e-7)
+
+
+# -- elementwise_grad (autograd's name) ----------------------------------------------------------------------
+
+def scaled_tanh(x, y):
+    return np.tanh(x) * y
+
+
+def test_elementwise_grad_is_each_outputs_derivative_by_its_own_input():
+    x = np.linspace(-2.0, 2.0, 7)
+    h = 1e-6
+    d = adsrc.elementwise_grad(np.tanh)(x)
+    np.testing.assert_allclose(d, (np.tanh(x + h) - np.tanh(x - h)) / (2 * h), rtol=1e-7, atol=1e-9)
+    dy = adsrc.elementwise_grad(scaled_tanh, 1)(x, 2.0 * x)
+    want = (scaled_tanh(x, 2.0 * x + h) - scaled_tanh(x, 2.0 * x - h)) / (2 * h)
+    np.testing.assert_allclose(dy, want, rtol=1e-7, atol=1e-9)
+    assert "np.sum(fun(*args, **kwargs))" in adsrc.elementwise_grad(np.tanh).source(x)     # readable source
+
+
+def test_elementwise_grad_differentiated_again_to_the_fourth_order():
+    x = np.linspace(-2.0, 2.0, 9)
+    fs = [np.tanh]
+    for _ in range(4):
+        fs.append(adsrc.elementwise_grad(fs[-1]))
+    h = 1e-4
+    for k in range(1, 5):
+        got = fs[k](x)
+        assert not np.any(np.isnan(got))
+        want = (fs[k - 1](x + h) - fs[k - 1](x - h)) / (2 * h)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
