@@ -19,8 +19,10 @@ from .checks import GradientMismatch, check_grads
 from .custom import custom_vjp, defvjp
 from .custom_jvp import custom_jvp, defjvp
 from .errors import TransformError
+from .flatten import ravel_pytree
 from .forward_api import jvp
 from .jacobians import elementwise_grad, hessian, hvp, jacfwd, jacobian, jacrev
+from . import misc        # autograd's misc.flatten and misc.optimizers
 from .primitives import cond, fori_loop, scan, stop_gradient, while_loop, within_grad
 from .pullback import vjp
 from .pytree_nodes import register_dataclass, register_pytree_node, register_pytree_node_class
@@ -31,7 +33,7 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian
            "Gradient", "TransformError", "CacheInfo",
            "check_grads", "GradientMismatch", "custom_vjp", "defvjp", "custom_jvp", "defjvp",
            "checkpoint", "remat", "cond", "scan", "while_loop", "fori_loop", "stop_gradient", "within_grad",
-           "register_pytree_node", "register_pytree_node_class", "register_dataclass"]
+           "register_pytree_node", "register_pytree_node_class", "register_dataclass", "ravel_pytree", "misc"]
 
 
 def __dir__():

@@ -30,8 +30,8 @@ def _leaves(x, path="x"):
     return []
 
 
-def _map(x, fn):
-    """The pytree x with each float leaf replaced by fn(path, leaf)."""
+def _map(x, fn, other=None):
+    """The pytree x with each float leaf replaced by fn(path, leaf) (and any other leaf by other(leaf))."""
     def go(v, path):
         node = pytree_nodes.node_of(v)
         if node is not None:
@@ -50,7 +50,7 @@ def _map(x, fn):
                                              for f in dataclasses.fields(v)})
         if isinstance(v, np.ndarray) and v.dtype.kind in "fc" or isinstance(v, (float, np.floating)):
             return fn(path, v)
-        return v
+        return v if other is None else other(v)
     return go(x, "x")
 
 

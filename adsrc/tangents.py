@@ -269,3 +269,26 @@ def attr_tangent(t, obj, name):
     if constant or (type(t) is float and t == 0.0 and not isinstance(obj, float)):
         return zeros_tangent(getattr(obj, name))
     return getattr(t, name)
+
+
+@helper
+def ravel_pytree_tangent(tree, t_tree):
+    """The tangent of `ravel_pytree(tree)`: (the leaves' tangents raveled into one vector, 0.0 for unravel)."""
+    pieces = [np.ravel(np.broadcast_to(np.asarray(t, dtype=np.result_type(leaf, float)), np.shape(leaf)))
+              for leaf, t in _paired_leaves(tree, t_tree)]
+    return (np.concatenate(pieces) if pieces else np.zeros(0)), 0.0
+
+
+def _paired_leaves(x, t):
+    """(float leaf of x, its tangent) in ravel_pytree's order; a tangent that is None or 0.0 is zero."""
+    zero = t is None or (type(t) is float and t == 0.0 and not isinstance(x, (float, np.ndarray)))
+    if isinstance(x, dict):
+        return [p for k in x for p in _paired_leaves(x[k], 0.0 if zero else t[k])]
+    if isinstance(x, (list, tuple)):
+        return [p for i, v in enumerate(x) for p in _paired_leaves(v, 0.0 if zero else t[i])]
+    if isinstance(x, np.ndarray) and x.dtype.kind in "fc" or isinstance(x, (float, np.floating)):
+        return [(x, 0.0 if t is None else t)]
+    if isinstance(x, (int, str, bool, type(None), np.integer, np.bool_)):
+        return []
+    raise TypeError(f"adsrc's forward mode of ravel_pytree follows lists, tuples and dicts of arrays, not "
+                    f"{type(x).__name__}: differentiate in reverse mode (adsrc.grad) instead")

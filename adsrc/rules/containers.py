@@ -364,6 +364,23 @@ def install():
     general(sorted_by, "sorted", "seq, keys, reverse=False", container=True,
             seq="sorted_by_cot(g, seq, keys, reverse)")
     general(dict_of, "dict", "x", container=True, x="dict_of_cot(g, x)")
+    from .. import flatten
+    general(flatten.ravel_pytree, "adsrc.ravel_pytree", "tree", container=True, tree="ravel_pytree_cot(g, tree)")
+
+
+@helper
+def ravel_pytree_cot(g, tree):
+    """The cotangent of tree in `flat, unravel = ravel_pytree(tree)`: flat's cotangent cut into the leaves."""
+    if is_zero(g) or is_zero(g[0]):
+        return 0.0
+    from ..flatten import pieces_like
+    flat = np.broadcast_to(g[0], (sum(int(np.size(leaf)) for leaf in _float_leaves(tree)),))
+    return pieces_like(flat, tree, other=lambda leaf: 0.0)
+
+
+def _float_leaves(tree):
+    from ..checks import _leaves
+    return [leaf for _, leaf in _leaves(tree)]
 
 
 _ = HELPERS

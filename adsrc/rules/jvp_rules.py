@@ -67,6 +67,7 @@ JOINT = {
     "list.remove": "remove_tangent(lst, t_lst, v)",
     "replace_obj": "replace_obj_tangent(m, old, t_m, t_new)",
     "replace_field": "replace_field(t_obj, name, t_value)",
+    "adsrc.ravel_pytree": "ravel_pytree_tangent(tree, t_tree)",
 }
 
 
