@@ -22,7 +22,7 @@ from .errors import TransformError
 from .flatten import ravel_pytree
 from .forward_api import jvp
 from .jacobians import elementwise_grad, hessian, hvp, jacfwd, jacobian, jacrev
-from . import misc        # autograd's misc.flatten and misc.optimizers
+from . import extend, misc  # autograd's extend.primitive/defvjp, misc.flatten and misc.optimizers
 from .primitives import cond, fori_loop, scan, stop_gradient, while_loop, within_grad
 from .pullback import vjp
 from .pytree_nodes import register_dataclass, register_pytree_node, register_pytree_node_class
@@ -33,7 +33,7 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian
            "Gradient", "TransformError", "CacheInfo",
            "check_grads", "GradientMismatch", "custom_vjp", "defvjp", "custom_jvp", "defjvp",
            "checkpoint", "remat", "cond", "scan", "while_loop", "fori_loop", "stop_gradient", "within_grad",
-           "register_pytree_node", "register_pytree_node_class", "register_dataclass", "ravel_pytree", "misc"]
+           "register_pytree_node", "register_pytree_node_class", "register_dataclass", "ravel_pytree", "misc", "extend"]
 
 
 def __dir__():

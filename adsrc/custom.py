@@ -109,10 +109,13 @@ def defvjp(fun, *vjps, signature=None, elementwise=None):
     the function broadcasts elementwise: g may be any array broadcastable to
     the output, and cotangents are summed back over broadcast axes for you.
     Code differentiated afterwards uses the rule; the generated source calls
-    it by name (`expit_vjp_x(...)`).
+    it by name (`expit_vjp_x(...)`). autograd's form is accepted too: a vjp
+    with one positional parameter fewer, `maker(ans, *args)`, returns the
+    function of g (`defvjp(f, lambda ans, x: lambda g: g * ans)`).
     """
     signature, not_literal, elementwise, sig, positional, fname = rule_parameters(fun, vjps, signature, elementwise,
                                                                                   "defvjp", "vjps")
+    vjps = [_from_maker(v) if _is_maker(v, len(positional)) else v for v in vjps]
     templates = {}
     for pname, vjp in zip(positional, vjps):
         if vjp is None:
@@ -126,6 +129,34 @@ def defvjp(fun, *vjps, signature=None, elementwise=None):
         if p.name in not_literal:
             p.default = NOT_LITERAL
     rules.register(fun, rule)
+    return fun
+
+
+def _is_maker(vjp, nargs):
+    """Is vjp autograd's form, `maker(ans, *args) -> (lambda g: cotangent)`: one positional parameter fewer
+    than adsrc's `vjp(g, ans, *args)` (and no *args of its own, which would leave it ambiguous)?"""
+    if vjp is None:
+        return False
+    try:
+        params = inspect.signature(vjp).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind == _P.VAR_POSITIONAL for p in params):
+        return False
+    return len([p for p in params if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)]) == nargs + 1
+
+
+def _from_maker(maker):
+    """adsrc's vjp(g, ans, *args, **kwargs) from autograd's maker(ans, *args, **kwargs)(g)."""
+    @functools.wraps(maker)
+    def vjp(g, ans, *args, **kwargs):
+        return maker(ans, *args, **kwargs)(g)
+    return vjp
+
+
+def primitive(fun):
+    """autograd's `@primitive`: fun as it is. adsrc follows a function's source unless it has a rule, so a
+    primitive needs nothing more; `defvjp(fun, ...)` then gives it its rule."""
     return fun
 
 
