@@ -69,3 +69,36 @@ def test_adsrc_form_and_primitive_unchanged():
     def f(x):
         return cube(x) + x
     assert adsrc.grad(f)(2.0) == pytest.approx(13.0)
+
+
+# -- adsrc.misc.fixed_points.fixed_point: implicit differentiation -------------------------------------------
+
+def newton_sqrt_iter(a):
+    return lambda x: 0.5 * (x + a / x)
+
+
+def descent_sqrt_iter(a):
+    return lambda x: x - 0.05 * (x ** 2 - a)
+
+
+def distance(x, y):
+    return np.max(np.abs(x - y))
+
+
+def fixed_sqrt(a):
+    from adsrc.misc.fixed_points import fixed_point
+    return fixed_point(newton_sqrt_iter, a, 10.0, distance, 1e-12)
+
+
+def fixed_sqrt_by_descent(a):
+    from adsrc.misc.fixed_points import fixed_point
+    return np.sum(fixed_point(descent_sqrt_iter, a, np.ones(np.shape(a)), distance, 1e-12) * 2.0)
+
+
+def test_fixed_point_is_differentiated_implicitly():
+    assert fixed_sqrt(2.0) == pytest.approx(np.sqrt(2.0), rel=1e-12)
+    assert adsrc.grad(fixed_sqrt)(2.0) == pytest.approx(0.5 / np.sqrt(2.0), rel=1e-9)
+    a = np.array([1.0, 2.0, 4.0])
+    np.testing.assert_allclose(adsrc.grad(fixed_sqrt_by_descent)(a), 1.0 / np.sqrt(a), rtol=1e-8)
+    np.testing.assert_allclose(adsrc.grad(fixed_sqrt_by_descent)(a), central(fixed_sqrt_by_descent, a),
+                               rtol=1e-6, atol=1e-8)
