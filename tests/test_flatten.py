@@ -29,6 +29,8 @@ def test_ravel_and_unravel_round_trip():
         np.testing.assert_array_equal(flat2, flat * 2.0)
         assert type(again) is type(tree)
     assert flatten is adsrc.ravel_pytree
+    from adsrc.misc.flatten import flatten as from_its_module      # autograd's other import path
+    assert from_its_module is adsrc.ravel_pytree
     with pytest.raises(ValueError, match="vector of 4 numbers"):
         adsrc.ravel_pytree([np.ones(4)])[1](np.ones(3))
 

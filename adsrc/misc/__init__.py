@@ -2,6 +2,6 @@
 back, differentiable: see adsrc/flatten.py), `optimizers` (sgd, rmsprop, adam over pytrees) and
 `fixed_points.fixed_point` (differentiated implicitly)."""
 
-from ..flatten import flatten
+from .flatten import flatten      # the function (its module stays importable: adsrc.misc.flatten)
 
 __all__ = ["flatten"]
