@@ -13,6 +13,8 @@ importable for debugging, but not part of the API and not listed.
 """
 
 from .api import Gradient, grad, value_and_grad
+from .autograd_names import (grad_and_aux, hessian_tensor_product, hessian_vector_product, make_jvp, make_vjp,
+                             tensor_jacobian_product, vector_jacobian_product)
 from .cache import CacheInfo
 from .checkpoint import checkpoint, remat
 from .checks import GradientMismatch, check_grads
@@ -33,7 +35,10 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian
            "Gradient", "TransformError", "CacheInfo",
            "check_grads", "GradientMismatch", "custom_vjp", "defvjp", "custom_jvp", "defjvp",
            "checkpoint", "remat", "cond", "scan", "while_loop", "fori_loop", "stop_gradient", "within_grad",
-           "register_pytree_node", "register_pytree_node_class", "register_dataclass", "ravel_pytree", "misc", "extend"]
+           "register_pytree_node", "register_pytree_node_class", "register_dataclass", "ravel_pytree", "misc", "extend",
+           # autograd's names (autograd_names.py)
+           "make_vjp", "make_jvp", "vector_jacobian_product", "tensor_jacobian_product", "hessian_vector_product",
+           "hessian_tensor_product", "grad_and_aux"]
 
 
 def __dir__():

@@ -102,3 +102,40 @@ def test_fixed_point_is_differentiated_implicitly():
     np.testing.assert_allclose(adsrc.grad(fixed_sqrt_by_descent)(a), 1.0 / np.sqrt(a), rtol=1e-8)
     np.testing.assert_allclose(adsrc.grad(fixed_sqrt_by_descent)(a), central(fixed_sqrt_by_descent, a),
                                rtol=1e-6, atol=1e-8)
+
+
+# -- autograd's differential operators (autograd_names.py) ---------------------------------------------------
+
+def layer(x, W):
+    return np.tanh(W @ x)
+
+
+def energy(x, W):
+    return np.sum(np.sin(W @ x) ** 2)
+
+
+def energy_with_aux(x, W):
+    return energy(x, W), W @ x
+
+
+def jacobian_of_layer(x, W):
+    return np.stack([central(lambda v: layer(v, W)[i], x) for i in range(W.shape[0])])
+
+
+def test_autograd_differential_operators():
+    rs = np.random.RandomState(4)
+    x, W, v, u = rs.randn(3), rs.randn(2, 3), rs.randn(3), rs.randn(2)
+    J = jacobian_of_layer(x, W)
+    vjp_fn, ans = adsrc.make_vjp(layer)(x, W)
+    np.testing.assert_allclose(ans, layer(x, W))
+    np.testing.assert_allclose(vjp_fn(u), u @ J, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(adsrc.vector_jacobian_product(layer)(x, W, u), u @ J, rtol=1e-6, atol=1e-9)
+    assert adsrc.tensor_jacobian_product is adsrc.vector_jacobian_product
+    value, tangent = adsrc.make_jvp(layer)(x, W)(v)
+    np.testing.assert_allclose(tangent, J @ v, rtol=1e-6, atol=1e-9)
+    g = adsrc.grad(energy)
+    H = np.stack([central(lambda y: g(y, W)[i], x) for i in range(3)])
+    np.testing.assert_allclose(adsrc.hessian_vector_product(energy)(x, W, v), H @ v, rtol=1e-5, atol=1e-7)
+    d, aux = adsrc.grad_and_aux(energy_with_aux)(x, W)
+    np.testing.assert_allclose(d, g(x, W))
+    np.testing.assert_allclose(aux, W @ x)
