@@ -694,3 +694,50 @@ def reduce_of_enumerate_with_a_helper(x):
 @case(rand(3))
 def reduce_of_an_empty_list_is_its_initial_value(x):
     return functools.reduce(lambda a, b: a + b, [], np.sum(x ** 2))
+
+
+# -- operators and methods of the user's classes: the result's class is known from what they return ---------
+
+class _Vec:
+    def __init__(self, data):
+        self.data = data
+
+    def __add__(self, other):
+        return _Vec(self.data + (other.data if isinstance(other, _Vec) else other))
+
+    def __mul__(self, k):
+        return _Vec(self.data * k)
+
+    __rmul__ = __mul__
+
+    def scaled(self, k):
+        return _Vec(self.data * k)
+
+    def norm2(self):
+        return np.sum(self.data ** 2)
+
+
+@case(rand(3))
+def operators_of_a_user_class_then_a_method(x):
+    v = _Vec(x)
+    w = 2.0 * v + v * 3.0 + 1.0
+    u = w.scaled(0.5)
+    return u.norm2() + w.norm2()
+
+
+class _Gain:
+    def __init__(self, data):
+        self.data = data
+
+    def __add__(self, other):
+        return _Gain(self.data * other)               # not an addition: its own code decides
+
+    def __rmul__(self, k):
+        return _Gain(np.sin(self.data) * k)
+
+
+@case(rand(3))
+def operators_of_a_user_class_that_are_not_arithmetic(x):
+    g = _Gain(x)
+    h = 2.0 * (g + 3.0)
+    return np.sum(h.data ** 2)

@@ -18,7 +18,7 @@ from .. import astutil
 from ..analysis.buffers import exclusive_updates, fresh_values
 from ..ir import nodes as ir
 from ..ir.printer import Printer, op_expr
-from ..ir.walk import defines, expr_reads, target_names
+from ..ir.walk import defines, expr_reads, own_reads, target_names, walk
 from . import checkpoint, remat
 from .control import ControlAdjoints
 from .inplace import finish_updates
@@ -110,13 +110,22 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
     def refuse_lost_effect(self, s):
         """A call changing an object adsrc does not own with a differentiated value: its gradient would be lost."""
         refuse_unknown_change(self, s)
-        if s.writes is not None and self.act.any_varied([s.expr]):
+        if s.writes is not None and self.act.any_varied([s.expr]) and self.read_elsewhere(s):
             method = s.expr.func.attr if isinstance(s.expr.func, gast.Attribute) else "call"
             raise self.error(s, f"`.{method}()` changes its object `{s.writes}` in place, an object adsrc does not "
                                 "own (a global, or an attribute of an object known when transforming), with a "
-                                "differentiated value, whose gradient adsrc cannot follow.",
+                                "differentiated value, and this function reads that object again, so the "
+                                "gradient would have to flow through it: adsrc cannot follow that.",
                              "Keep the values in a local list and return them, or pass "
                              "`adsrc.stop_gradient(value)` if only the value is wanted (for logging).")
+
+    def read_elsewhere(self, s):
+        """Does another statement of this function read the object the effect s writes? If not, the value
+        written (a loss appended to a global history, say) is only recorded: no gradient flows back
+        through it in this function, and the effect runs with the value as it is."""
+        root = s.writes.split(".")[0].split("[")[0]
+        return any(root in own_reads(t) for t in walk(self.fn.body)
+                   if not (isinstance(t, ir.Effect) and t.writes == s.writes))      # (writes are not reads)
 
     # -- operations ----------------------------------------------------------------------------------
     def op(self, s):

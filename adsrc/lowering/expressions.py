@@ -161,6 +161,9 @@ class Expressions:
     op_YieldFrom = op_Await = op_Yield
 
     def op_BinOp(self, e, target):
+        found = self.operator_method(e)
+        if found is not None:            # an operand of a user class with a Python __add__ (__rmul__...)
+            return self.user_operator(e, target, found)
         rule = rules_mod.OPERATORS.get(type(e.op))
         left, right = self.atom(e.left), self.atom(e.right)
         expr = gast.BinOp(left=left, op=e.op, right=right)

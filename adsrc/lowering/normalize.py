@@ -14,6 +14,7 @@ function or something adsrc cannot see into.
 """
 
 
+import operator
 import types
 
 import gast
@@ -50,7 +51,6 @@ if hasattr(gast, "TryStar"):
 
 # context managers whose block runs as if it were not inside a `with`
 _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_warnings")
-
 
 
 _MADE = {}     # (adsrc.grad, f, options) -> the gradient object a call in a transformed function makes
@@ -266,6 +266,13 @@ class Normalizer(Expressions, Calls, Loops):
 
     def stmt_AugAssign(self, s):
         t = s.target
+        if isinstance(t, gast.Subscript) and self.foreign_container(t) is not None:
+            # COUNT["calls"] += 1 on a global dict: its item as it is now, then the new value written back
+            old = self.temp("item")
+            self.emit(ir.Const(old, gast.Subscript(value=self.foreign_container(t), slice=self.index(t.slice),
+                                                   ctx=gast.Load())), s)
+            self.foreign_item(t, gast.BinOp(left=astutil.name(old), op=s.op, right=s.value))
+            return
         if isinstance(t, gast.Name):
             self.emit(ir.InplaceOp(t.id, s.op, self.atom(s.value)), s)
         elif isinstance(t, gast.Subscript):
@@ -380,6 +387,8 @@ class Normalizer(Expressions, Calls, Loops):
             else:
                 # compute the value, then unpack it (an array's cotangent is then an array)
                 self.emit(ir.Copy(spec, self.atom(value)), value)
+        elif isinstance(t, gast.Subscript) and self.foreign_container(t) is not None:
+            self.foreign_item(t, value)           # HISTORY["last"] = loss on a global dict: an effect
         elif isinstance(t, gast.Subscript):
             base = self.subscript_base(t)
             index = self.index(t.slice)
@@ -408,6 +417,21 @@ class Normalizer(Expressions, Calls, Loops):
                 continue
             pos = i if i < k else i - len(elts)
             self.assign_to(e, gast.Subscript(value=astutil.clone(tmp), slice=astutil.const(pos), ctx=gast.Load()))
+
+    def foreign_container(self, t):
+        """For `G[k]` with G a global or closure dict or list (not a local): a name bound to that object in
+        generated code, else None."""
+        if not isinstance(t.value, gast.Name) or self.is_local(t.value.id):
+            return None
+        obj = self.static(t.value)
+        return astutil.name(self.bind(t.value.id, obj)) if type(obj) in (dict, list) else None
+
+    def foreign_item(self, t, value):
+        """`G[k] = value` into a container adsrc does not own, run for its effect with value as it is; the
+        differentiator refuses it only if value is differentiated and the function reads G again."""
+        expr = astutil.call(astutil.name(self.bind("setitem", operator.setitem)),
+                            [self.foreign_container(t), self.index(t.slice), self.atom(value)])
+        self.emit(ir.Effect(expr, writes=t.value.id), t)
 
     def subscript_base(self, t, what="item"):
         """The local name holding the object `t.value` (an item or attribute assignment's target)."""
@@ -441,6 +465,7 @@ class Normalizer(Expressions, Calls, Loops):
         seq = self.temp(a.id + "_seq")
         self.emit_call_rule(seq, "sequence", [a], e)
         return astutil.name(seq)
+
 
 def _array_index(index, slices_only=False):
     """Is `x[index]` a view or element of an array, or a new list (a slice), never an object that other

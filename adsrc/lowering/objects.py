@@ -17,6 +17,10 @@ from ..ir import nodes as ir
 from . import object_classes
 from .object_classes import is_user_function
 
+# operators whose result's class a user class's method decides: `a + b` calls a.__add__ (or b.__radd__)
+_OPERATOR_METHODS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv",
+                     gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul"}
+
 
 class Objects:
     """Mixin of the Normalizer's Calls."""
@@ -128,17 +132,66 @@ class Objects:
         """The class of the object `obj.attr` or `objs[i]` holds, as inferred (checked when the code runs)."""
         if isinstance(v, gast.Subscript) and not isinstance(v.slice, gast.Slice):
             return self.element_class(v.value)
+        if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and self.resolved(v.func) is None:
+            return self.expression_class(v)              # w = v.scaled(2.0)
         if isinstance(v, gast.Call):
             fn = self.resolved(v.func)
             return object_classes.returned_class(fn) if is_user_function(fn) else None
+        if isinstance(v, gast.BinOp):
+            return self.expression_class(v)              # w = 2.0 * v + v
         return self.attribute_class(v)
+
+    def operator_method(self, e):
+        """For `a + b` (any arithmetic operator) with an operand of a known user class whose `__add__` /
+        `__radd__` is Python code: (that operand, the method's name, the other operand, the method); else
+        None (the numbers' rule applies)."""
+        op = _OPERATOR_METHODS.get(type(e.op))
+        if op is None:
+            return None
+        for operand, other, name in ((e.left, e.right, f"__{op}__"), (e.right, e.left, f"__r{op}__")):
+            cls = self.expression_class(operand)
+            method = inspect.getattr_static(cls, name, None) if cls is not None else None
+            if is_user_function(method):
+                return operand, name, other, method
+        return None
+
+    def user_operator(self, e, target, found):
+        """`a + b` as the call `a.__add__(b)`, followed like any method; the result's class, when every
+        return of the method makes one, is known from then on (checked when the code runs)."""
+        operand, name, other, method = found
+        call = gast.copy_location(gast.Call(func=gast.Attribute(value=operand, attr=name, ctx=gast.Load()),
+                                            args=[other], keywords=[]), e)
+        self.call(call, target)
+        cls = object_classes.returned_class(method)
+        if cls is not None and isinstance(target, str) and target in self.scopes[-1] and target not in self.single:
+            self.check_class(target, cls, e)
+            self.local_classes[target] = cls
+
+    def expression_class(self, e):
+        """The class of the object a method call or operator on objects of known classes returns, when each
+        `return` of the method (`__add__`, `__rmul__`...) makes one of the same class; else None."""
+        if isinstance(e, gast.Name):
+            return self.known_class(e)
+        if isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute):
+            candidates = [(e.func.value, e.func.attr)]
+        elif isinstance(e, gast.BinOp) and type(e.op) in _OPERATOR_METHODS:
+            op = _OPERATOR_METHODS[type(e.op)]
+            candidates = [(e.left, f"__{op}__"), (e.right, f"__r{op}__")]
+        else:
+            return None
+        for operand, name in candidates:
+            cls = self.expression_class(operand)
+            method = inspect.getattr_static(cls, name, None) if cls is not None else None
+            if is_user_function(method):
+                return object_classes.returned_class(method)
+        return None
 
     def note_class(self, name, value):
         """What `name = value` (name bound once) tells of classes: a list of objects of one class, or an
         attribute its owner's __init__ makes an object of a known class (checked when the code runs)."""
         if name not in self.single or len(self.scopes) != 1:
             return
-        if isinstance(value, (gast.Attribute, gast.Subscript, gast.Call)):
+        if isinstance(value, (gast.Attribute, gast.Subscript, gast.Call, gast.BinOp)):
             # o = self.encoder; layer = layers[0]; box = make_box()
             cls = self.inferred_class(value)
             if cls is not None:

@@ -1,0 +1,66 @@
+"""Recording into a global (a loss history, a call counter) inside a differentiated function: the
+write runs once per call, with the value as it is, and the gradient is unchanged; refused only when
+the function reads that object again (the gradient would have to flow through it)."""
+
+import numpy as np
+import pytest
+
+import adsrc
+
+HISTORY = []
+COUNTS = {"calls": 0}
+
+
+def appends_its_loss(x):
+    loss = np.sum(np.sin(x) ** 2)
+    HISTORY.append(loss)
+    return loss
+
+
+def counts_and_records(x):
+    COUNTS["calls"] += 1
+    loss = np.sum(x ** 3)
+    COUNTS["last"] = loss
+    return loss
+
+
+def records_in_a_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sin(x[i]) * (i + 1.0)
+        HISTORY.append(s)
+    return s
+
+
+def reads_its_record_back(x):
+    HISTORY.append(np.sum(x ** 2))
+    return HISTORY[-1] * 2.0
+
+
+def central(f, x, eps=1e-6):
+    return np.array([(f(x + eps * u) - f(x - eps * u)) / (2 * eps) for u in np.eye(x.size)])
+
+
+@pytest.mark.parametrize("f, writes", [(appends_its_loss, 1), (records_in_a_loop, 3)])
+def test_appending_to_a_global_history(f, writes):
+    x = np.array([0.3, -0.7, 1.1])
+    HISTORY.clear()
+    g = adsrc.grad(f)(x)
+    assert len(HISTORY) == writes                       # the forward pass ran the appends, once
+    assert HISTORY[-1] == pytest.approx(f(x))
+    np.testing.assert_allclose(g, central(f, x), rtol=1e-6, atol=1e-9)
+
+
+def test_counting_and_recording_in_a_global_dict():
+    x = np.array([0.3, -0.7])
+    COUNTS.clear()
+    COUNTS["calls"] = 0
+    g = adsrc.grad(counts_and_records)
+    for k in range(3):
+        np.testing.assert_allclose(g(x), 3 * x ** 2, rtol=1e-12)
+    assert COUNTS["calls"] == 3 and COUNTS["last"] == pytest.approx(np.sum(x ** 3))
+
+
+def test_reading_the_record_back_is_refused():
+    with pytest.raises(adsrc.TransformError, match="reads that object again"):
+        adsrc.grad(reads_its_record_back)(np.ones(2))
