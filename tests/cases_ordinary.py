@@ -741,3 +741,17 @@ def operators_of_a_user_class_that_are_not_arithmetic(x):
     g = _Gain(x)
     h = 2.0 * (g + 3.0)
     return np.sum(h.data ** 2)
+
+
+class _Flipped:
+    def __init__(self, data):
+        self.data = data
+
+    def __neg__(self):
+        return _Flipped(self.data[::-1] * 2.0)        # not a negation
+
+
+@case(rand(3))
+def unary_minus_of_a_user_class(x):
+    f = -_Flipped(x * x)
+    return np.sum(f.data * np.arange(3.0))

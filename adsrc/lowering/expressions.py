@@ -180,6 +180,9 @@ class Expressions:
         if isinstance(e.op, gast.Not):
             self.emit(ir.Const(target, self.raw(e)), e)
             return
+        found = self.operator_method(e)
+        if found is not None:            # -a with a of a user class with a Python __neg__
+            return self.user_operator(e, target, found)
         rule = rules_mod.OPERATORS.get(type(e.op))
         operand = self.atom(e.operand)
         expr = gast.UnaryOp(op=e.op, operand=operand)

@@ -20,6 +20,7 @@ from .object_classes import is_user_function
 # operators whose result's class a user class's method decides: `a + b` calls a.__add__ (or b.__radd__)
 _OPERATOR_METHODS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv",
                      gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul"}
+_UNARY_METHODS = {gast.USub: "__neg__", gast.UAdd: "__pos__"}
 
 
 class Objects:
@@ -145,6 +146,11 @@ class Objects:
         """For `a + b` (any arithmetic operator) with an operand of a known user class whose `__add__` /
         `__radd__` is Python code: (that operand, the method's name, the other operand, the method); else
         None (the numbers' rule applies)."""
+        if isinstance(e, gast.UnaryOp):             # -a: a.__neg__()
+            name = _UNARY_METHODS.get(type(e.op))
+            cls = self.expression_class(e.operand) if name is not None else None
+            method = inspect.getattr_static(cls, name, None) if cls is not None else None
+            return (e.operand, name, None, method) if is_user_function(method) else None
         op = _OPERATOR_METHODS.get(type(e.op))
         if op is None:
             return None
@@ -160,7 +166,7 @@ class Objects:
         return of the method makes one, is known from then on (checked when the code runs)."""
         operand, name, other, method = found
         call = gast.copy_location(gast.Call(func=gast.Attribute(value=operand, attr=name, ctx=gast.Load()),
-                                            args=[other], keywords=[]), e)
+                                            args=[] if other is None else [other], keywords=[]), e)
         self.call(call, target)
         cls = object_classes.returned_class(method)
         if cls is not None and isinstance(target, str) and target in self.scopes[-1] and target not in self.single:
@@ -172,8 +178,14 @@ class Objects:
         `return` of the method (`__add__`, `__rmul__`...) makes one of the same class; else None."""
         if isinstance(e, gast.Name):
             return self.known_class(e)
-        if isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute):
+        if isinstance(e, gast.Call) and (not isinstance(e.func, gast.Attribute) or self.resolved(e.func) is not None):
+            made = self.made_by(e)                       # C(...), or a function of the user's making one
+            fn = self.resolved(e.func)
+            return made or (object_classes.returned_class(fn) if is_user_function(fn) else None)
+        if isinstance(e, gast.Call):
             candidates = [(e.func.value, e.func.attr)]
+        elif isinstance(e, gast.UnaryOp) and type(e.op) in _UNARY_METHODS:
+            candidates = [(e.operand, _UNARY_METHODS[type(e.op)])]
         elif isinstance(e, gast.BinOp) and type(e.op) in _OPERATOR_METHODS:
             op = _OPERATOR_METHODS[type(e.op)]
             candidates = [(e.left, f"__{op}__"), (e.right, f"__r{op}__")]

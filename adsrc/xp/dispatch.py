@@ -146,9 +146,14 @@ def _facade_dispatcher(name, fn):
         return getattr(_shim(ns), name)(*args, **kwargs)
     dispatch.__name__ = dispatch.__qualname__ = name
     dispatch._adsrc_numpy_helper = fn
+    if isinstance(fn, np.ufunc):          # np.add.reduce(a), np.add.at(...): the ufunc's own methods (NumPy's)
+        for attr in _UFUNC_ATTRIBUTES:
+            setattr(dispatch, attr, getattr(fn, attr))
     return dispatch
 
 
+_UFUNC_ATTRIBUTES = ("reduce", "accumulate", "reduceat", "outer", "at", "nin", "nout", "nargs", "identity",
+                     "signature")
 _shims = {}
 
 
