@@ -192,4 +192,3 @@ def install():
         _installed = True
     from .. import transform
     transform.clear_caches()     # generated code compiled before bound the helpers themselves: compile again
-
