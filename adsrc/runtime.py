@@ -899,6 +899,31 @@ def check_array_method(obj, method, name):
                          "adsrc can see what it is when transforming.")
 
 
+# the methods a class of the user's would define for an operator adsrc differentiates as arithmetic
+_OPERATOR_METHODS = {"+": ("__add__", "__radd__"), "-": ("__sub__", "__rsub__"), "*": ("__mul__", "__rmul__"),
+                     "/": ("__truediv__", "__rtruediv__"), "**": ("__pow__", "__rpow__"),
+                     "@": ("__matmul__", "__rmatmul__"), "%": ("__mod__", "__rmod__"),
+                     "//": ("__floordiv__", "__rfloordiv__"), "unary -": ("__neg__",), "unary +": ("__pos__",)}
+
+
+@helper
+def check_operand(x, symbol, name):
+    """adsrc differentiated `symbol` on `name` as arithmetic on numbers and arrays, not knowing what `name`
+    would be: refuse, when it runs, an object whose class defines that operator in Python (adsrc did not
+    follow that method, so the gradient would be wrong)."""
+    if isinstance(x, (_nd, np.generic, numbers.Number, list, tuple, dict)) or x is None or is_duck(x):
+        return
+    own = [m for m in _OPERATOR_METHODS.get(symbol, ())
+           if isinstance(inspect.getattr_static(type(x), m, None), types.FunctionType)]
+    if own:
+        from .errors import TransformError
+        raise TransformError(f"adsrc differentiated `{symbol}` on `{name}` as arithmetic on numbers, but `{name}` is "
+                             f"a {type(x).__name__} object with its own `{own[0]}`, which adsrc did not follow: it "
+                             f"could not tell `{name}`'s class when transforming. Bind each new object to a new "
+                             f"name (`{name}2 = {name} ...`, not `{name} = {name} ...`), or call the method "
+                             f"yourself (`{name}.{own[0]}(...)`).")
+
+
 @helper
 def check_class(obj, cls, name):
     """adsrc inferred that `name` holds an object of class cls (lowering/object_classes.py): refuse another."""

@@ -1,0 +1,48 @@
+"""Operators on objects of the user's classes. Where adsrc knows the class it calls the Python operator
+method (cases_ordinary.py: operators_of_a_user_class_*); where it cannot tell (a name bound again to the
+result), the operator, differentiated as arithmetic on numbers, refuses the object when the code runs
+instead of giving a wrong gradient."""
+
+import numpy as np
+import pytest
+
+import adsrc
+
+
+class Field:
+    def __init__(self, v):
+        self.v = v
+
+    def __add__(self, other):
+        return Field(self.v * (other.v if isinstance(other, Field) else other))      # not an addition
+
+
+def rebinds_the_name(x):
+    o = Field(x)
+    o = o + 3.0
+    o = o + 2.0
+    return np.sum(o.v)
+
+
+def new_names(x):
+    o = Field(x)
+    o2 = o + 3.0
+    o3 = o2 + 2.0
+    return np.sum(o3.v)
+
+
+def test_an_operator_on_an_object_of_unknown_class_is_refused_when_it_runs():
+    with pytest.raises(adsrc.TransformError, match=r"`\+` on `o`.*Field object with its own `__add__`"):
+        adsrc.grad(rebinds_the_name)(np.ones(2))
+
+
+def test_the_advice_works():
+    x = np.array([0.5, -1.5])
+    np.testing.assert_allclose(adsrc.grad(new_names)(x), [6.0, 6.0], rtol=1e-12)
+    assert new_names(x) == rebinds_the_name(x)
+
+
+def test_numbers_and_arrays_pass_the_check():
+    from adsrc.runtime import check_operand
+    for value in (1.0, 2, np.ones(3), np.float32(1.0), [1.0], (1.0,), {"a": 1.0}, None):
+        assert check_operand(value, "+", "v") is None
