@@ -46,3 +46,8 @@ def test_numbers_and_arrays_pass_the_check():
     from adsrc.runtime import check_operand
     for value in (1.0, 2, np.ones(3), np.float32(1.0), [1.0], (1.0,), {"a": 1.0}, None):
         assert check_operand(value, "+", "v") is None
+
+
+def test_forward_mode_refuses_it_too():
+    with pytest.raises(adsrc.TransformError, match=r"`\+` on `o`.*Field object"):
+        adsrc.jvp(rebinds_the_name, (np.ones(2),), (np.ones(2),))

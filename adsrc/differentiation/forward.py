@@ -23,6 +23,7 @@ from ..ir.walk import expr_reads, target_names
 from .assemble import result_parts
 from .control import _unguard
 from .inplace import finish_updates
+from .operands import operand_checks
 from .reverse import refuse_unknown_change
 from .state import Adjoints, tag
 from .tangent_ops import TangentOps
@@ -131,7 +132,7 @@ class Forward(TangentOps):
         node = astutil.assign(s.target, op_expr(s, self.namer))
         node.adsrc_pure = isinstance(s, _PURE)
         self.note_update(s, node)
-        out = [node]
+        out = operand_checks(self, s, lambda a: a.id in self.tan) + [node]
         getattr(self, "tan_" + type(s).__name__)(s, out)
         return out
 

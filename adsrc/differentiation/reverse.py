@@ -12,8 +12,6 @@ generated code computes later reads its old value; otherwise the update
 copies (copy-on-write) and the code says why.
 """
 
-import re
-
 import gast
 
 from .. import astutil
@@ -24,6 +22,7 @@ from ..ir.walk import defines, expr_reads, own_reads, target_names, walk
 from . import checkpoint, remat
 from .control import ControlAdjoints
 from .inplace import finish_updates
+from .operands import operand_checks
 from .ops import OpAdjoints
 from .state import Adjoints, tag
 
@@ -173,9 +172,8 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
         out = [node]
         if isinstance(s, (ir.Update, ir.Append)) and id(s) in self.exclusive:
             self.updates.append((node, s))
-        if isinstance(s, ir.Apply) and isinstance(s.expr, (gast.BinOp, gast.UnaryOp)) and \
-                self.act.any_varied([s.expr]):
-            out[:0] = self.operand_checks(s)
+        if active:
+            out[:0] = operand_checks(self, s, lambda a: self.act.any_varied([a]))
         if isinstance(s, ir.Apply) and s.method_of is not None and isinstance(s.method_of, gast.Name) and \
                 self.values[s.method_of.id].kind != "array" and self.act.any_varied([s.expr]):
             # `xp.sum(v)` differentiated as ndarray.sum: refuse when it runs if `xp` is a module or an object
@@ -185,26 +183,6 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
 
     def finish_updates(self, code):
         finish_updates(self, code)
-
-    def operand_checks(self, s):
-        """`check_operand(o, '+', 'o')` for each differentiated operand of an operator whose kind the abstract
-        values do not know: an object of a class with its own `__add__` would otherwise be differentiated as a
-        number. (Differentiated arguments' kinds are known, so this is rare in numeric code.)"""
-        e = s.expr
-        operands = [e.operand] if isinstance(e, gast.UnaryOp) else [e.left, e.right]
-        symbol = s.rule.name.strip("`")
-        return [astutil.expr_stmt(self.hcall("check_operand", astutil.name(a.id), astutil.const(symbol),
-                                             astutil.const(self.user_name(a.id))))
-                for a in operands if isinstance(a, gast.Name) and self.values[a.id].kind not in _NUMERIC_KINDS
-                and self.act.any_varied([a])]
-
-    def user_name(self, name):
-        """The user's name for a generated one (`o_1`, a later value of `o`), for messages."""
-        stem = re.sub(r"_\d+$", "", name)
-        return stem if name not in self.uf.locals and stem in self.uf.locals else name
-
-
-_NUMERIC_KINDS = ("array", "scalar", "container", "bottom")
 
 
 def refuse_unknown_change(d, s):

@@ -1,0 +1,40 @@
+"""Operators differentiated as arithmetic, on values whose kind the abstract values do not know.
+
+`a + b` is differentiated with the rule for numbers and arrays unless the lowering saw that `a`
+is an object of a user class with its own `__add__` (then it calls that method). When adsrc
+cannot tell what a differentiated operand is (a name bound again to an operator's result, a
+value from code it cannot see), the generated code checks it when it runs (`check_operand` in
+runtime.py): an object whose class defines the operator in Python is refused, never
+differentiated as a number. Differentiated arguments' kinds are known, so the check is rare in
+numeric code; numba kernels, which hold only numbers and arrays, never need it.
+"""
+
+import re
+
+import gast
+
+from .. import astutil
+from ..ir import nodes as ir
+
+_KNOWN_KINDS = ("array", "scalar", "container", "bottom")
+
+
+def operand_checks(d, s, differentiated):
+    """The `check_operand(o, '+', 'o')` statements the operation s needs (d: the Adjoint or Forward
+    differentiator; differentiated(name node): does that operand carry a derivative?)."""
+    if not isinstance(s, ir.Apply) or not isinstance(s.expr, (gast.BinOp, gast.UnaryOp)) or d.ctx.dense:
+        return []
+    e = s.expr
+    operands = [e.operand] if isinstance(e, gast.UnaryOp) else [e.left, e.right]
+    symbol = s.rule.name.strip("`")
+    return [astutil.expr_stmt(astutil.call(astutil.name(d.namer.helper("check_operand")),
+                                           [astutil.name(a.id), astutil.const(symbol),
+                                            astutil.const(user_name(d.uf, a.id))]))
+            for a in operands if isinstance(a, gast.Name) and d.values[a.id].kind not in _KNOWN_KINDS
+            and differentiated(a)]
+
+
+def user_name(uf, name):
+    """The user's name for a generated one (`o_1`, a later value of `o`), for messages."""
+    stem = re.sub(r"_\d+$", "", name)
+    return stem if name not in uf.locals and stem in uf.locals else name
