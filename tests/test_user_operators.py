@@ -51,3 +51,23 @@ def test_numbers_and_arrays_pass_the_check():
 def test_forward_mode_refuses_it_too():
     with pytest.raises(adsrc.TransformError, match=r"`\+` on `o`.*Field object"):
         adsrc.jvp(rebinds_the_name, (np.ones(2),), (np.ones(2),))
+
+
+class Flip:
+    def __init__(self, v):
+        self.v = v
+
+    def __neg__(self):
+        return Flip(self.v[::-1])
+
+
+def negates_a_rebound_name(x):
+    o = Flip(x * 1.0)
+    o = -o
+    o = -o
+    return np.sum(o.v * np.arange(2.0))
+
+
+def test_unary_minus_on_an_object_of_unknown_class_is_refused():
+    with pytest.raises(adsrc.TransformError, match=r"`unary -` on `o`.*own `__neg__`"):
+        adsrc.grad(negates_a_rebound_name)(np.ones(2))

@@ -26,7 +26,7 @@ def operand_checks(d, s, differentiated):
         return []
     e = s.expr
     operands = [e.operand] if isinstance(e, gast.UnaryOp) else [e.left, e.right]
-    symbol = s.rule.name.strip("`")
+    symbol = s.rule.name.replace("`", "")         # "+", "unary -"
     return [astutil.expr_stmt(astutil.call(astutil.name(d.namer.helper("check_operand")),
                                            [astutil.name(a.id), astutil.const(symbol),
                                             astutil.const(user_name(d.uf, a.id))]))
