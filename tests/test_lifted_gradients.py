@@ -90,3 +90,15 @@ def declares_nonlocal(a):
 def test_a_nested_function_that_rebinds_an_outer_variable_is_refused():
     with pytest.raises(adsrc.TransformError, match="`nonlocal` declarations"):
         adsrc.grad(declares_nonlocal)(0.5)
+
+
+def two_lambdas_on_one_line(s):
+    return adsrc.grad(lambda v: np.sin(v) * s)(s) + adsrc.grad(lambda v: np.cos(v) * s)(s)
+
+
+def test_two_lambdas_on_one_line_are_two_functions():
+    s = 0.7
+    want = np.cos(s) * s - np.sin(s) * s
+    assert two_lambdas_on_one_line(s) == pytest.approx(want)
+    np.testing.assert_allclose(adsrc.grad(two_lambdas_on_one_line)(s), central_grad(two_lambdas_on_one_line, s),
+                               rtol=1e-6, atol=1e-9)

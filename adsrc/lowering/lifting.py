@@ -30,7 +30,7 @@ import gast
 from .. import astutil
 from ..frontend.source import lambda_to_def
 
-_LIFTED = {}      # (outer code, def position, parameters) -> the lifted function (bounded)
+_LIFTED = {}      # (outer code, the def's text, parameters) -> the lifted function (bounded)
 _GRADIENTS = {}   # (maker, lifted function, options) -> its gradient object
 _NUMBERS = itertools.count()
 
@@ -76,8 +76,7 @@ def lift(fdef, uf, is_local):
     if free is None:
         return None
     params = [n for n in free if is_local(n) or n in uf.cells or (n not in uf.globals and not hasattr(builtins, n))]
-    key = (uf.fun.__code__, fdef.name, getattr(fdef, "lineno", None), getattr(fdef, "col_offset", None),
-           tuple(params))
+    key = (uf.fun.__code__, gast.dump(fdef), tuple(params))      # (two lambdas on a line differ in their text)
     made = _LIFTED.get(key)
     if made is None:
         if len(_LIFTED) > 256:
