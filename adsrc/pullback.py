@@ -115,14 +115,16 @@ def vjp(fun, *primals, has_aux=False, checkpoint_loops=None, backend="numpy"):
     fixed_kw = {k: f.value for k, f in parts.keywords.items()}
 
     def build():
+        # a gradient adsrc made (vjp of adsrc.grad(f), jacrev of it): its generated function (higher order)
+        target = frontend.resolve(function, front + tuple(primals), fixed_kw)
         with transform.LOCK:
             known = pytree_nodes.with_classes(statics, {p: k for p, k in zip(free, kinds) if k}, classes)
-            lw = transform.lowered(function, known, static_key) if known else transform.lowered(function)
+            lw = transform.lowered(target, known, static_key) if known else transform.lowered(target)
             unit = transform.Unit(lw.uf.name + "_vjp")
             options = {"final": True, "has_aux": bool(has_aux), "checkpoint_loops": policy,
                        "dense": backend != "numpy"}
             transform.build(lw, unit, wrt, {p: k for p, k in zip(free, kinds) if k}, "vjp", options)
-            entry = entries.make(unit, function)
+            entry = entries.make(unit, target)
             return entry if backend == "numpy" else numba_backend.entry(entry, unit, auto=backend == "auto")
 
     fn = entries.compiled(function_cache(_VJP_CACHES, function), key, build)

@@ -187,3 +187,22 @@ def test_elementwise_grad_differentiated_again_to_the_fourth_order():
         assert not np.any(np.isnan(got))
         want = (fs[k - 1](x + h) - fs[k - 1](x - h)) / (2 * h)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def energy(x):
+    return np.sum(np.sin(x) * x ** 2)
+
+
+def test_reverse_over_reverse_through_a_gradient_object():
+    """jacrev / jacobian / vjp of an adsrc.grad object (autograd's `jacobian(grad(f))`) differentiate its
+    generated source; they used to fail with an AttributeError."""
+    x = np.array([0.3, -0.5, 0.8])
+    g = adsrc.grad(energy)
+    H = central_jacobian(g, x)
+    np.testing.assert_allclose(adsrc.jacrev(g)(x), H, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(adsrc.jacobian(g)(x), H, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(adsrc.hessian(energy)(x), H, rtol=1e-6, atol=1e-8)
+    out, pullback = adsrc.vjp(g, x)
+    np.testing.assert_allclose(out, g(x))
+    u = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(pullback(u)[0], u @ H, rtol=1e-6, atol=1e-8)
