@@ -27,7 +27,8 @@ def describe(x):
     if isinstance(x, (bool, np.bool_)):
         return f"a bool ({bool(x)})"
     if isinstance(x, numbers.Number):
-        return f"a {type(x).__name__} ({_number(x)})"
+        name = type(x).__name__
+        return f"{'an' if name[0] in 'aeiou' else 'a'} {name} ({_number(x)})"      # an int, a float
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         return f"a {type(x).__name__} (fields {', '.join(x._fields)})"
     if isinstance(x, (tuple, list, set, frozenset)):
