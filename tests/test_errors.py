@@ -24,7 +24,6 @@ def line_of(fn, text):
 CASES = [
     (bad.uses_try, "try:", "`try`"),
     (bad.uses_with, "with open", "`with`"),
-    (bad.assigns_global, "global COUNTER", "`global`"),
     (bad.defines_class, "class Box", "class definitions"),
     (bad.recursive_nested, "return fact(n - 1) * x", "calls itself"),
     (bad.appends_unpacked, "lst.append(*[x[0]])", "`.append()` changes its object in place"),

@@ -64,3 +64,55 @@ def test_counting_and_recording_in_a_global_dict():
 def test_reading_the_record_back_is_refused():
     with pytest.raises(adsrc.TransformError, match="reads that object again"):
         adsrc.grad(reads_its_record_back)(np.ones(2))
+
+
+n_evaluations = 0
+best_loss = 1e9
+last_loss = None
+
+
+def counts_with_a_global(x):
+    global n_evaluations
+    n_evaluations += 1
+    return np.sum(x ** 2) * (1.0 if n_evaluations > 0 else 2.0)
+
+
+def keeps_the_best(x):
+    global best_loss
+    loss = np.sum(np.sin(x) ** 2)
+    if loss < best_loss:
+        best_loss = float(loss)
+    return loss
+
+
+def reads_its_global_back(x):
+    global last_loss
+    last_loss = np.sum(x ** 2)
+    return last_loss * 2.0
+
+
+def test_global_declarations_assign_the_module_variable_each_call():
+    global n_evaluations, best_loss
+    n_evaluations, best_loss = 0, 1e9
+    g = adsrc.grad(counts_with_a_global)
+    x = np.array([0.5, -1.0])
+    for k in range(1, 4):
+        np.testing.assert_allclose(g(x), 2.0 * x, rtol=1e-12)
+        assert n_evaluations == k                    # read live, written back, one transformation
+    assert g.cache_info().misses == 1
+    h = adsrc.grad(keeps_the_best)
+    np.testing.assert_allclose(h(x), central(keeps_the_best, x), rtol=1e-6, atol=1e-9)
+    assert best_loss == pytest.approx(keeps_the_best(x))
+    h(x * 0.1)
+    assert best_loss == pytest.approx(np.sum(np.sin(x * 0.1) ** 2))
+
+
+def test_a_differentiated_global_read_back_is_refused():
+    with pytest.raises(adsrc.TransformError, match="writes into `last_loss`.*reads that object again"):
+        adsrc.grad(reads_its_global_back)(np.ones(2))
+
+
+def test_assigning_a_declared_global_works():
+    import bad_functions as bad
+    assert adsrc.grad(bad.assigns_global)(0.5) == 2.0
+    assert bad.COUNTER == 1

@@ -172,11 +172,6 @@ REFUSED = textwrap.dedent('''
 
     G = 1.0
 
-    def uses_global(x):
-        global G
-        G = 2.0
-        return np.sum(x * G)
-
     def uses_nonlocal(x):
         s = 1.0
         def inner():
@@ -237,7 +232,7 @@ REFUSED = textwrap.dedent('''
 
 # README "What does not work": the construct as the README names it -> the function using it
 README_REFUSALS = {
-    "`try`": "uses_try", "`with`": "uses_with", "`global`/`nonlocal`": ("uses_global", "uses_nonlocal"),
+    "`try`": "uses_try", "`with`": "uses_with", "`nonlocal`": "uses_nonlocal",
     "classes defined inside the function": "uses_class", "`match`": "uses_match",
     "`:=` in a condition": "uses_walrus_in_condition",
 }

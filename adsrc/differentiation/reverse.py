@@ -112,11 +112,12 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
         """A call changing an object adsrc does not own with a differentiated value: its gradient would be lost."""
         refuse_unknown_change(self, s)
         if s.writes is not None and self.act.any_varied([s.expr]) and self.read_elsewhere(s):
-            method = s.expr.func.attr if isinstance(s.expr.func, gast.Attribute) else "call"
-            raise self.error(s, f"`.{method}()` changes its object `{s.writes}` in place, an object adsrc does not "
-                                "own (a global, or an attribute of an object known when transforming), with a "
-                                "differentiated value, and this function reads that object again, so the "
-                                "gradient would have to flow through it: adsrc cannot follow that.",
+            what = f"`.{s.expr.func.attr}()` changes its object `{s.writes}` in place" \
+                if isinstance(s.expr.func, gast.Attribute) else f"This writes into `{s.writes}`"
+            raise self.error(s, f"{what}, an object adsrc does not own (a global, or an attribute of an object "
+                                "known when transforming), with a differentiated value, and this function reads "
+                                "that object again, so the gradient would have to flow through it: adsrc cannot "
+                                "follow that.",
                              "Keep the values in a local list and return them, or pass "
                              "`adsrc.stop_gradient(value)` if only the value is wanted (for logging).")
 
@@ -126,7 +127,7 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
         through it in this function, and the effect runs with the value as it is."""
         root = s.writes.split(".")[0].split("[")[0]
         return any(root in own_reads(t) for t in walk(self.fn.body)
-                   if not (isinstance(t, ir.Effect) and t.writes == s.writes))      # (writes are not reads)
+                   if not isinstance(t, _NO_DERIVATIVE_READS))
 
     # -- operations ----------------------------------------------------------------------------------
     def op(self, s):
@@ -183,6 +184,10 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
 
     def finish_updates(self, code):
         finish_updates(self, code)
+
+
+# statements whose reads carry no derivative: constants, effects, and the tests of branches and loops
+_NO_DERIVATIVE_READS = (ir.Const, ir.Effect, ir.If, ir.Cond, ir.While, ir.WhileLoop, ir.Raw)
 
 
 def refuse_unknown_change(d, s):

@@ -39,8 +39,6 @@ _UNSUPPORTED = {
     gast.AsyncFunctionDef: ("async functions are not supported.", "Use a plain `def`."),
     gast.ClassDef: ("class definitions are not supported inside a differentiated function.",
                     "Define the class at module level."),
-    gast.Global: ("`global` declarations are not supported: a differentiated function cannot assign "
-                  "module globals.", "Return the value instead of assigning a global."),
     gast.Nonlocal: ("`nonlocal` declarations are not supported.",
                     "Return the value instead of assigning an enclosing function's variable."),
 }
@@ -73,6 +71,7 @@ class Normalizer(Expressions, Calls, Loops):
         self.local_defs = set()  # names of nested defs and lambdas emitted so far
         self.static_locals = {}  # loop targets bound to objects known when transforming (loops.py)
         self.single = _assigned_once(uf.node)
+        self.declared_globals = {n for g in gast.walk(uf.node) if isinstance(g, gast.Global) for n in g.names}
         self.tuple_lengths = {}  # names bound once to a tuple display: their length
         self.local_classes = {}  # names bound once to an object made here (or inferred and checked): its class
         self.element_classes = None   # names of lists of objects of one class made here: the class (calls.py)
@@ -264,8 +263,22 @@ class Normalizer(Expressions, Calls, Loops):
         for t in s.targets[1:]:
             self.assign_to(t, first if isinstance(first, gast.Name) else s.value)
 
+    def stmt_Global(self, s):
+        """`global n`: assignments to n write the module's variable (global_write), reads read it live."""
+
+    def global_write(self, name, value, node):
+        """`n = value` to a name declared global: written into the module's namespace when the code runs,
+        an effect like a record into a global dict (refused only if value is differentiated and the function
+        reads n again)."""
+        expr = astutil.call(astutil.name(self.bind("setitem", operator.setitem)),
+                            [astutil.name(self.bind("module_globals", self.uf.globals)), astutil.const(name),
+                             self.atom(value)])
+        self.emit(ir.Effect(expr, writes=name), node)
+
     def stmt_AugAssign(self, s):
         t = s.target
+        if isinstance(t, gast.Name) and t.id in self.declared_globals:
+            return self.global_write(t.id, gast.BinOp(left=astutil.name(t.id), op=s.op, right=s.value), s)
         if isinstance(t, gast.Subscript) and self.foreign_container(t) is not None:
             # COUNT["calls"] += 1 on a global dict: its item as it is now, then the new value written back
             old = self.temp("item")
@@ -366,7 +379,9 @@ class Normalizer(Expressions, Calls, Loops):
             self.statement(inner)
 
     def assign_to(self, t, value):
-        if isinstance(t, gast.Name):
+        if isinstance(t, gast.Name) and t.id in self.declared_globals:
+            self.global_write(t.id, value, t)
+        elif isinstance(t, gast.Name):
             self.static_locals.pop(t.id, None)
             if isinstance(value, gast.Tuple) and t.id in self.single and \
                     not any(isinstance(x, gast.Starred) for x in value.elts):
