@@ -116,3 +116,16 @@ def test_assigning_a_declared_global_works():
     import bad_functions as bad
     assert adsrc.grad(bad.assigns_global)(0.5) == 2.0
     assert bad.COUNTER == 1
+
+
+def declares_a_global_in_a_nested_function(x):
+    def inner():
+        global n_evaluations
+        n_evaluations = 0
+    inner()
+    return np.sum(x)
+
+
+def test_a_global_declared_in_a_nested_function_is_refused():
+    with pytest.raises(adsrc.TransformError, match="not in a function nested in it"):
+        adsrc.grad(declares_a_global_in_a_nested_function)(np.ones(2))

@@ -71,3 +71,27 @@ def negates_a_rebound_name(x):
 def test_unary_minus_on_an_object_of_unknown_class_is_refused():
     with pytest.raises(adsrc.TransformError, match=r"`unary -` on `o`.*own `__neg__`"):
         adsrc.grad(negates_a_rebound_name)(np.ones(2))
+
+
+class Scaled:
+    def __init__(self, v):
+        self.v = v
+
+    def __rmul__(self, k):
+        return Scaled(self.v * k * 10.0)               # not a product of numbers
+
+
+def number_times_object(x):
+    return np.sum((2.0 * Scaled(x)).v)
+
+
+def name_times_object(x, a):
+    return np.sum((a * Scaled(x)).v)
+
+
+def test_a_reflected_operator_is_called_after_a_number_and_checked_after_a_name():
+    x = np.array([0.5, -1.5])
+    np.testing.assert_allclose(adsrc.grad(number_times_object)(x), [20.0, 20.0], rtol=1e-12)
+    # `a` could be an array, whose own `*` Python would call first: adsrc does not guess, and refuses loudly
+    with pytest.raises(adsrc.TransformError, match=r"`\*` on .*Scaled object with its own `__rmul__`"):
+        adsrc.grad(name_times_object)(x, 2.0)

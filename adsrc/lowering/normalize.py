@@ -71,7 +71,7 @@ class Normalizer(Expressions, Calls, Loops):
         self.local_defs = set()  # names of nested defs and lambdas emitted so far
         self.static_locals = {}  # loop targets bound to objects known when transforming (loops.py)
         self.single = _assigned_once(uf.node)
-        self.declared_globals = {n for g in gast.walk(uf.node) if isinstance(g, gast.Global) for n in g.names}
+        self.declared_globals = _declared_globals(uf.node)
         self.tuple_lengths = {}  # names bound once to a tuple display: their length
         self.local_classes = {}  # names bound once to an object made here (or inferred and checked): its class
         self.element_classes = None   # names of lists of objects of one class made here: the class (calls.py)
@@ -265,6 +265,10 @@ class Normalizer(Expressions, Calls, Loops):
 
     def stmt_Global(self, s):
         """`global n`: assignments to n write the module's variable (global_write), reads read it live."""
+        if len(self.scopes) > 1:
+            raise self.error(s, "`global` declarations are supported in the differentiated function itself, not "
+                                "in a function nested in it.",
+                             "Declare the name global in the outer function, or return the value instead.")
 
     def global_write(self, name, value, node):
         """`n = value` to a name declared global: written into the module's namespace when the code runs,
@@ -480,6 +484,18 @@ class Normalizer(Expressions, Calls, Loops):
         seq = self.temp(a.id + "_seq")
         self.emit_call_rule(seq, "sequence", [a], e)
         return astutil.name(seq)
+
+
+def _declared_globals(fdef):
+    """Names a `global` statement of fdef itself declares (not one of a function nested in it)."""
+    out, stack = set(), list(fdef.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Global):
+            out.update(node.names)
+        elif not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            stack.extend(astutil.children(node))
+    return out
 
 
 def _array_index(index, slices_only=False):

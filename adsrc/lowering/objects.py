@@ -154,12 +154,14 @@ class Objects:
         op = _OPERATOR_METHODS.get(type(e.op))
         if op is None:
             return None
-        for operand, other, name in ((e.left, e.right, f"__{op}__"), (e.right, e.left, f"__r{op}__")):
-            cls = self.expression_class(operand)
-            method = inspect.getattr_static(cls, name, None) if cls is not None else None
-            if is_user_function(method):
-                return operand, name, other, method
-        return None
+        left = self.expression_class(e.left)
+        method = inspect.getattr_static(left, f"__{op}__", None) if left is not None else None
+        if is_user_function(method):
+            return e.left, f"__{op}__", e.right, method
+        if left is None and not (isinstance(e.left, gast.Constant) and type(e.left.value) in (int, float)):
+            return None      # `a * v` with `a` maybe an array: Python may not call v.__rmul__ (check_operand)
+        method = inspect.getattr_static(self.expression_class(e.right), f"__r{op}__", None)
+        return (e.right, f"__r{op}__", e.left, method) if is_user_function(method) else None
 
     def user_operator(self, e, target, found):
         """`a + b` as the call `a.__add__(b)`, followed like any method; the result's class, when every
@@ -184,11 +186,9 @@ class Objects:
             return made or (object_classes.returned_class(fn) if is_user_function(fn) else None)
         if isinstance(e, gast.Call):
             candidates = [(e.func.value, e.func.attr)]
-        elif isinstance(e, gast.UnaryOp) and type(e.op) in _UNARY_METHODS:
-            candidates = [(e.operand, _UNARY_METHODS[type(e.op)])]
-        elif isinstance(e, gast.BinOp) and type(e.op) in _OPERATOR_METHODS:
-            op = _OPERATOR_METHODS[type(e.op)]
-            candidates = [(e.left, f"__{op}__"), (e.right, f"__r{op}__")]
+        elif isinstance(e, (gast.BinOp, gast.UnaryOp)):
+            found = self.operator_method(e)              # the method `a + b` calls, as op_BinOp decides
+            return object_classes.returned_class(found[3]) if found is not None else None
         else:
             return None
         for operand, name in candidates:
