@@ -139,3 +139,13 @@ def test_autograd_differential_operators():
     d, aux = adsrc.grad_and_aux(energy_with_aux)(x, W)
     np.testing.assert_allclose(d, g(x, W))
     np.testing.assert_allclose(aux, W @ x)
+
+
+def test_fixed_point_transforms_its_adjoint_once():
+    from adsrc.misc import fixed_points
+    g = adsrc.grad(fixed_sqrt)
+    g(2.0)
+    made = fixed_points._applied(newton_sqrt_iter)
+    g(3.0)
+    assert fixed_points._applied(newton_sqrt_iter) is made
+    assert g(3.0) == pytest.approx(0.5 / np.sqrt(3.0), rel=1e-9)

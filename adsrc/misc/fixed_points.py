@@ -13,6 +13,7 @@ instead of going back through the forward iterations (which it never keeps).
 
 import itertools
 import linecache
+import weakref
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from ..custom import custom_vjp
 
 __all__ = ["fixed_point"]
 _NUMBERS = itertools.count()
+_APPLIED = weakref.WeakKeyDictionary()      # f -> applied(a, x) = f(a)(x)
 MAX_ITERATIONS = 100_000
 
 
@@ -63,7 +65,21 @@ fixed_point.defvjp(_fixed_point_fwd, _fixed_point_bwd)
 
 def _applied(f):
     """`applied(a, x) = f(a)(x)`, from registered source in a namespace of its own, so that adsrc
-    differentiates it like the user's code."""
+    differentiates it like the user's code; one per f (so its vjp is transformed once)."""
+    try:
+        made = _APPLIED.get(f)
+    except TypeError:           # not weakly referable
+        made = None
+    if made is None:
+        made = _make_applied(f)
+        try:
+            _APPLIED[f] = made
+        except TypeError:
+            pass
+    return made
+
+
+def _make_applied(f):
     source = "def applied(a, x):\n    return f(a)(x)\n"
     filename = f"<adsrc fixed_point #{next(_NUMBERS)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
