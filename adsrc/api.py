@@ -174,20 +174,20 @@ class Gradient:
             except IndexError:
                 a = None                  # missing: the key function says so
             t = type(a)
+            key = _SCALAR_KEY if t is float else _ARRAY_KEY if t is _nd and a.dtype is _F64 else None
             cache = self._cache
-            only = cache.only             # the leanest: the cache holds one gradient, for this kind, up to date
-            if only is not None:
-                key, fn, owner, code, others = only
-                if (key is _SCALAR_KEY if t is float else key is _ARRAY_KEY and t is _nd and a.dtype is _F64) \
-                        and owner.__code__ is code and (others is None or others()):
+            only = cache.only             # the leanest: the cache holds one gradient, for this key, up to date
+            if only is not None and only[0] is key:
+                _, fn, owner, code, others = only
+                if owner.__code__ is code and (others is None or others()):
                     cache.hits += 1
                     try:
                         return fn(*args)
                     except Exception as e:
                         _annotate(e)
                         raise
-            key = _SCALAR_KEY if t is float else _ARRAY_KEY if t is _nd and a.dtype is _F64 else \
-                self._key(args, kwargs)
+            if key is None:
+                key = self._key(args, kwargs)
         else:
             key = self._key(args, kwargs)
         try:
