@@ -15,8 +15,6 @@ values (complex inputs are not supported here).
 """
 
 import functools
-import itertools
-import linecache
 import numbers
 import weakref
 
@@ -25,6 +23,7 @@ import numpy as np
 from .batched_jacrev import batched_jacobian
 from .checks import _leaves, _map
 from .forward_api import jvp
+from .frontend.source import define
 from .pullback import vjp
 from .transform import CLEAR_HOOKS
 
@@ -132,7 +131,6 @@ jacobian = jacrev
 
 _GRADS = weakref.WeakKeyDictionary()     # fun -> {options: adsrc.grad(fun, ...)}, for hvp
 CLEAR_HOOKS.append(lambda: _GRADS.clear())
-_NUMBERS = itertools.count()
 
 
 def _grad_of(fun, argnums, static_argnums=(), static_argnames=()):
@@ -182,8 +180,4 @@ def _summed(fun):
     namespace of its own, so that adsrc transforms it (and what it generates) like the user's code."""
     name = "sum_of_" + (getattr(fun, "__name__", "") if str(getattr(fun, "__name__", "")).isidentifier() else "fun")
     source = f"def {name}(*args, **kwargs):\n    return np.sum(fun(*args, **kwargs))\n"
-    filename = f"<adsrc elementwise_grad #{next(_NUMBERS)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"__name__": "adsrc_elementwise", "np": np, "fun": fun}
-    exec(compile(source, filename, "exec"), namespace)
-    return namespace[name]
+    return define(source, name, {"__name__": "adsrc_elementwise", "np": np, "fun": fun}, "elementwise_grad")

@@ -11,6 +11,7 @@ import builtins
 import copy
 import functools
 import inspect
+import itertools
 import linecache
 import types
 
@@ -204,6 +205,19 @@ def _resolve(node, uf, local, keys, final=True):
             raise LookupError("subscript")      # data stays data: read when the code runs
         return value, (kind, namespace, name, path + [(False, key)])
     raise LookupError(type(node).__name__)
+
+
+_DEFINED = itertools.count()
+
+
+def define(text, name, globals_, label):
+    """The function `name` that `text` defines, compiled with globals_ from a file of its own registered with
+    linecache (`<adsrc {label} #n>`), so that adsrc reads its source as it reads the user's."""
+    filename = f"<adsrc {label} #{next(_DEFINED)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {}
+    exec(compile(text, filename, "exec"), globals_, namespace)
+    return namespace[name]
 
 
 def local_names(fdef):

@@ -28,14 +28,12 @@ import builtins
 import copy
 import functools
 import inspect
-import itertools
-import linecache
 import types
 
 import gast
 
 from .. import astutil
-from ..frontend.source import _file_tree, _find_def
+from ..frontend.source import _file_tree, _find_def, define
 from ..rules import NOT_STATIC
 
 HINT = ("adsrc calls a function that makes functions (`return lambda x: ...`) when transforming if its "
@@ -128,7 +126,6 @@ def call_early(fun, args, kwargs):
 
 
 _APPLIED = {}        # (factory code, number of arguments of the call) -> the function made for them
-_NUMBERS = itertools.count()
 
 
 def then_call(fun, nargs):
@@ -156,11 +153,7 @@ def _make_then_call(fun, nargs):
     ret.value = ast.Call(func=ret.value, args=[ast.Name(id=n, ctx=ast.Load()) for n in names], keywords=[])
     module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
     source = ast.unparse(module) + "\n"
-    filename = f"<adsrc {node.name} #{next(_NUMBERS)} from {fun.__code__.co_filename}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {}
-    exec(compile(source, filename, "exec"), fun.__globals__, namespace)
-    made = namespace[node.name]
+    made = define(source, node.name, fun.__globals__, f"{node.name} from {fun.__code__.co_filename}")
     made.__qualname__ = f"{fun.__qualname__}_then_call"
     return made
 

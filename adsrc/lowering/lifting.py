@@ -22,17 +22,14 @@ is registered like a file's, so its generated code and errors can be read.
 import ast
 import builtins
 import copy
-import itertools
-import linecache
 
 import gast
 
 from .. import astutil
-from ..frontend.source import lambda_to_def
+from ..frontend.source import define, lambda_to_def
 
 _LIFTED = {}      # (outer code, the def's text, parameters) -> the lifted function (bounded)
 _GRADIENTS = {}   # (maker, lifted function, options) -> its gradient object
-_NUMBERS = itertools.count()
 
 
 def nested_def(root, name):
@@ -92,11 +89,8 @@ def _make(fdef, uf, params):
     node.args.kw_defaults = list(node.args.kw_defaults) + [None] * len(params)
     module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
     source = ast.unparse(module) + "\n"
-    filename = f"<adsrc {node.name} #{next(_NUMBERS)}, lifted from {uf.filename}:{getattr(fdef, 'lineno', '?')}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {}
-    exec(compile(source, filename, "exec"), uf.fun.__globals__, namespace)
-    made = namespace[node.name]
+    made = define(source, node.name, uf.fun.__globals__,
+                  f"{node.name}, lifted from {uf.filename}:{getattr(fdef, 'lineno', '?')}")
     made.__qualname__ = f"{uf.fun.__qualname__}.<locals>.{node.name}"
     return made
 

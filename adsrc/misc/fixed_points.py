@@ -11,16 +11,14 @@ instead of going back through the forward iterations (which it never keeps).
     adsrc.grad(sqrt)(2.0)          # 1 / (2 sqrt(2))
 """
 
-import itertools
-import linecache
 import weakref
 
 import numpy as np
 
 from ..custom import custom_vjp
+from ..frontend.source import define
 
 __all__ = ["fixed_point"]
-_NUMBERS = itertools.count()
 _APPLIED = weakref.WeakKeyDictionary()      # f -> applied(a, x) = f(a)(x)
 MAX_ITERATIONS = 100_000
 
@@ -81,8 +79,4 @@ def _applied(f):
 
 def _make_applied(f):
     source = "def applied(a, x):\n    return f(a)(x)\n"
-    filename = f"<adsrc fixed_point #{next(_NUMBERS)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"__name__": "adsrc_fixed_point", "f": f}
-    exec(compile(source, filename, "exec"), namespace)
-    return namespace["applied"]
+    return define(source, "applied", {"__name__": "adsrc_fixed_point", "f": f}, "fixed_point")
