@@ -75,14 +75,6 @@ def calls_no_rule_c_function(x):
     return np.sum(doubled(x).astype(float))
 
 
-def recursive_nested(x):
-    def fact(n):
-        if n <= 1:
-            return x
-        return fact(n - 1) * x
-    return fact(3)
-
-
 def runtime_error(x):
     y = x * 2.0
     z = y @ np.ones((5, 5))

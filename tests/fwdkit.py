@@ -15,7 +15,7 @@ import numpy as np
 
 import adsrc
 
-CASE_FILES = ["cases_core", "cases_control", "cases_methods", "cases_ordinary", "cases_programs", "cases_changes"]
+CASE_FILES = ["cases_core", "cases_control", "cases_methods", "cases_ordinary", "cases_programs", "cases_changes", "cases_nested"]
 
 
 def all_cases():

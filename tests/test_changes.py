@@ -1,13 +1,15 @@
-"""Changes in place and the ordinary programs of the core redesign: gradients against finite differences."""
+"""Changes in place, the ordinary programs of the core redesign and nested functions: gradients against finite
+differences."""
 
 import pytest
 
 from casekit import check_case
 from cases_changes import CASES as CHANGES
 from cases_methods import CASES as METHODS
+from cases_nested import CASES as NESTED
 from cases_ordinary import CASES as ORDINARY
 
-ALL = list(CHANGES) + list(ORDINARY) + list(METHODS)
+ALL = list(CHANGES) + list(ORDINARY) + list(METHODS) + list(NESTED)
 
 
 @pytest.mark.parametrize("case", ALL, ids=[c.id for c in ALL])

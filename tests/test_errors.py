@@ -25,7 +25,6 @@ CASES = [
     (bad.uses_try, "try:", "`try`"),
     (bad.uses_with, "with open", "`with`"),
     (bad.defines_class, "class Box", "class definitions"),
-    (bad.recursive_nested, "return fact(n - 1) * x", "calls itself"),
     (bad.appends_unpacked, "lst.append(*[x[0]])", "`.append()` changes its object in place"),
     (bad.appends_to_a_global_objects_list, "HOLDER.items.append(x[0] * 2.0)", "`.append()` changes its object"),
     (bad.evaluates_a_string, 'return eval("np.sum(x * 2.0)")', "`eval` reads or runs code"),

@@ -87,8 +87,9 @@ def declares_nonlocal(a):
     return adsrc.grad(inner)(a)
 
 
-def test_a_nested_function_that_rebinds_an_outer_variable_is_refused():
-    with pytest.raises(adsrc.TransformError, match="`nonlocal` declarations"):
+def test_the_gradient_of_a_nested_function_that_rebinds_an_outer_variable_is_refused():
+    with pytest.raises(adsrc.TransformError, match=r"assigns the enclosing function's `total` \(`nonlocal`\) "
+                                                   "and is used as a value"):
         adsrc.grad(declares_nonlocal)(0.5)
 
 

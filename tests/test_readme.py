@@ -174,11 +174,11 @@ REFUSED = textwrap.dedent('''
 
     def uses_nonlocal(x):
         s = 1.0
-        def inner():
+        def inner(v):
             nonlocal s
             s = 2.0
-        inner()
-        return np.sum(x * s)
+            return v
+        return np.sum(x * s) + np.sum(np.apply_along_axis(inner, 0, x))
 
     def uses_class(x):
         class Local:
@@ -232,7 +232,7 @@ REFUSED = textwrap.dedent('''
 
 # README "What does not work": the construct as the README names it -> the function using it
 README_REFUSALS = {
-    "`try`": "uses_try", "`with`": "uses_with", "`nonlocal`": "uses_nonlocal",
+    "`try`": "uses_try", "`with`": "uses_with", "(`nonlocal`) works where": "uses_nonlocal",
     "classes defined inside the function": "uses_class", "`match`": "uses_match",
     "`:=` in a condition": "uses_walrus_in_condition",
 }

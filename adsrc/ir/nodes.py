@@ -361,6 +361,7 @@ class Function:
     """A function: parameters as written, a body, and (after jumps are removed) one result atom.
 
     bindings: objects generated code refers to by name (a functools.partial's bound values...).
+    nonlocals: the enclosing function's variables a nested function assigns (`nonlocal n`).
     """
     name: str
     args: gast.arguments
@@ -369,6 +370,7 @@ class Function:
     uf: Any
     lineno: Optional[int]
     bindings: dict = field(default_factory=dict)
+    nonlocals: frozenset = frozenset()
 
     @property
     def params(self):
@@ -384,7 +386,7 @@ class Function:
     def __clone__(self, memo):
         from ..astutil import _clone
         new = Function(self.name, _clone(self.args, memo), _clone(self.body, memo), _clone(self.result, memo),
-                       self.uf, self.lineno, dict(self.bindings))
+                       self.uf, self.lineno, dict(self.bindings), self.nonlocals)
         memo[id(self)] = new
         return new
 

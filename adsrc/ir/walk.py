@@ -202,7 +202,7 @@ def free_names(fn_or_body, bound=()):
             reads |= expr_reads(fn_or_body.result) - defined
         for d in fn_or_body.args.defaults + [d for d in fn_or_body.args.kw_defaults if d is not None]:
             reads |= expr_reads(d)
-        return reads
+        return reads | fn_or_body.nonlocals        # written there: the enclosing function's variables
     reads = set()
     _free(fn_or_body, set(bound), reads)
     return reads

@@ -115,8 +115,13 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
         if isinstance(f, gast.Name) and f.id in self.functions and not shadowed:
             return self.local_function(e, self.functions[f.id], target)
         if isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs or self.is_local(f.id)):
+            lifted = self.recursive_nested(e) if f.id in self.def_names else None
+            if lifted is not None:
+                return self.call(lifted, target)
             # a nested function, or a local name that may hold one (inline.py decides; else it is Opaque)
-            return self.emit_op(ir.CallLocal, target, self.plain_call(e, astutil.name(f.id)), e)
+            call = self.plain_call(e, astutil.name(f.id))
+            call.args = [self.as_tuple(a) if isinstance(a, gast.Starred) else a for a in call.args]
+            return self.emit_op(ir.CallLocal, target, call, e)
         if isinstance(f, gast.Lambda):
             return self.emit_op(ir.CallLocal, target, self.plain_call(e, self.atom(f)), e)
         if isinstance(f, gast.Call) and self.static(f.func) is functools.partial and f.args and \
@@ -173,6 +178,18 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
         return gast.Call(func=astutil.name(self.bind(fdef.name + "_grad", made)), args=list(e.args),
                          keywords=list(e.keywords) + passed)
 
+    def recursive_nested(self, e):
+        """A call of a nested def that calls itself: the call of its lifted copy (lifting.py), or None."""
+        fdef = lifting.nested_def(self.uf.node, e.func.id)
+        if fdef is None or not isinstance(getattr(fdef, "body", None), list) or not lifting.calls_itself(fdef):
+            return None
+        lifted = lifting.lift(fdef, self.uf, self.is_local, recursive=True)
+        if lifted is None:
+            return None
+        passed = [gast.keyword(arg=p, value=astutil.name(p)) for p in lifted[1]]
+        return gast.Call(func=astutil.name(self.bind(fdef.name + "_lifted", lifted[0])), args=list(e.args),
+                         keywords=list(e.keywords) + passed)
+
     def emit_op(self, cls, target, expr, node, **fields):
         if cls is ir.CallUser:
             fields["classes"] = fields.get("classes", ()) + self.argument_classes(expr, fields.get("receiver"))
@@ -222,6 +239,11 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
                 args.append(self.atom(a))
         keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in e.keywords]
         return gast.Call(func=func, args=args, keywords=keywords)
+
+    def as_tuple(self, starred):
+        """`*xs` of a length known only when the code runs, as `*tuple(xs)`: a nested function's `*args`."""
+        seq = self.atom(astutil.call(self.bind("tuple", builtins.tuple), [starred.value]))
+        return gast.Starred(value=seq, ctx=gast.Load())
 
     def known_length(self, node):
         """The length of a tuple or list known when transforming (a local tuple display bound once,

@@ -85,18 +85,17 @@ class Inliner:
             raise self.uf.error(s.loc, f"the nested function `{name}` calls itself; adsrc does not differentiate "
                                        "recursive nested functions.",
                                 "Define the recursive function at module level.")
-        if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-            raise self.uf.error(s.loc, "calls with *args or **kwargs to nested functions are not supported.",
-                                "Pass the arguments one by one.")
         fn = astutil.clone(d.fn)
-        bound = self.bind(fn, name, call, s)
-        local = set(fn.params) | _bound_names(fn.body)
+        bound, check = self.bind(fn, name, call, s)
+        local = (set(fn.params) | _bound_names(fn.body)) - fn.nonlocals     # `nonlocal n`: the caller's n
         renames = {n: self.namer.fresh(n) for n in sorted(local)}
         rename_all(fn.body, renames)
         result = rename_expr(fn.result, renames)
         out = []
         for p, value in bound:
             out.append(_assign(renames[p], value, s.loc))
+        if check is not None:
+            out.append(ir.Raw(check, loc=s.loc))
         self.stack.append(name)
         inner = dict(visible)
         try:
@@ -109,25 +108,46 @@ class Inliner:
         return out
 
     def bind(self, fn, name, call, s):
-        """(parameter, value) pairs binding a call's arguments to a nested function's parameters."""
+        """(parameter, value) pairs binding a call's arguments to a nested function's parameters, as Python
+        does; `*args` is bound to a tuple display (or the call's `*tuple(xs)`), `**kwargs` to a dict display."""
         a = fn.args
-        if a.vararg is not None or a.kwarg is not None:
-            raise self.uf.error(s.loc, f"adsrc cannot inline the nested function `{name}`, which takes *args or "
-                                       "**kwargs.", "Give it explicit parameters.")
         pos = [p.id for p in list(a.posonlyargs) + list(a.args)]
         defaults = dict(zip(pos[len(pos) - len(a.defaults):], a.defaults))
         for p, d in zip(a.kwonlyargs, a.kw_defaults):
             if d is not None:
                 defaults[p.id] = d
         names = pos + [p.id for p in a.kwonlyargs]
-        if len(call.args) > len(pos):
-            raise self.uf.error(s.loc, f"`{name}` takes {len(pos)} positional arguments but {len(call.args)} "
+        args = list(call.args)
+        star = _starred(call)
+        if star is not None:
+            args.pop()
+        if any(isinstance(x, gast.Starred) for x in args) or any(k.arg is None for k in call.keywords) or \
+                (star is not None and len(args) > len(pos)):
+            raise self.uf.error(s.loc, f"adsrc cannot match the arguments of this call to `{name}`: `*` or `**` "
+                                       "unpacks a sequence whose length it does not know when transforming.",
+                                "Pass the arguments one by one, or unpack a tuple written in the function "
+                                "(`args = (a, b)`, then `f(*args)`).")
+        if len(args) > len(pos) and a.vararg is None:
+            raise self.uf.error(s.loc, f"`{name}` takes {len(pos)} positional arguments but {len(args)} "
                                        "were given.")
-        values = dict(zip(pos, call.args))
+        values = dict(zip(pos, args))
+        check = None
+        if star is not None:          # f(*xs): xs[0], xs[1]... fill the parameters args leave, the rest is *args
+            given = {k.arg for k in call.keywords}
+            rest = pos[len(args):]
+            rest = rest[:next((i for i, p in enumerate(rest) if p in given), len(rest))]
+            values.update((p, gast.Subscript(value=astutil.clone(star), slice=astutil.const(i), ctx=gast.Load()))
+                          for i, p in enumerate(rest))
+            if a.vararg is None:
+                check = _length_check(star, len(rest), name)       # as Python's call checks len(xs)
+            elif rest:
+                star = gast.Subscript(value=star, slice=gast.Slice(lower=astutil.const(len(rest)), upper=None,
+                                                                   step=None), ctx=gast.Load())
+        extra = {}
         for k in call.keywords:
-            if k.arg not in names or k.arg in values:
+            if k.arg in values or (k.arg not in names and a.kwarg is None):
                 raise self.uf.error(s.loc, f"`{name}` got an unexpected or repeated argument `{k.arg}`.")
-            values[k.arg] = k.value
+            (values if k.arg in names else extra)[k.arg] = k.value
         out = []
         for p in names:
             if p in values:
@@ -136,7 +156,13 @@ class Inliner:
                 out.append((p, astutil.clone(defaults[p])))
             else:
                 raise self.uf.error(s.loc, f"`{name}` is missing the argument `{p}`.")
-        return out
+        if a.vararg is not None:
+            out.append((a.vararg.id, astutil.clone(star) if star is not None else
+                        astutil.tuple_([astutil.clone(x) for x in args[len(pos):]])))
+        if a.kwarg is not None:
+            out.append((a.kwarg.id, gast.Dict(keys=[astutil.const(k) for k in extra],
+                                              values=[astutil.clone(v) for v in extra.values()])))
+        return out, check
 
 
 def _bound_names(body):
@@ -160,10 +186,27 @@ def _bound_names(body):
 def _assign(target, value, loc):
     if isinstance(value, gast.Name):
         return ir.Copy(target, value, loc=loc)
+    if isinstance(value, gast.Subscript):
+        return ir.GetItem(target, value, loc=loc)
+    if isinstance(value, (gast.Tuple, gast.Dict)):
+        return ir.Pack(target, value, loc=loc)
     return ir.Const(target, value, loc=loc)
 
 
-def _drop_unused_defs(body, result):
+def _starred(call):
+    """xs of a call's last positional argument `*xs`, else None."""
+    return call.args[-1].value if call.args and isinstance(call.args[-1], gast.Starred) else None
+
+
+def _length_check(seq, n, name):
+    """`if len(seq) != n: raise TypeError(...)`, as Python's call of a function without *args would."""
+    message = f"the call of {name}() unpacks a sequence with `*` that must hold {n} items (its parameters)"
+    return gast.If(test=gast.Compare(left=astutil.call("len", [astutil.clone(seq)]), ops=[gast.NotEq()],
+                                     comparators=[astutil.const(n)]),
+                   body=[gast.Raise(exc=astutil.call("TypeError", [astutil.const(message)]), cause=None)], orelse=[])
+
+
+def _drop_unused_defs(body, result, uf):
     used = reads_anywhere(body) | (set(astutil.names_loaded(result)) if result is not None else set())
 
     def clean(stmts):
@@ -171,6 +214,11 @@ def _drop_unused_defs(body, result):
         for s in stmts:
             if isinstance(s, ir.Def) and s.name not in used:
                 continue
+            if isinstance(s, ir.Def) and s.fn.nonlocals:
+                raise uf.error(s.loc, f"the nested function `{s.name}` assigns the enclosing function's "
+                                      f"{_names(s.fn.nonlocals)} (`nonlocal`) and is used as a value; adsrc "
+                                      "follows such a function only where it is called.",
+                               "Call it directly, or return the new value from it instead.")
             if isinstance(s, ir.If):
                 s.body, s.orelse = clean(s.body), clean(s.orelse)
             elif isinstance(s, (ir.For, ir.While)):
@@ -186,5 +234,9 @@ def _drop_unused_defs(body, result):
 def inline_local_calls(fn, namer):
     """Inline every call to a nested function of fn, in place."""
     fn.body = Inliner(fn.uf, namer).block(fn.body, {})
-    fn.body = _drop_unused_defs(fn.body, fn.result)
+    fn.body = _drop_unused_defs(fn.body, fn.result, fn.uf)
     return fn
+
+
+def _names(names):
+    return ", ".join(f"`{n}`" for n in sorted(names))

@@ -17,6 +17,11 @@ variables' values at the call (a closure's late binding):
 The outer transformation then differentiates through that call like through
 any gradient (higher order), the lifted variables included. The copy's source
 is registered like a file's, so its generated code and errors can be read.
+
+A nested function that calls itself cannot be inlined; it is lifted the same
+way, its calls of itself becoming calls of the copy that pass the lifted
+variables on, and adsrc differentiates calls of the copy as it does calls of
+a recursive module function.
 """
 
 import ast
@@ -26,7 +31,7 @@ import copy
 import gast
 
 from .. import astutil
-from ..frontend.source import define, lambda_to_def
+from ..frontend.source import define, lambda_to_def, local_names
 
 _LIFTED = {}      # (outer code, the def's text, parameters) -> the lifted function (bounded)
 _GRADIENTS = {}   # (maker, lifted function, options) -> its gradient object
@@ -64,34 +69,56 @@ def free_names(fdef):
     return [n for n in loaded if n not in bound]
 
 
-def lift(fdef, uf, is_local):
+def calls_itself(fdef):
+    """Does a nested def call itself, and use its own name only to call itself?"""
+    uses = [n for n in gast.walk(fdef) if isinstance(n, gast.Name) and n.id == fdef.name]
+    calls = [n for n in gast.walk(fdef) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and
+             n.func.id == fdef.name]
+    inner = any(isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not fdef for n in gast.walk(fdef))
+    return bool(calls) and len(calls) == len(uses) and not inner and fdef.name not in local_names(fdef)
+
+
+def lift(fdef, uf, is_local, recursive=False):
     """(the lifted function, the names of its added keyword-only parameters), or None.
 
     A free name becomes a parameter when it is a local of the enclosing function, one of its closure's
-    variables, or nothing the module or builtins define; other free names stay the module's globals."""
+    variables, or nothing the module or builtins define; other free names stay the module's globals.
+    recursive: fdef calls itself (calls_itself), and the copy calls the copy."""
     free = free_names(fdef)
     if free is None:
         return None
+    free = [n for n in free if not (recursive and n == fdef.name)]
     params = [n for n in free if is_local(n) or n in uf.cells or (n not in uf.globals and not hasattr(builtins, n))]
-    key = (uf.fun.__code__, gast.dump(fdef), tuple(params))      # (two lambdas on a line differ in their text)
+    key = (uf.fun.__code__, gast.dump(fdef), tuple(params), recursive)   # (two lambdas on a line differ in text)
     made = _LIFTED.get(key)
     if made is None:
         if len(_LIFTED) > 256:
             _LIFTED.clear()
-        made = _LIFTED[key] = _make(fdef, uf, params)
+        made = _LIFTED[key] = _make(fdef, uf, params, recursive)
     return made, params
 
 
-def _make(fdef, uf, params):
+def _make(fdef, uf, params, recursive):
     node = gast.gast_to_ast(gast.Module(body=[copy.deepcopy(fdef)], type_ignores=[])).body[0]
-    node.name = f"{fdef.name}_lifted"
+    name = node.name = f"{fdef.name}_lifted"
     node.args.kwonlyargs = list(node.args.kwonlyargs) + [ast.arg(arg=p) for p in params]
     node.args.kw_defaults = list(node.args.kw_defaults) + [None] * len(params)
-    module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
+    body = [node]
+    if recursive:
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == fdef.name:
+                call.func.id = name
+                call.keywords += [ast.keyword(arg=p, value=ast.Name(id=p, ctx=ast.Load())) for p in params]
+        # made inside a function, so that the copy reads itself as a closure variable, not a global
+        maker = ast.parse(f"def make_{name}():\n    return {name}\n").body[0]
+        maker.body.insert(0, node)
+        body = [maker]
+    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
     source = ast.unparse(module) + "\n"
-    made = define(source, node.name, uf.fun.__globals__,
-                  f"{node.name}, lifted from {uf.filename}:{getattr(fdef, 'lineno', '?')}")
-    made.__qualname__ = f"{uf.fun.__qualname__}.<locals>.{node.name}"
+    made = define(source, body[0].name, uf.fun.__globals__,
+                  f"{name}, lifted from {uf.filename}:{getattr(fdef, 'lineno', '?')}")
+    made = made() if recursive else made
+    made.__qualname__ = f"{uf.fun.__qualname__}.<locals>.{name}"
     return made
 
 

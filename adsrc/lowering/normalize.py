@@ -39,8 +39,6 @@ _UNSUPPORTED = {
     gast.AsyncFunctionDef: ("async functions are not supported.", "Use a plain `def`."),
     gast.ClassDef: ("class definitions are not supported inside a differentiated function.",
                     "Define the class at module level."),
-    gast.Nonlocal: ("`nonlocal` declarations are not supported.",
-                    "Return the value instead of assigning an enclosing function's variable."),
 }
 if hasattr(gast, "Match"):
     _UNSUPPORTED[gast.Match] = ("`match` statements are not supported yet.", "Use `if`/`elif` instead.")
@@ -78,7 +76,8 @@ class Normalizer(Expressions, Calls, Loops):
 
     # -- entry -----------------------------------------------------------------------------------
     def function(self, fdef, name=None):
-        self.scopes.append(self.uf.locals if fdef is self.uf.node else local_names(fdef))
+        nonlocals = frozenset(_declared_globals(fdef, gast.Nonlocal)) if fdef is not self.uf.node else frozenset()
+        self.scopes.append(self.uf.locals if fdef is self.uf.node else local_names(fdef) - nonlocals)
         saved = self.out, self.stmt
         try:
             body = self.block(fdef.body)
@@ -86,7 +85,7 @@ class Normalizer(Expressions, Calls, Loops):
             self.scopes.pop()
             self.out, self.stmt = saved
         return ir.Function(name or fdef.name, fdef.args, body, None, self.uf, getattr(fdef, "lineno", None),
-                           self.bindings)
+                           self.bindings, nonlocals)
 
     def block(self, stmts):
         saved_out, saved_stmt, known = self.out, self.stmt, self.static_locals
@@ -269,6 +268,10 @@ class Normalizer(Expressions, Calls, Loops):
             raise self.error(s, "`global` declarations are supported in the differentiated function itself, not "
                                 "in a function nested in it.",
                              "Declare the name global in the outer function, or return the value instead.")
+
+    def stmt_Nonlocal(self, s):
+        """`nonlocal n` in a nested function: its assignments to n are the enclosing function's (the function
+        is inlined where it is called, inline.py; ir.Function.nonlocals)."""
 
     def global_write(self, name, value, node):
         """`n = value` to a name declared global: written into the module's namespace when the code runs,
@@ -486,12 +489,12 @@ class Normalizer(Expressions, Calls, Loops):
         return astutil.name(seq)
 
 
-def _declared_globals(fdef):
-    """Names a `global` statement of fdef itself declares (not one of a function nested in it)."""
+def _declared_globals(fdef, kind=gast.Global):
+    """Names a `global` (or `nonlocal`) statement of fdef itself declares (not one of a function nested in it)."""
     out, stack = set(), list(fdef.body)
     while stack:
         node = stack.pop()
-        if isinstance(node, gast.Global):
+        if isinstance(node, kind):
             out.update(node.names)
         elif not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
             stack.extend(astutil.children(node))
@@ -529,6 +532,8 @@ def _assigned_once(fdef):
         for child in astutil.children(node):
             if isinstance(child, gast.FunctionDef):
                 add(child.name, weight)
+                for name in (n for d in gast.walk(child) if isinstance(d, gast.Nonlocal) for n in d.names):
+                    add(name, 2)      # assigned where the nested function is called
                 continue
             if isinstance(child, (gast.Lambda, gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)):
                 continue

@@ -69,9 +69,10 @@ def literal(value):
 
 
 class Specializer:
-    def __init__(self, uf, statics):
+    def __init__(self, uf, statics, shared=frozenset()):
         self.uf = uf
         self.statics = dict(statics)
+        self.shared = shared       # names a nested function assigns (`nonlocal`): never constants
 
     # -- evaluation ---------------------------------------------------------------------------------
     def value(self, node, env):
@@ -200,7 +201,7 @@ class Specializer:
             return [s]
         if isinstance(s, ir.Def):
             inner = {k: v for k, v in self.statics.items() if k in env and env[k] is v}
-            s.fn.body = Specializer(self.uf, inner).block(s.fn.body, dict(inner))
+            s.fn.body = Specializer(self.uf, inner, self.shared).block(s.fn.body, dict(inner))
             env.pop(s.name, None)
             return [s]
         if isinstance(s, (ir.SetItem, ir.InplaceOp, ir.MutatingCall)):
@@ -223,7 +224,7 @@ class Specializer:
             env.pop(n, None)
         if isinstance(s, (ir.Const, ir.Copy, ir.Apply)):
             ok, v = self.try_value(s.expr, env)
-            if ok and isinstance(s.target, str):
+            if ok and isinstance(s.target, str) and s.target not in self.shared:
                 env[s.target] = v
                 lit = literal(v)
                 if lit is not None:
@@ -276,6 +277,15 @@ def _same(a, b):
 
 def specialize(uf, fn, statics):
     """Specialize a structured Function in place for static parameter values."""
-    env = dict(statics)
-    fn.body = Specializer(uf, statics).block(fn.body, env)
+    shared = frozenset(_nonlocals(fn.body))
+    env = {k: v for k, v in statics.items() if k not in shared}
+    fn.body = Specializer(uf, statics, shared).block(fn.body, env)
     return fn
+
+
+def _nonlocals(body):
+    """The names the functions nested in a block (at any depth) declare `nonlocal`."""
+    for s in walk(body):
+        if isinstance(s, ir.Def):
+            yield from s.fn.nonlocals
+            yield from _nonlocals(s.fn.body)
