@@ -180,11 +180,12 @@ def lowered(fun, statics=None, returns_params=()):
         return lw
 
 
-runtime.HELPERS.update({"cond": primitives.cond, "scan": primitives.scan, "while_loop": primitives.while_loop})
+runtime.HELPERS.update({"cond": primitives.cond, "scan": primitives.scan, "while_loop": primitives.while_loop,
+                        "attempt": primitives.attempt})
 
 
 def primitive_names(namer):
-    return {p: namer.helper(p) for p in ("cond", "scan", "while_loop")}
+    return {p: namer.helper(p) for p in ("cond", "scan", "while_loop", "attempt")}
 
 
 def clear_caches():

@@ -36,6 +36,15 @@ def cond(pred, true_fun, false_fun, *operands):
     return true_fun(*operands) if pred else false_fun(*operands)
 
 
+def attempt(body, handler, types):
+    """A `try` in printed lowered code (ir.Cond.catches): (True, body()), or (False, handler(exception))
+    when body raises one of types."""
+    try:
+        return True, body()
+    except types as e:
+        return False, handler(e)
+
+
 def _leaves(xs):
     if isinstance(xs, (tuple, list)):
         return [leaf for x in xs for leaf in _leaves(x)]

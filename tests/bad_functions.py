@@ -11,10 +11,11 @@ COUNTER = 0
 
 def uses_try(x):
     try:
-        y = np.log(x)
+        a = np.log(x)
+        y = np.sqrt(a)
     except ValueError:
-        y = x
-    return y
+        y = a       # what the block assigned before it failed
+    return np.sum(y)
 
 
 def uses_with(x):

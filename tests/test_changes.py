@@ -8,8 +8,9 @@ from cases_changes import CASES as CHANGES
 from cases_methods import CASES as METHODS
 from cases_nested import CASES as NESTED
 from cases_ordinary import CASES as ORDINARY
+from cases_try import CASES as TRY
 
-ALL = list(CHANGES) + list(ORDINARY) + list(METHODS) + list(NESTED)
+ALL = list(CHANGES) + list(ORDINARY) + list(METHODS) + list(NESTED) + list(TRY)
 
 
 @pytest.mark.parametrize("case", ALL, ids=[c.id for c in ALL])

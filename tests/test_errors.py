@@ -22,7 +22,7 @@ def line_of(fn, text):
 
 
 CASES = [
-    (bad.uses_try, "try:", "`try`"),
+    (bad.uses_try, "try:", "assigns `a` before its last statement, and the `except` clause reads it"),
     (bad.uses_with, "with open", "`with`"),
     (bad.defines_class, "class Box", "class definitions"),
     (bad.appends_unpacked, "lst.append(*[x[0]])", "`.append()` changes its object in place"),

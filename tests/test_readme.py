@@ -160,10 +160,11 @@ REFUSED = textwrap.dedent('''
 
     def uses_try(x):
         try:
-            y = x * 2.0
+            a = np.log(x)
+            y = np.sqrt(a)
         except ValueError:
             y = x
-        return np.sum(y)
+        return np.sum(y) + np.sum(a)
 
     def uses_with(x):
         with open(__file__) as fh:
@@ -232,7 +233,7 @@ REFUSED = textwrap.dedent('''
 
 # README "What does not work": the construct as the README names it -> the function using it
 README_REFUSALS = {
-    "`try`": "uses_try", "`with`": "uses_with", "(`nonlocal`) works where": "uses_nonlocal",
+    "a `try` block that assigns": "uses_try", "`with`": "uses_with", "(`nonlocal`) works where": "uses_nonlocal",
     "classes defined inside the function": "uses_class", "`match`": "uses_match",
     "`:=` in a condition": "uses_walrus_in_condition",
 }

@@ -17,6 +17,7 @@ import gast
 from .. import astutil
 from ..emission import release
 from ..ir import nodes as ir
+from ..ir.printer import branches
 from ..ir.walk import defines, expr_reads, reads_anywhere, walk
 from . import checkpoint, remat
 from .state import AdjState, tag
@@ -86,7 +87,7 @@ class ControlAdjoints:
         bwd_t, bwd_f = bwd_t + tails[0], bwd_f + tails[1]
         if repeated:
             fwd_t, bwd_t, fwd_f, bwd_f = self.pack_branch_values(fwd_t, bwd_t, local_t, fwd_f, bwd_f, local_f)
-        fwd = fwd_pre + [gast.If(test=pred, body=fwd_t or [gast.Pass()], orelse=fwd_f)]
+        fwd = fwd_pre + branches(s, pred, fwd_t, fwd_f, self.namer)
         bwd = [gast.If(test=astutil.clone(pred), body=bwd_t or [gast.Pass()], orelse=bwd_f)] if bwd_t or bwd_f else []
         return tag(fwd, s.loc.line), tag(bwd, s.loc.line)
 

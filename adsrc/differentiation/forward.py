@@ -18,6 +18,7 @@ from .. import astutil
 from ..analysis.buffers import exclusive_updates
 from ..emission import copyprop, dce
 from ..ir import nodes as ir
+from ..ir import printer
 from ..ir.printer import Printer, op_expr
 from ..ir.walk import expr_reads, target_names
 from .assemble import result_parts
@@ -165,9 +166,7 @@ class Forward(TangentOps):
                 body.append(astutil.assign(self.tname(o), p if p is not None else
                                            self.hcall("zeros_tangent", results[k])))
             self.tan[o] = astutil.name(self.tname(o))
-        node = gast.If(test=astutil.clone(s.pred), body=branches[0][0] or [gast.Pass()],
-                       orelse=branches[1][0])
-        return tag([node], s.loc.line)
+        return tag(printer.branches(s, astutil.clone(s.pred), branches[0][0], branches[1][0], self.namer), s.loc.line)
 
     def loop(self, s):
         """A Scan or WhileLoop as a Python loop; varied carried values carry tangents too."""

@@ -136,6 +136,17 @@ def propagate(stmts, copies=None, stores=None):
             copies.kill(stores(s))
             out.append(s)
             continue
+        if isinstance(s, gast.Try):       # (a `try` of a branch, ir.printer.branches)
+            inner = copies.without(stores(s))
+            s.body = propagate(s.body, inner.without(()), stores) or [gast.Pass()]
+            for h in s.handlers:
+                h.body = propagate(h.body, inner.without(()), stores) or [gast.Pass()]
+            s.orelse = propagate(s.orelse, inner.without(()), stores)
+            s.finalbody = propagate(s.finalbody, inner, stores)
+            stores.changed(s)
+            copies.kill(stores(s))
+            out.append(s)
+            continue
         if isinstance(s, gast.Assign):
             s.value = _rewrite(s.value, copies.of)
         elif isinstance(s, gast.AugAssign):

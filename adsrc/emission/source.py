@@ -360,6 +360,7 @@ def compile_function(text, fname, filename, globals_, bindings, argdefs=None, kw
         cells.append(b if isinstance(b, types.CellType) else types.CellType(b))
     fn = types.FunctionType(inner, globals_, fname, argdefs, tuple(cells))
     fn.__qualname__ = fname
+    fn._adsrc_generated = True       # its `try` blocks assign what their handlers need (lowering/trys.py)
     if kwdefaults:
         fn.__kwdefaults__ = dict(kwdefaults)
     register_source(filename, text)

@@ -259,9 +259,19 @@ class RangeIter:
 
 @dataclass(eq=False, slots=True)
 class If(Stmt):
+    """if test: body else: orelse.
+
+    catches: a `try` (lowering/trys.py): the exception types (an atom), and test is a name that a Const
+    binds to True before the If. The body then runs first, and if it raises one of those exceptions, the
+    test's name is set to False (and `caught`, a name bound to None before, to the exception), and orelse
+    runs, as the handler. The body never changes what existed before it except in its last statement, so
+    a failed body leaves nothing the handler or later code reads.
+    """
     test: gast.expr
     body: list
     orelse: list
+    catches: Optional[gast.expr] = None
+    caught: Optional[str] = None
 
 
 @dataclass(eq=False, slots=True)
@@ -317,10 +327,13 @@ class Branch:
 
 @dataclass(eq=False, slots=True)
 class Cond(Stmt):
+    """A lowered If; catches and caught as If's (a `try`: the true branch runs first, pred is set by it)."""
     pred: gast.expr
     true: Branch
     false: Branch
     outs: list
+    catches: Optional[gast.expr] = None
+    caught: Optional[str] = None
 
 
 @dataclass(eq=False, slots=True)

@@ -66,8 +66,7 @@ class Printer:
             call = astutil.call(astutil.attr(s.receiver, s.method), [astutil.clone(a) for a in s.args])
             return [astutil.assign(s.target, call) if s.target else astutil.expr_stmt(call)]
         if isinstance(s, ir.If):
-            return [gast.If(test=astutil.clone(s.test), body=self.block(s.body) or [gast.Pass()],
-                            orelse=self.block(s.orelse))]
+            return branches(s, s.test, self.block(s.body), self.block(s.orelse), self.namer)
         if isinstance(s, ir.For):
             return [gast.For(target=astutil.target(s.target), iter=iteration_expr(s.iter),
                              body=self.block(s.body) or [gast.Pass()], orelse=self.block(s.orelse),
@@ -110,7 +109,12 @@ class Printer:
         for name, br in ((tname, s.true), (fname, s.false)):
             body = self.block(br.body) + [gast.Return(value=self._pack(br.results) if br.results
                                                       else astutil.const(None))]
-            defs.append(astutil.function_def(name, [], body))
+            params = [s.caught or "_"] if s.catches is not None and br is s.false else []
+            defs.append(astutil.function_def(name, params, body))
+        if s.catches is not None:       # a `try`: attempt runs the true branch and says whether it completed
+            call = astutil.call(self.names["attempt"], [astutil.name(tname), astutil.name(fname),
+                                                        astutil.clone(s.catches)])
+            return defs + [astutil.assign((s.pred.id, self._targets(s.outs) if s.outs else "_"), call)]
         call = astutil.call(self.names["cond"], [astutil.clone(s.pred), astutil.name(tname), astutil.name(fname)])
         return defs + [astutil.assign(self._targets(s.outs), call) if s.outs else astutil.expr_stmt(call)]
 
@@ -170,3 +174,21 @@ def dump(fn):
     from ..names import Namer
     namer = Namer(set())
     return unparse(Printer({"cond": "cond", "scan": "scan", "while_loop": "while_loop"}, namer).function(fn))
+
+
+def branches(s, test, body, orelse, namer):
+    """`if test: body else: orelse` for an If or Cond s; for a `try` (s.catches), body runs first inside a
+    Python `try` whose `except` sets test's name to False (and s.caught to the exception), then orelse runs
+    if it did."""
+    if s.catches is None:
+        return [gast.If(test=test, body=body or [gast.Pass()], orelse=orelse)]
+    exc = namer.fresh("exc") if s.caught else None
+    handler = [astutil.assign(test.id, astutil.const(False))] + \
+        ([astutil.assign(s.caught, astutil.name(exc))] if exc else [])
+    out = [gast.Try(body=body or [gast.Pass()],
+                    handlers=[gast.ExceptHandler(type=astutil.clone(s.catches),
+                                                 name=astutil.name(exc, gast.Store()) if exc else None,
+                                                 body=handler)], orelse=[], finalbody=[])]
+    if orelse:
+        out.append(gast.If(test=gast.UnaryOp(op=gast.Not(), operand=astutil.clone(test)), body=orelse, orelse=[]))
+    return out

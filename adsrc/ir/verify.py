@@ -10,7 +10,7 @@ bound once) and that every name is bound before it is read on every path.
 import gast
 
 from . import nodes as ir
-from .walk import defines, expr_reads
+from .walk import defines, expr_reads, own_reads
 
 STRUCTURED = "structured"
 FUNCTIONAL = "functional"
@@ -170,7 +170,7 @@ def _check_ssa(fn):
         visible = set(visible)
         for s in body:
             if isinstance(s, ir.Cond):
-                reads_ok(s, expr_reads(s.pred), visible)
+                reads_ok(s, own_reads(s), visible)
                 for br in (s.true, s.false):
                     inner = check(br.body, visible)
                     for r in br.results:
@@ -191,7 +191,6 @@ def _check_ssa(fn):
             elif isinstance(s, ir.Def):
                 pass
             else:
-                from .walk import own_reads
                 reads_ok(s, own_reads(s), visible)
             visible |= set(defines(s))
         return visible

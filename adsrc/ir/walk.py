@@ -137,13 +137,13 @@ def own_exprs(stmt):
         return list(stmt.args) + [gast.Name(id=stmt.receiver, ctx=gast.Load(), annotation=None,
                                             type_comment=None)]
     if isinstance(stmt, ir.If):
-        return [stmt.test]
+        return [stmt.test] + _catch_exprs(stmt)
     if isinstance(stmt, ir.For):
         return iteration_exprs(stmt.iter)
     if isinstance(stmt, ir.Return):
         return [stmt.value]
     if isinstance(stmt, ir.Cond):
-        return [stmt.pred]
+        return [stmt.pred] + _catch_exprs(stmt)
     if isinstance(stmt, ir.Scan):
         return list(stmt.init) + [stmt.xs]
     if isinstance(stmt, ir.WhileLoop):
@@ -259,6 +259,14 @@ def reads_anywhere(body):
     return out
 
 
+def _catch_exprs(stmt):
+    """A `try`'s (If or Cond with catches): its exception types, and the name it sets to the exception."""
+    if stmt.catches is None:
+        return []
+    return [stmt.catches] + ([gast.Name(id=stmt.caught, ctx=gast.Load(), annotation=None, type_comment=None)]
+                             if stmt.caught else [])
+
+
 def rename_reads(stmt, mapping):
     """Rename the names a statement reads in its enclosing block (not nested blocks), in place."""
     if not mapping:
@@ -275,15 +283,17 @@ def rename_reads(stmt, mapping):
     elif isinstance(stmt, ir.MutatingCall):
         for a in stmt.args:
             rename_expr(a, mapping)
-    elif isinstance(stmt, ir.If):
-        rename_expr(stmt.test, mapping)
+    elif isinstance(stmt, (ir.If, ir.Cond)):
+        rename_expr(stmt.test if isinstance(stmt, ir.If) else stmt.pred, mapping)
+        if stmt.catches is not None:
+            rename_expr(stmt.catches, mapping)
+        if stmt.caught is not None:
+            stmt.caught = mapping.get(stmt.caught, stmt.caught)
     elif isinstance(stmt, ir.For):
         for e in iteration_exprs(stmt.iter):
             rename_expr(e, mapping)
     elif isinstance(stmt, ir.Return):
         rename_expr(stmt.value, mapping)
-    elif isinstance(stmt, ir.Cond):
-        rename_expr(stmt.pred, mapping)
     elif isinstance(stmt, ir.Scan):
         for e in stmt.init + [stmt.xs]:
             rename_expr(e, mapping)

@@ -12,7 +12,7 @@ known pure ones (which might draw random numbers), are kept.
 import gast
 
 from ..ir import nodes as ir
-from ..ir.walk import expr_reads, own_reads, target_names
+from ..ir.walk import assigned, expr_reads, own_reads, target_names
 
 _PURE = (ir.Copy, ir.Apply, ir.GetItem, ir.GetAttr, ir.Pack, ir.Update, ir.Append, ir.ScanSlice)
 _PURE_CALLS = frozenset({"len", "range", "isinstance", "int", "float", "bool", "min", "max", "abs", "tuple",
@@ -82,6 +82,8 @@ def _cond(s, live, p, apply):
     for br in (s.true, s.false):
         results = [br.results[k] for k in used]
         need = set().union(*(expr_reads(r) for r in results)) if results else set()
+        if s.catches is not None and br is s.true:
+            need |= set(assigned(br.body))      # a `try` block runs to see whether it raises: all of it stays
         inner, kept = block(br.body, need, p, apply)
         reads |= inner
         work = work or kept
@@ -89,9 +91,9 @@ def _cond(s, live, p, apply):
             br.results = results
     if apply:
         s.outs = outs
-    if not outs and not work and _pure_const(s.pred):
+    if not outs and not work and _pure_const(s.pred) and s.catches is None:
         return None
-    return outs, expr_reads(s.pred) | reads
+    return outs, own_reads(s) | reads
 
 
 def _reads(exprs):

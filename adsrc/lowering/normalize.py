@@ -29,11 +29,10 @@ from . import factories
 from .calls import Calls
 from .expressions import Expressions, subscript_temp
 from .loops import Loops
+from .trys import Trys
 
 
 _UNSUPPORTED = {
-    gast.Try: ("`try` statements are not supported inside a differentiated function.",
-               "Move the `try` outside the function, or check the condition with an `if`."),
     gast.AsyncWith: ("`async with` is not supported.", "Differentiate plain synchronous code."),
     gast.AsyncFor: ("`async for` is not supported.", "Differentiate plain synchronous code."),
     gast.AsyncFunctionDef: ("async functions are not supported.", "Use a plain `def`."),
@@ -43,7 +42,8 @@ _UNSUPPORTED = {
 if hasattr(gast, "Match"):
     _UNSUPPORTED[gast.Match] = ("`match` statements are not supported yet.", "Use `if`/`elif` instead.")
 if hasattr(gast, "TryStar"):
-    _UNSUPPORTED[gast.TryStar] = _UNSUPPORTED[gast.Try]
+    _UNSUPPORTED[gast.TryStar] = ("`except*` (exception groups) is not supported inside a differentiated function.",
+                                  "Catch the exception group outside the function.")
 
 # context managers whose block runs as if it were not inside a `with`
 _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_warnings")
@@ -52,7 +52,7 @@ _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_wa
 _MADE = {}     # (adsrc.grad, f, options) -> the gradient object a call in a transformed function makes
 
 
-class Normalizer(Expressions, Calls, Loops):
+class Normalizer(Expressions, Calls, Loops, Trys):
     """Normalizes one user function (and its nested defs) into structured IR."""
 
     def __init__(self, uf, namer=None):

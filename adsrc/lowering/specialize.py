@@ -72,7 +72,7 @@ class Specializer:
     def __init__(self, uf, statics, shared=frozenset()):
         self.uf = uf
         self.statics = dict(statics)
-        self.shared = shared       # names a nested function assigns (`nonlocal`): never constants
+        self.shared = shared       # names set where the code runs by other statements: never constants
 
     # -- evaluation ---------------------------------------------------------------------------------
     def value(self, node, env):
@@ -277,15 +277,20 @@ def _same(a, b):
 
 def specialize(uf, fn, statics):
     """Specialize a structured Function in place for static parameter values."""
-    shared = frozenset(_nonlocals(fn.body))
+    shared = frozenset(_set_elsewhere(fn.body))
     env = {k: v for k, v in statics.items() if k not in shared}
     fn.body = Specializer(uf, statics, shared).block(fn.body, env)
     return fn
 
 
-def _nonlocals(body):
-    """The names the functions nested in a block (at any depth) declare `nonlocal`."""
+def _set_elsewhere(body):
+    """Names whose values are set by something other than their assignments: those the functions nested
+    in a block (at any depth) declare `nonlocal`, and a `try`'s test and exception (ir.If.catches)."""
     for s in walk(body):
         if isinstance(s, ir.Def):
             yield from s.fn.nonlocals
-            yield from _nonlocals(s.fn.body)
+            yield from _set_elsewhere(s.fn.body)
+        elif isinstance(s, ir.If) and s.catches is not None:
+            yield s.test.id
+            if s.caught:
+                yield s.caught

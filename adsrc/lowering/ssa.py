@@ -36,7 +36,7 @@ class SSA:
 
     def stmt(self, s, env):
         if isinstance(s, ir.Cond):
-            rename_expr(s.pred, env)
+            rename_reads(s, env)
             for br in (s.true, s.false):
                 inner = dict(env)
                 self.block(br.body, inner)

@@ -64,7 +64,7 @@ class Lowerer:
             branches.append(ir.Branch(body, [self.value(n, d) for n in outs]))
             after = d if after is None else after & d
         defined.update(after | set(outs))
-        return ir.Cond(s.test, branches[0], branches[1], outs, loc=s.loc)
+        return ir.Cond(s.test, branches[0], branches[1], outs, s.catches, s.caught, loc=s.loc)
 
     def scan(self, s, defined):
         head = self.live.loop_head(s)

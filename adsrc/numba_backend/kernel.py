@@ -58,6 +58,9 @@ def refuse(what, where, hint="Use backend='numpy' (the default) for this functio
 def _check_helpers(tree, ns, text, user_file):
     """Refuse a runtime helper that has no numba implementation, naming the line that calls it."""
     for node in ast.walk(tree):
+        if isinstance(node, ast.Try):       # numba's math raises nothing (math.sqrt(-1.0) is nan) and its
+            # `except` matches no exception class: the branch taken could differ from Python's
+            refuse("a `try` statement", user_line(text, node.lineno, user_file))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             name = node.func.id
             value = ns.get(name)

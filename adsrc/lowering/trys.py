@@ -1,0 +1,200 @@
+"""`try` / `except` / `else` / `finally` inside a differentiated function.
+
+    try:                                   tried = True
+        L = np.linalg.cholesky(K)          if tried (run first; an exception in
+    except np.linalg.LinAlgError:                    LinAlgError sets tried = False):
+        L = np.linalg.cholesky(K + eps)        L = np.linalg.cholesky(K)
+                                           else:
+                                               L = np.linalg.cholesky(K + eps)
+
+The try block is the first branch of an `if` whose test its running decides
+(ir.If.catches): generated code runs it inside a Python `try`, and records
+which branch ran, so the backward pass follows the same one. Several
+`except` clauses are one handler that tests the exception's class in their
+order; `else:` runs after the `if` when the block completed; `finally:` after
+both.
+
+A failed block must leave nothing behind that Python would have kept: the
+values it computed are new names, invisible afterwards. That is exact when
+the block changes nothing before its last statement that the handler or
+later code could read: adsrc refuses, naming the line, a block that
+changes an object in place before its last statement, or assigns a name
+before its last statement that the handler reads, or that later code reads
+without every handler assigning it first.
+"""
+
+import builtins
+
+import gast
+
+from .. import astutil
+from ..ir import nodes as ir
+from .. import rules as rules_mod
+
+_HINT = ("Compute into new names in the `try` block and assign the variables the rest of the function uses in "
+         "its last statement (or in every `except` clause too).")
+
+
+class Trys:
+    """Mixin of the Normalizer: `try` statements."""
+
+    def stmt_Try(self, s):
+        if not s.handlers:            # try/finally: an exception leaves the function either way
+            for inner in s.body + s.finalbody:
+                self.stmt = inner
+                self.statement(inner)
+            return
+        types = [self.exception_types(h) for h in s.handlers]
+        if not getattr(self.uf.fun, "_adsrc_generated", False):     # (generated code is safe by construction)
+            self.refuse_partial_writes(s)
+        tried = self.temp("tried")
+        caught = self.temp("caught") if len(s.handlers) > 1 or any(h.name is not None for h in s.handlers) else None
+        self.emit(ir.Const(tried, astutil.const(True)), s)
+        if caught:
+            self.emit(ir.Const(caught, astutil.const(None)), s)
+        body = self.block(s.body)
+        handler = self.sub_block(lambda: self.handlers(s.handlers, types, caught))
+        every = tuple(c for t in types for c in t)
+        catches = self.exception_name(every[0] if len(every) == 1 else every)
+        self.emit(ir.If(astutil.name(tried), body, handler, catches=catches, caught=caught), s)
+        if s.orelse:
+            self.emit(ir.If(astutil.name(tried), self.block(s.orelse), []), s)
+        for inner in s.finalbody:
+            self.stmt = inner
+            self.statement(inner)
+
+    def handlers(self, handlers, types, caught):
+        """The handler: each `except` clause's body, under a test of the exception's class after the first."""
+        h, rest = handlers[0], handlers[1:]
+
+        def clause():
+            if h.name is not None:
+                self.emit(ir.Copy(h.name.id, astutil.name(caught)), h)
+            self.out.extend(self.block(h.body))
+        if not rest:
+            clause()
+            return
+        test = astutil.call(self.bind("isinstance", builtins.isinstance),
+                            [astutil.name(caught), self.exception_name(types[0])])
+        self.emit(ir.If(test, self.sub_block(clause), self.sub_block(lambda: self.handlers(rest, types[1:], caught))),
+                  h)
+
+    def exception_types(self, h):
+        """The classes an `except` clause catches, known when transforming (a tuple)."""
+        if h.type is None:
+            return (BaseException,)
+        value = self.static(h.type)
+        if isinstance(h.type, gast.Tuple):
+            parts = [self.static(e) for e in h.type.elts]
+            value = rules_mod.NOT_STATIC if any(p is rules_mod.NOT_STATIC for p in parts) else tuple(parts)
+        classes = value if isinstance(value, tuple) else (value,)
+        if value is rules_mod.NOT_STATIC or not all(isinstance(c, type) and issubclass(c, BaseException)
+                                                    for c in classes):
+            raise self.error(h.type, "adsrc needs the exceptions an `except` clause catches when it transforms "
+                                     "the function.",
+                             "Name the exception classes directly (`except ValueError:`, `except (KeyError, "
+                             "IndexError):`), or a module-level name bound to them.")
+        return tuple(c for v in classes for c in (v if isinstance(v, tuple) else (v,)))
+
+    def exception_name(self, value):
+        """A name bound in generated code to an exception class or tuple of them."""
+        classes = value if isinstance(value, tuple) else (value,)
+        name = "_".join(c.__name__ for c in classes) if len(classes) < 3 else "exceptions"
+        return astutil.name(self.bind(name, value[0] if isinstance(value, tuple) and len(value) == 1 else value))
+
+    def refuse_partial_writes(self, s):
+        """Refuse a try block whose partial run Python would show and adsrc would not (the module docstring)."""
+        if any(isinstance(n, (gast.Return, gast.Break, gast.Continue)) for part in s.body + s.orelse
+               for n in _walk_here(part)) and s.finalbody:
+            raise self.error(s, "`finally` after a `try` block or `else` that returns, breaks or continues is not "
+                                "supported: adsrc runs the `finally` block after the `try` statement.",
+                             "Move the `finally` block's statements after the `try` statement and before the "
+                             "`return`.")
+        head, last = s.body[:-1], s.body[-1]
+        if isinstance(last, (gast.If, gast.For, gast.While, gast.Try, gast.With)):
+            head = s.body
+        for node in (n for part in head for n in _walk_here(part)):
+            if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, (gast.Store, gast.Del)) \
+                    or self.may_change(node):
+                raise self.error(node, "this statement changes an object in place inside a `try` block, before its "
+                                       "last statement: if a later statement raised, Python would keep the change "
+                                       "and adsrc would not.", _HINT)
+        written = {n.id for part in head for n in _walk_here(part)
+                   if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+        read_by_handler = {n.id for h in s.handlers for part in h.body for n in gast.walk(part)
+                           if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        later = self.reads_after(s)
+        for h in s.handlers:
+            if not _leaves(h.body):
+                later -= _assigned_surely(h.body)
+        for name in sorted(written & (read_by_handler | later)):
+            where = "the `except` clause reads it" if name in read_by_handler else "code after the `try` reads it"
+            raise self.error(s, f"the `try` block assigns `{name}` before its last statement, and {where}: if a "
+                                "later statement of the block raised, Python would keep that value and adsrc would "
+                                "not.", _HINT)
+
+    def may_change(self, node):
+        """A call of a method that may change its receiver in place (`xs.append(v)`)."""
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)):
+            return False
+        return node.func.attr in _CHANGING_METHODS
+
+    def reads_after(self, s):
+        """Names that what may run after try statement s reads: the rest of each block around it, and the
+        whole of each loop around it."""
+        table = getattr(self, "_reads_after", None)
+        if table is None:
+            table = self._reads_after = {}
+            _after(self.uf.node.body, set(), table)
+        return set(table.get(id(s), ()))
+
+
+_CHANGING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem",
+                     "add", "discard", "sort", "reverse", "fill", "resize", "put", "itemset", "sort", "partition",
+                     "__setitem__", "__delitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__"}
+
+
+def _walk_here(node):
+    """node and what is inside it, not inside nested functions, lambdas or classes."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(c for c in astutil.children(n)
+                     if not isinstance(c, (gast.FunctionDef, gast.Lambda, gast.ClassDef)))
+
+
+def _loads(nodes):
+    return {n.id for part in nodes for n in gast.walk(part)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _after(stmts, later, table):
+    """Fill table: id(try statement) -> names read by what may run after it (`later`: after stmts)."""
+    for i, s in enumerate(stmts):
+        after = later | _loads(stmts[i + 1:])
+        if isinstance(s, (gast.For, gast.While)):
+            after = after | _loads([s])
+        if isinstance(s, gast.Try):
+            table[id(s)] = after | _loads(s.finalbody)
+        if isinstance(s, gast.FunctionDef):
+            _after(s.body, set(), table)
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                _after(block, after, table)
+        for h in getattr(s, "handlers", ()):
+            _after(h.body, after, table)
+
+
+def _leaves(body):
+    """Does a block end by leaving the function or the loop (return, raise, break, continue)?"""
+    return bool(body) and isinstance(body[-1], (gast.Return, gast.Raise, gast.Break, gast.Continue))
+
+
+def _assigned_surely(body):
+    """Names a block's top-level statements assign (on every path through it)."""
+    return {n.id for s in body if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign))
+            for t in (s.targets if isinstance(s, gast.Assign) else [s.target]) for n in gast.walk(t)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}

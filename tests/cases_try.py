@@ -1,0 +1,155 @@
+"""`try` / `except` / `else` / `finally` in differentiated functions, written as people write them.
+
+Each is registered with inputs that take the `try` block's path and inputs that take an `except`
+clause's, and checked against central finite differences (inputs must come back unchanged).
+"""
+
+import math
+
+import numpy as np
+
+from casekit import Registry, rand
+
+CASES = Registry()
+case = CASES.case
+
+
+@case(rand(3, 3), 1.0, label="positive-definite")
+@case(rand(3, 3), -10.0, label="jitter-needed")
+def cholesky_with_jitter(A, shift):
+    K = A @ A.T + shift * np.eye(3)
+    try:
+        L = np.linalg.cholesky(K)
+    except np.linalg.LinAlgError:
+        L = np.linalg.cholesky(K + (1.0 - shift) * 10.0 * np.eye(3))
+    return np.sum(np.log(np.diag(L)))
+
+
+@case(np.array([0.5, -1.5, 2.0, 0.3]))
+def math_domain_error_in_a_loop(x):
+    s = 0.0
+    for v in x:
+        try:
+            s = s + math.sqrt(v)
+        except ValueError:
+            s = s - v * v
+    return s
+
+
+@case(np.array([0.5, -1.5]), "a", label="key-present")
+@case(np.array([0.5, -1.5]), "b", label="key-missing")
+def dict_lookup_with_a_default(x, key):
+    d = {"a": x[0] * 2.0}
+    try:
+        v = d[key]
+    except KeyError:
+        v = x[1] ** 2
+    return v * x[0]
+
+
+@case(rand(2), 0, label="key-error")
+@case(rand(2), 1, label="index-error")
+@case(rand(2), 2, label="no-error")
+def several_handlers_else_and_finally(x, k):
+    try:
+        if k == 0:
+            raise KeyError("k")
+        elif k == 1:
+            raise IndexError("i")
+        y = np.sin(x)
+    except KeyError:
+        y = np.cos(x)
+    except (IndexError, ValueError) as e:
+        y = x * len(str(e))
+    else:
+        y = y * 3.0
+    finally:
+        z = 2.0
+    return np.sum(y) * z
+
+
+@case(2.0, label="log")
+@case(-2.0, label="handler")
+def returns_from_both(x):
+    try:
+        return math.log(x)
+    except ValueError:
+        return -x * x
+
+
+@case(3.0, label="body")
+@case(0.5, label="handler")
+def bare_except(x):
+    try:
+        y = 1.0 / (x - 1.0)
+        r = math.sqrt(y)
+    except:  # noqa: E722  (as users write it)
+        r = x ** 3
+    return r
+
+
+def _checked_log(v):
+    if v <= 0.0:
+        raise ValueError("log of a non-positive number")
+    return math.log(v)
+
+
+@case(np.array([1.5, -0.5, 2.0]))
+def exception_raised_by_a_called_function(x):
+    total = 0.0
+    for v in x:
+        try:
+            total += _checked_log(v) * v
+        except ValueError:
+            total += v
+    return total
+
+
+@case(np.array([0.2, 0.4, 0.3]), 3, label="completes")
+@case(np.array([0.2, 4.0, 0.3]), 3, label="fails-in-the-loop")
+def loop_inside_the_try_block(x, n):
+    s = x[0]
+    try:
+        for i in range(n):
+            if x[i] > 1.0:
+                raise FloatingPointError("too large")
+            s = s * np.cos(x[i]) + x[i]
+    except FloatingPointError:
+        s = np.sum(x) * 0.5
+    return s
+
+
+@case(1.7, label="converges")
+@case(-0.3, label="gives-up")
+def try_in_a_while_loop_that_breaks(x):
+    y = x
+    k = 0
+    while k < 5:
+        try:
+            y = math.sqrt(y) + 0.1 * x
+        except ValueError:
+            y = y * y
+            break
+        k += 1
+    return y
+
+
+@case(rand(3))
+def nothing_raises_a_dead_value_still_runs(x):
+    ok = 1.0
+    try:
+        np.linalg.cholesky(np.outer(x, x) - np.eye(3))     # never positive definite: always raises
+    except np.linalg.LinAlgError:
+        ok = 2.0
+    return np.sum(x * x) * ok
+
+
+@case(rand(3))
+def nested_helper_with_a_try(x):
+    def safe_log(v):
+        try:
+            r = math.log(v)
+        except ValueError:
+            r = v
+        return r
+    return sum(safe_log(v) for v in x)
