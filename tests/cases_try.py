@@ -153,3 +153,16 @@ def nested_helper_with_a_try(x):
             r = v
         return r
     return sum(safe_log(v) for v in x)
+
+
+@case(2.0, [1.0, 2.0], label="list-shorter-than-the-loop")
+@case(2.0, [1.0, 2.0, 3.0, 4.0, 5.0], label="list-long-enough")
+def index_error_ends_the_loop(x, data):
+    total = 0.0
+    for i in range(5):
+        try:
+            val = data[i]            # assigned before the block's last statement, read only inside it
+            total += val * x
+        except IndexError:
+            break
+    return total

@@ -60,6 +60,19 @@ def catches_a_computed_class(x):
     return y
 
 
+def read_again_in_the_next_iteration(x):
+    s, t = 0.0, 1.0
+    for i in range(3):
+        s = s + t
+        try:
+            t = t * x
+            u = math.log(t)
+        except ValueError:
+            u = 0.0
+        s = s + u
+    return s
+
+
 def finally_after_a_return(x):
     try:
         return math.log(x)
@@ -75,6 +88,7 @@ def finally_after_a_return(x):
     (later_code_reads_a_partial_value, "try:", "assigns `s` before its last statement, and code after the `try` reads"),
     (changes_an_array_before_the_last_statement, "out[0] = x * 2.0", "changes an object in place"),
     (appends_before_the_last_statement, "seen.append(x)", "changes an object in place"),
+    (read_again_in_the_next_iteration, "try:", "assigns `t` before its last statement, and code after the `try`"),
     (catches_a_computed_class, "except EXCEPTIONS", "needs the exceptions an `except` clause catches"),
     (finally_after_a_return, "try:", "`finally` after a `try` block or `else` that returns"),
 ])

@@ -121,8 +121,7 @@ class Trys:
                                        "and adsrc would not.", _HINT)
         written = {n.id for part in head for n in _walk_here(part)
                    if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
-        read_by_handler = {n.id for h in s.handlers for part in h.body for n in gast.walk(part)
-                           if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        read_by_handler = set().union(*(_exposed(h.body, set()) for h in s.handlers))
         later = self.reads_after(s)
         for h in s.handlers:
             if not _leaves(h.body):
@@ -140,8 +139,8 @@ class Trys:
         return node.func.attr in _CHANGING_METHODS
 
     def reads_after(self, s):
-        """Names that what may run after try statement s reads: the rest of each block around it, and the
-        whole of each loop around it."""
+        """Names that what may run after try statement s reads before assigning them: the rest of each block
+        around it, and each loop around it from its top."""
         table = getattr(self, "_reads_after", None)
         if table is None:
             table = self._reads_after = {}
@@ -169,14 +168,50 @@ def _loads(nodes):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
+def _exposed(stmts, later):
+    """Names stmts may read before assigning them, and those of `later` (read after stmts) that stmts may
+    leave unassigned."""
+    out, done = set(), set()
+    for s in stmts:
+        reads, assigns = _reads_first(s)
+        out |= reads - done
+        done |= assigns
+    return out | (later - done)
+
+
+def _reads_first(s):
+    """(names statement s may read before assigning them, names it surely assigns)."""
+    if isinstance(s, gast.If):
+        body, orelse = _reads_first_block(s.body), _reads_first_block(s.orelse)
+        return _loads([s.test]) | body[0] | orelse[0], body[1] & orelse[1]
+    if isinstance(s, (gast.For, gast.While)):
+        head = _loads([s.iter]) if isinstance(s, gast.For) else _loads([s.test])
+        return head | _exposed(s.body + s.orelse, set()), set()
+    if isinstance(s, gast.Try):
+        parts = [s.body, s.orelse, s.finalbody] + [h.body for h in s.handlers]
+        return set().union(*(_exposed(p, set()) for p in parts)), set()
+    if isinstance(s, gast.With):
+        return _loads([i.context_expr for i in s.items]) | _exposed(s.body, set()), _assigned_surely(s.body)
+    return _loads([s]), _assigned_surely([s])
+
+
+def _reads_first_block(stmts):
+    done = set()
+    out = _exposed(stmts, set())
+    for s in stmts:
+        done |= _reads_first(s)[1]
+    return out, done
+
+
 def _after(stmts, later, table):
-    """Fill table: id(try statement) -> names read by what may run after it (`later`: after stmts)."""
+    """Fill table: id(try statement) -> names what may run after it reads before assigning them (`later`:
+    those after stmts)."""
     for i, s in enumerate(stmts):
-        after = later | _loads(stmts[i + 1:])
+        after = _exposed(stmts[i + 1:], later)
         if isinstance(s, (gast.For, gast.While)):
-            after = after | _loads([s])
+            after = after | _exposed(s.body, after) | _loads([s.iter if isinstance(s, gast.For) else s.test])
         if isinstance(s, gast.Try):
-            table[id(s)] = after | _loads(s.finalbody)
+            table[id(s)] = _exposed(s.finalbody, after)
         if isinstance(s, gast.FunctionDef):
             _after(s.body, set(), table)
             continue
