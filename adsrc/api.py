@@ -457,8 +457,8 @@ def check_function(fun):
 
 def _make(fun, with_value, **options):
     parts = callables.split(fun)
-    if parts.function is fun and varargs.takes_varargs(fun):
-        return varargs.VarargsGradient(lambda f: _make(f, with_value, **options), fun, options)
+    if (parts.function is fun or not parts.fixed) and varargs.takes_varargs(parts.function):
+        return varargs.VarargsGradient(lambda f: _make(f, with_value, **options), parts.function, options)
     if parts.function is not fun and parts.fixed:
         return FixedGradient(fun, parts, with_value=with_value, **options)
     return Gradient(parts.function, with_value=with_value, **options)
@@ -534,7 +534,7 @@ def _origin_note(filename, lineno):
 # -- public functions -----------------------------------------------------------------------------
 
 def grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argnames=None,
-         cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None, backend="numpy"):
+         cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None, backend="numpy", argnum=None):
     """The gradient of a scalar function with respect to its argument(s) `argnums`.
 
     Usable as `@adsrc.grad`, `@adsrc.grad(argnums=1)` or `adsrc.grad(f, argnums=(0, 1))`.
@@ -553,19 +553,25 @@ def grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argn
     with numba.njit, once per signature of dtypes and ranks; needs `pip install "adsrc[numba]"`). What
     the numba backend cannot compile is refused with an error naming the line, never run another way;
     with "auto", a function numba refuses runs with NumPy instead, logged at DEBUG on the `adsrc` logger.
+
+    argnum: autograd's name for argnums.
     """
-    options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums, static_argnames=static_argnames,
-                   cache_size=cache_size, checkpoint_loops=checkpoint_loops, backend=backend)
+    from .jacobians import _argnums
+    options = dict(argnums=_argnums(argnums, argnum), has_aux=has_aux, static_argnums=static_argnums,
+                   static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops,
+                   backend=backend)
     if fun is None:
         return functools.partial(grad, **options)
     return _make(fun, False, **options)
 
 
 def value_and_grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argnames=None,
-                   cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None, backend="numpy"):
+                   cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None, backend="numpy", argnum=None):
     """Like grad, but the callable returns `(value, gradient)` (`((value, aux), gradient)` with has_aux)."""
-    options = dict(argnums=argnums, has_aux=has_aux, static_argnums=static_argnums, static_argnames=static_argnames,
-                   cache_size=cache_size, checkpoint_loops=checkpoint_loops, backend=backend)
+    from .jacobians import _argnums
+    options = dict(argnums=_argnums(argnums, argnum), has_aux=has_aux, static_argnums=static_argnums,
+                   static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops,
+                   backend=backend)
     if fun is None:
         return functools.partial(value_and_grad, **options)
     return _make(fun, True, **options)

@@ -81,12 +81,12 @@ def split(fun):
                                 f"`{_name(inner.function)}`; adsrc differentiates named parameters, not **kwargs.")
             keywords[k] = Fixed(k, v, _role(v))
         return Split(inner.function, positional, keywords, "a functools.partial")
-    if isinstance(fun, types.MethodType) and isinstance(frontend.unwrap(fun.__func__), types.FunctionType):
-        first = _first_param(fun.__func__)
-        return Split(fun.__func__, [Fixed(first, fun.__self__, KNOWN)], what="a bound method")
     wrapper = _rule_wrapper(fun)
     if wrapper is not None:
         return Split(wrapper, what="a function with a rule")
+    if isinstance(fun, types.MethodType) and isinstance(frontend.unwrap(fun.__func__), types.FunctionType):
+        first = _first_param(fun.__func__)
+        return Split(fun.__func__, [Fixed(first, fun.__self__, KNOWN)], what="a bound method")
     call = _python_call(fun)
     if isinstance(call, staticmethod):
         return Split(call.__func__, what="a callable object")
@@ -114,10 +114,14 @@ def _apply3(x, y, z):
 def _rule_wrapper(fun):
     """grad(np.sqrt): a function adsrc has a rule for but no source is called by a Python function
     of as many arguments as it requires (a ufunc's inputs), which adsrc differentiates as usual (to any
-    order: nothing is fixed in front of the call). The wrapper finds the function as `_fn` in its globals."""
+    order: nothing is fixed in front of the call). The wrapper finds the function as `_fn` in its globals.
+    A Python function with a rule (SciPy's logsumexp) is called by one passing on any arguments: its rule
+    is used, not its source."""
     from . import rules
-    if isinstance(fun, (types.FunctionType, types.MethodType)) or rules.lookup(fun) is None:
+    if rules.lookup(fun) is None:
         return None
+    if isinstance(fun, (types.FunctionType, types.MethodType)):     # Python code with a rule (SciPy's logsumexp,
+        return _passing_on(fun)                                      # scipy.stats.norm.logpdf)
     if isinstance(fun, np.ufunc):
         n = fun.nin
     else:
@@ -133,6 +137,18 @@ def _rule_wrapper(fun):
     wrapper = types.FunctionType(template.__code__, {**template.__globals__, "_fn": fun}, name)
     wrapper.__qualname__ = getattr(fun, "__name__", template.__name__)    # errors name `sqrt`
     return wrapper
+
+
+def _passing_on(fun):
+    """`def name(a, b, *args, **kwargs): return fun(a, b, *args, **kwargs)` with fun's required positional
+    parameters, from registered source, so that adsrc transforms it and calls fun by its rule."""
+    from .frontend.source import define
+    params = [p.name for p in inspect.signature(fun).parameters.values()
+              if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    name = fun.__name__ if fun.__name__.isidentifier() else "fun"
+    head = "".join(p + ", " for p in params if p != "self")
+    source = f"def {name}({head}*args, **kwargs):\n    return _fn({head}*args, **kwargs)\n"
+    return define(source, name, {"__name__": "adsrc_rule_call", "_fn": fun}, f"call of {name}")
 
 
 def _python_call(obj):

@@ -70,8 +70,8 @@ def _dot(grad, direction):
     return total
 
 
-def check_grads(f, args, argnums=0, *, directions=3, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0,
-                kwargs=None, full=False, static_argnums=(), static_argnames=(), modes=("rev",), order=1):
+def check_grads(f, args=None, argnums=0, *, directions=3, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0,
+                kwargs=None, full=False, static_argnums=(), static_argnames=(), modes=None, order=None):
     """Check adsrc's derivatives of f at args against central finite differences.
 
     modes "rev" (the default): for each of `directions` random directions v
@@ -93,11 +93,21 @@ def check_grads(f, args, argnums=0, *, directions=3, eps=1e-6, rtol=1e-5, atol=1
     the other arguments and `kwargs` are held fixed. Raises GradientMismatch
     with the worst mismatch (NaN or inf in a derivative is a failure).
     Returns adsrc's gradient when "rev" is among the modes, else None.
+
+    Without args, as autograd's `check_grads(f, modes=["fwd", "rev"], order=2)(*args)`: a function of the
+    arguments that checks there (its defaults are autograd's, both modes to order 2).
     """
-    from .check_modes import check_modes, parse_modes
-    modes = parse_modes(modes, order)
-    options = dict(directions=directions, eps=eps, rtol=rtol, atol=atol, seed=seed, kwargs=kwargs, full=full,
+    options = dict(directions=directions, eps=eps, rtol=rtol, atol=atol, seed=seed, full=full,
                    static_argnums=static_argnums, static_argnames=static_argnames)
+    if args is None:
+        def check_at(*call_args, **call_kwargs):
+            return check_grads(f, call_args, argnums, kwargs=call_kwargs or kwargs, **options,
+                               modes=("fwd", "rev") if modes is None else modes, order=2 if order is None else order)
+        return check_at
+    from .check_modes import check_modes, parse_modes
+    modes, order = ("rev",) if modes is None else modes, 1 if order is None else order
+    modes = parse_modes(modes, order)
+    options["kwargs"] = kwargs
     grads = _check_rev(f, args, argnums, **options) if "rev" in modes else None
     check_modes(f, args, argnums, modes, order, options)
     return grads

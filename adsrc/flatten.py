@@ -24,6 +24,26 @@ def ravel_pytree(tree):
 flatten = ravel_pytree
 
 
+def unravel_with(unravel, flat):
+    """`unravel(flat)` for an unravel function ravel_pytree returned: the call adsrc differentiates (its rule,
+    in rules/containers.py, ravels the cotangent pytree back into one vector)."""
+    if not isinstance(unravel, _Unravel):
+        raise TypeError(f"expected the unravel function of adsrc.ravel_pytree, got a {type(unravel).__name__}")
+    return unravel(flat)
+
+
+def flatten_func(func, example):
+    """autograd's `flatten_func`: (flat_func, unflatten, flat_example) where `flat_func(flat, *args)` is
+    `func(unflatten(flat), *args)` raveled into one vector (a function adsrc differentiates)."""
+    flat, unflatten = ravel_pytree(example)
+    name = "flat_" + (func.__name__ if str(getattr(func, "__name__", "")).isidentifier() else "func")
+    source = f"def {name}(flat, *args):\n    return ravel_pytree(func(unflatten(flat), *args))[0]\n"
+    from .frontend.source import define
+    made = define(source, name, {"__name__": "adsrc_flatten", "ravel_pytree": ravel_pytree, "func": func,
+                                 "unflatten": unflatten}, "flatten_func")
+    return made, unflatten, flat
+
+
 class _Unravel:
     """unravel(vector) -> a pytree of tree's structure with its float leaves read from the vector."""
 

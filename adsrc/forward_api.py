@@ -43,8 +43,8 @@ class _Plan:
     def __init__(self, fun, nprimals, static_argnums, static_argnames):
         parts = callables.split(fun)
         function = parts.function
-        if function is fun and varargs.takes_varargs(fun):
-            fun = function = varargs.bound(fun, nprimals)
+        if (function is fun or not parts.fixed) and varargs.takes_varargs(function):
+            fun = function = varargs.bound(function, nprimals)
             parts = callables.split(fun)
         check_function(function)
         self.fname = fname = name_of(fun)

@@ -20,6 +20,7 @@ import weakref
 
 import numpy as np
 
+from . import nested_jacobians
 from .batched_jacrev import batched_jacobian
 from .checks import _leaves, _map
 from .forward_api import jvp
@@ -72,8 +73,13 @@ def _with(args, argnums, chosen):
     return tuple(out)
 
 
-def jacfwd(fun, argnums=0, has_aux=False, *, static_argnums=(), static_argnames=()):
+def jacfwd(fun, argnums=0, has_aux=False, *, static_argnums=(), static_argnames=(), argnum=None):
     """The Jacobian of fun with respect to argnums, column by column with forward mode (as jax.jacfwd)."""
+    argnums = _argnums(argnums, argnum)
+    inner = nested_jacobians.jacobian_of(fun)
+    if inner is not None and not has_aux and not static_argnums and not static_argnames:
+        return nested_jacobians.second_derivatives(inner[0], inner[1], argnums)
+
     @functools.wraps(fun)
     def jacobian_fwd(*args):
         xs = _chosen(args, argnums)
@@ -95,16 +101,21 @@ def jacfwd(fun, argnums=0, has_aux=False, *, static_argnums=(), static_argnames=
             out, aux = out if has_aux else (out, None)
         jac = _blocks(out, xs, columns, out_major=False)
         return (jac, aux) if has_aux else jac
-    return jacobian_fwd
+    return nested_jacobians.mark(jacobian_fwd, fun, argnums, has_aux)
 
 
-def jacrev(fun, argnums=0, has_aux=False):
+def jacrev(fun, argnums=0, has_aux=False, *, argnum=None):
     """The Jacobian of fun with respect to argnums with reverse mode (as jax.jacrev).
 
     Every float argument is a primal of the vjp; the rows keep those in argnums. All rows are
     pulled back in one batched call where the pullback allows (batched_jacrev.py), else one
-    row at a time.
+    row at a time. The Jacobian of a Jacobian function is nested_jacobians.py's.
     """
+    argnums = _argnums(argnums, argnum)
+    inner = nested_jacobians.jacobian_of(fun)
+    if inner is not None and not has_aux:
+        return nested_jacobians.second_derivatives(inner[0], inner[1], argnums)
+
     @functools.wraps(fun)
     def jacobian_rev(*args):
         res = vjp(fun, *args, has_aux=has_aux)
@@ -123,7 +134,7 @@ def jacrev(fun, argnums=0, has_aux=False):
                 rows[path].append(chosen)
         jac = _blocks(out, _chosen(args, argnums), rows, out_major=True)
         return (jac, res[2]) if has_aux else jac
-    return jacobian_rev
+    return nested_jacobians.mark(jacobian_rev, fun, argnums, has_aux)
 
 
 jacobian = jacrev
@@ -149,11 +160,29 @@ def _grad_of(fun, argnums, static_argnums=(), static_argnames=()):
     return g
 
 
-def hessian(fun, argnums=0, *, static_argnums=(), static_argnames=()):
-    """The Hessian of a scalar function: jacfwd of its adsrc gradient (forward over reverse), as jax.hessian."""
+def hessian(fun, argnums=0, *, static_argnums=(), static_argnames=(), argnum=None):
+    """The Hessian of a scalar function: jacfwd of its adsrc gradient (forward over reverse), as jax.hessian.
+    For a function returning an array, out.shape + x.shape + x.shape (nested_jacobians.py)."""
+    argnums = _argnums(argnums, argnum)
     g = _grad_of(fun, argnums, static_argnums, static_argnames)
     h = jacfwd(g, argnums, static_argnums=static_argnums, static_argnames=static_argnames)
-    return functools.wraps(fun)(lambda *args: h(*args))
+    second = None if static_argnums or static_argnames else nested_jacobians.second_derivatives(fun, argnums, argnums) \
+        if isinstance(argnums, numbers.Integral) else None
+
+    def hessian_of(*args):
+        if second is not None and np.ndim(fun(*args)) > 0:
+            return second(*args)
+        return h(*args)
+    return functools.wraps(fun)(hessian_of)
+
+
+def _argnums(argnums, argnum):
+    """argnums, or autograd's keyword `argnum` when given."""
+    if argnum is None:
+        return argnums
+    if argnums not in (0, argnum):
+        raise TypeError(f"pass argnums or autograd's argnum, not both ({argnums!r} and {argnum!r})")
+    return argnum
 
 
 def hvp(fun, x, v, *args):

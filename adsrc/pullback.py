@@ -90,8 +90,8 @@ def vjp(fun, *primals, has_aux=False, checkpoint_loops=None, backend="numpy"):
     backend = numba_backend.check_backend(backend)
     parts = callables.split(fun)
     function = parts.function
-    if function is fun and varargs.takes_varargs(fun):
-        return vjp(varargs.bound(fun, len(primals)), *primals, has_aux=has_aux, checkpoint_loops=checkpoint_loops,
+    if (function is fun or not parts.fixed) and varargs.takes_varargs(function):
+        return vjp(varargs.bound(function, len(primals)), *primals, has_aux=has_aux, checkpoint_loops=checkpoint_loops,
                    backend=backend)
     check_function(function)
     fname = name_of(fun)

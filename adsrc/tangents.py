@@ -279,6 +279,14 @@ def ravel_pytree_tangent(tree, t_tree):
     return (np.concatenate(pieces) if pieces else np.zeros(0)), 0.0
 
 
+@helper
+def unravel_tangent(unravel, t_flat):
+    """The tangent of `unravel(flat)`: unravel of flat's tangent (linear); zero stays zero."""
+    if np.ndim(t_flat) == 0:
+        return unravel(np.broadcast_to(np.asarray(t_flat, dtype=float), (unravel.size,)))
+    return unravel(t_flat)
+
+
 def _paired_leaves(x, t):
     """(float leaf of x, its tangent) in ravel_pytree's order; a tangent that is None or 0.0 is zero."""
     zero = t is None or (type(t) is float and t == 0.0 and not isinstance(x, (float, np.ndarray)))

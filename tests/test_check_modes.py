@@ -90,9 +90,6 @@ def test_kwargs_and_static_arguments_in_forward_mode():
 
 
 def test_defaults_are_unchanged_reverse_mode_at_order_1_only(monkeypatch):
-    sig = inspect.signature(adsrc.check_grads)
-    assert sig.parameters["modes"].default == ("rev",) and sig.parameters["order"].default == 1
-
     def no_forward_mode(*args, **kwargs):
         raise AssertionError("the default check must not run forward mode")
     monkeypatch.setattr(check_modes, "jvp", no_forward_mode)
@@ -183,3 +180,30 @@ def test_scalar_broadcast_second_derivative_is_right_in_forward_mode():
 def test_scalar_broadcast_second_derivative_in_reverse_mode():
     # `unbroadcast(1.0 * b, w, mul)` passes the scalar b through: its transpose must not sum over w's shape
     adsrc.check_grads(scalar_times_array, (np.ones(5), 2.0), argnums=(0, 1), modes="rev", order=2)
+
+
+def test_autograds_curried_form_checks_both_modes_to_order_2(monkeypatch):
+    from adsrc.test_util import check_grads
+    check_grads(logistic, modes=["rev"])(np.zeros(4), X, Y)           # autograd's spelling
+    seen = []
+    real = check_modes.check_modes
+    monkeypatch.setattr(check_modes, "check_modes", lambda *a: seen.append(a[3:5]) or real(*a))
+    check_grads(logistic)(np.zeros(4), X, Y)
+    assert seen == [(("fwd", "rev"), 2)]
+
+
+@adsrc.custom_vjp
+def square_with_a_wrong_rule(x):
+    return x * x
+
+
+square_with_a_wrong_rule.defvjp(lambda x: (x * x, x), lambda x, g: (g * 3.0 * x,))     # (should be 2.0)
+
+
+def sum_of_squares(x):
+    return np.sum(square_with_a_wrong_rule(x))
+
+
+def test_autograds_curried_form_fails_loudly():
+    with pytest.raises(AssertionError):
+        adsrc.check_grads(sum_of_squares, modes=["rev"], order=1)(np.array([0.3, 0.4]))

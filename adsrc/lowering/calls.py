@@ -310,6 +310,11 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
             return self.functional_call(e, obj, target)
         if hashable(obj) and obj in COPYING:
             return self.copying_call(e, obj, target)
+        from .. import flatten
+        if isinstance(obj, flatten._Unravel):       # unravel(v), the function ravel_pytree returned: a rule's call
+            call = gast.Call(func=astutil.name(self.bind("unravel_with", flatten.unravel_with)),
+                             args=[e.func] + list(e.args), keywords=list(e.keywords))
+            return self.call(call, target)
         rule = rules_mod.lookup(obj)
         if rule is not None:
             return self.rule_call(e, e.func, rule, target)

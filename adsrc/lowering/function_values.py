@@ -24,6 +24,15 @@ class FunctionValues:
         call = gast.Call(func=func, args=list(args) + list(e.args), keywords=list(keywords) + list(e.keywords))
         return self.call(call, target)
 
+    def note_unravel(self, t, value):
+        """`flat, unravel = adsrc.ravel_pytree(tree)` (or flatten): calls `unravel(v)` are `unravel_with(unravel, v)`,
+        a call with a rule."""
+        from .. import flatten
+        if isinstance(value, gast.Call) and self.static(value.func) is flatten.ravel_pytree and len(t.elts) == 2 \
+                and isinstance(t.elts[1], gast.Name) and t.elts[1].id in self.single:
+            helper = astutil.name(self.bind("unravel_with", flatten.unravel_with))
+            self.functions[t.elts[1].id] = ("partial", helper, [astutil.name(t.elts[1].id)], [])
+
     def make_partial(self, e, target):
         if not e.args or any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
             raise self.error(e, "adsrc follows `functools.partial(f, ...)` only with its arguments written out.",

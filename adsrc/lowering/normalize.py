@@ -400,6 +400,7 @@ class Normalizer(Expressions, Calls, Loops, Trys):
             self.note_alias(t.id, value)
             self.note_class(t.id, value)
         elif isinstance(t, (gast.Tuple, gast.List)):
+            self.note_unravel(t, value)
             spec = astutil.target_spec(t)
             if spec is None:
                 self.unpack(t, self.atom(value))

@@ -1,5 +1,6 @@
-"""`from adsrc.misc.flatten import flatten`, as autograd's `autograd.misc.flatten` (see adsrc/flatten.py)."""
+"""`from adsrc.misc.flatten import flatten, flatten_func`, as autograd's `autograd.misc.flatten` (see
+adsrc/flatten.py)."""
 
-from ..flatten import flatten
+from ..flatten import flatten, flatten_func
 
-__all__ = ["flatten"]
+__all__ = ["flatten", "flatten_func"]

@@ -366,6 +366,7 @@ def install():
     general(dict_of, "dict", "x", container=True, x="dict_of_cot(g, x)")
     from .. import flatten
     general(flatten.ravel_pytree, "adsrc.ravel_pytree", "tree", container=True, tree="ravel_pytree_cot(g, tree)")
+    general(flatten.unravel_with, "unravel", "unravel, flat", container=True, flat="unravel_cot(g, unravel)")
 
 
 @helper
@@ -376,6 +377,39 @@ def ravel_pytree_cot(g, tree):
     from ..flatten import pieces_like
     flat = np.broadcast_to(g[0], (sum(int(np.size(leaf)) for leaf in _float_leaves(tree)),))
     return pieces_like(flat, tree, other=lambda leaf: 0.0)
+
+
+@helper
+def unravel_cot(g, unravel):
+    """The cotangent of flat in `tree = unravel(flat)`: the cotangent pytree's leaves raveled in unravel's order
+    (zeros where a leaf's cotangent is zero)."""
+    pieces = [np.ravel(np.broadcast_to(np.asarray(c, dtype=float), np.shape(leaf)))
+              for leaf, c in _paired_cots(unravel.tree, g)]
+    return np.concatenate(pieces) if pieces else np.zeros(0)
+
+
+def _paired_cots(tree, g):
+    """(float leaf of tree, its cotangent in g) in ravel_pytree's order; a cotangent that is zero is 0.0."""
+    from .. import pytree_nodes
+    from ..checks import _leaves
+    if g is None or is_zero(g):
+        return [(leaf, 0.0) for _, leaf in _leaves(tree)]
+    node = pytree_nodes.node_of(tree)
+    if node is not None:
+        parts = pytree_nodes.flatten(node, tree)[0]
+        cots = pytree_nodes.flatten(node, g)[0] if pytree_nodes.node_of(g) is node else g
+        return [p for k, v in enumerate(parts) for p in _paired_cots(v, cots[k])]
+    if isinstance(tree, dict):
+        return [p for k in tree for p in _paired_cots(tree[k], g[k] if k in g else 0.0)]
+    if isinstance(tree, (tuple, list)):
+        return [p for k, v in enumerate(tree) for p in _paired_cots(v, g[k])]
+    if hasattr(type(tree), "__dataclass_fields__"):
+        import dataclasses
+        return [p for f in dataclasses.fields(tree)
+                for p in _paired_cots(getattr(tree, f.name), g[f.name] if isinstance(g, dict) else getattr(g, f.name))]
+    if isinstance(tree, np.ndarray) and tree.dtype.kind in "fc" or isinstance(tree, (float, np.floating)):
+        return [(tree, g)]
+    return []
 
 
 def _float_leaves(tree):

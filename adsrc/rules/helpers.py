@@ -413,6 +413,8 @@ def tolist_cot(g, a):
 def array_cot(g, obj):
     """Cotangent of the object given to np.array/np.asarray (a nested list or an array)."""
     if isinstance(obj, (list, tuple)):
+        if np.ndim(g) == 0:       # a number standing for the array it broadcasts to (a one-element output's seed)
+            g = np.broadcast_to(g, np.shape(obj))
         return [array_cot(g[i], o) for i, o in enumerate(obj)]
     return g
 

@@ -68,6 +68,7 @@ JOINT = {
     "replace_obj": "replace_obj_tangent(m, old, t_m, t_new)",
     "replace_field": "replace_field(t_obj, name, t_value)",
     "adsrc.ravel_pytree": "ravel_pytree_tangent(tree, t_tree)",
+    "unravel": "unravel_tangent(unravel, t_flat)",
 }
 
 

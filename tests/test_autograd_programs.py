@@ -1,0 +1,139 @@
+"""What autograd's published examples use, with their imports pointed at adsrc: `argnum`, `flatten_func`
+and a differentiable `unflatten`, `adsrc.test_util.check_grads`, `adsrc.extend.defjvp`, SciPy functions
+handed straight to `grad`/`jacobian`/`hessian`, and Jacobians of Jacobians. Checked against central
+differences or closed forms."""
+
+import numpy as np
+import pytest
+import scipy.stats as st
+from scipy.special import logsumexp
+
+import adsrc
+from adsrc.misc.flatten import flatten, flatten_func
+
+
+def central(f, x, eps=1e-6):
+    """Central differences of a scalar (or one-element) f at a vector x."""
+    out = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = eps
+        out[i] = np.sum(f(x + e) - f(x - e)) / (2 * eps)
+    return out
+
+
+def loss(w, x, y):
+    return np.sum((np.tanh(x @ w) - y) ** 2)
+
+
+X = np.array([[0.3, -0.2], [1.1, 0.4], [-0.5, 0.9]])
+Y = np.array([0.1, -0.4, 0.6])
+W = np.array([0.2, -0.7])
+
+
+def test_argnum_is_autograds_name_for_argnums():
+    expected = adsrc.grad(loss, argnums=1)(W, X, Y)
+    np.testing.assert_allclose(adsrc.grad(loss, argnum=1)(W, X, Y), expected, rtol=1e-12)
+    np.testing.assert_allclose(adsrc.value_and_grad(loss, argnum=1)(W, X, Y)[1], expected, rtol=1e-12)
+    np.testing.assert_allclose(adsrc.jacobian(loss, argnum=1)(W, X, Y), expected, rtol=1e-12)
+    assert adsrc.hessian(loss, argnum=0)(W, X, Y).shape == (2, 2)
+    with pytest.raises(TypeError, match="not both"):
+        adsrc.grad(loss, argnums=1, argnum=2)
+
+
+PARAMS = {"layers": [(np.full((2, 2), 0.3), np.arange(2.0)), (np.full(2, 0.5), 0.2)], "scale": 1.5}
+
+
+def objective(p, x):
+    (W1, b1), (w2, b2) = p["layers"]
+    return (np.sum(np.tanh(x @ W1 + b1) * w2) + b2) * p["scale"]
+
+
+def test_flatten_func_gives_a_function_of_one_vector_adsrc_differentiates():
+    x = np.array([0.3, -0.4])
+    flat_objective, unflatten, flat = flatten_func(objective, PARAMS)
+    assert flat.shape == (10,) and flat_objective(flat, x).shape == (1,)
+    g = adsrc.grad(flat_objective)(flat, x)
+    np.testing.assert_allclose(g, central(lambda v: flat_objective(v, x), flat), rtol=1e-6, atol=1e-8)
+    tangent = np.linspace(-1.0, 1.0, 10)
+    np.testing.assert_allclose(adsrc.jvp(flat_objective, (flat, x), (tangent, np.zeros(2)))[1], [g @ tangent],
+                               rtol=1e-10)
+
+
+FLAT, UNFLATTEN = flatten({"a": np.array([1.0, 2.0]), "b": np.array([[0.5, -1.0], [2.0, 3.0]])})
+
+
+def uses_a_global_unflatten(v):
+    p = UNFLATTEN(v)
+    return np.sum(p["a"] ** 2) + np.sum(np.sin(p["b"]) * p["a"])
+
+
+def unflattens_what_it_flattened(p):
+    flat, unflat = flatten(p)
+    q = unflat(flat * flat)
+    return np.sum(q["a"] * q["b"][0])
+
+
+def test_unflatten_is_differentiable_where_it_was_made_and_where_it_is_called():
+    np.testing.assert_allclose(adsrc.grad(uses_a_global_unflatten)(FLAT), central(uses_a_global_unflatten, FLAT),
+                               rtol=1e-6, atol=1e-8)
+    p = UNFLATTEN(FLAT)
+    g = adsrc.grad(unflattens_what_it_flattened)(p)
+    expected = central(lambda v: unflattens_what_it_flattened(UNFLATTEN(v)), FLAT)
+    np.testing.assert_allclose(flatten(g)[0], expected, rtol=1e-6, atol=1e-8)
+    second = adsrc.hessian(uses_a_global_unflatten)(FLAT)
+    np.testing.assert_allclose(second, second.T, atol=1e-12)
+    np.testing.assert_allclose(second[0], central(lambda v: adsrc.grad(uses_a_global_unflatten)(v)[0], FLAT),
+                               rtol=1e-5, atol=1e-7)
+
+
+def test_test_util_and_extend_have_autograds_names():
+    from adsrc.extend import defjvp, defvjp, primitive
+    from adsrc.test_util import check_grads
+    assert defjvp is adsrc.defjvp and callable(defvjp) and callable(primitive)
+    check_grads(loss, modes=["rev"], order=1)(W, X, Y)
+
+
+def test_a_scipy_function_handed_to_grad_uses_adsrc_rule():
+    z = np.array([0.1, -0.3, 0.7])
+    softmax = np.exp(z) / np.sum(np.exp(z))
+    np.testing.assert_allclose(adsrc.grad(logsumexp)(z), softmax, rtol=1e-12)
+    np.testing.assert_allclose(adsrc.hessian(logsumexp)(z), np.diag(softmax) - np.outer(softmax, softmax),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(adsrc.jacobian(logsumexp)(z), softmax, rtol=1e-12)
+    np.testing.assert_allclose(adsrc.vjp(logsumexp, z)[1](2.0)[0], 2.0 * softmax, rtol=1e-12)
+    np.testing.assert_allclose(adsrc.jvp(logsumexp, (z,), (z,))[1], softmax @ z, rtol=1e-12)
+    np.testing.assert_allclose(adsrc.grad(logsumexp)(z, b=np.full(3, 2.0)), softmax, rtol=1e-12)
+    np.testing.assert_allclose(adsrc.jacobian(st.norm.logpdf)(z), np.diag(-z), atol=1e-12)
+    assert adsrc.grad(st.norm.logpdf)(0.3, 1.0, 2.0) == pytest.approx((1.0 - 0.3) / 4.0, rel=1e-12)
+
+
+def constraints(x):
+    return np.array([x[0] ** 2 - (x[1] - 1.0) ** 2, x[0] * x[1] ** 3])
+
+
+def one_constraint(x):
+    return np.array([x[0] ** 2 - (x[1] - 1.0) ** 2])
+
+
+def second_derivatives_by_hand(x):
+    return np.array([[[2.0, 0.0], [0.0, -2.0]],
+                     [[0.0, 3.0 * x[1] ** 2], [3.0 * x[1] ** 2, 6.0 * x[0] * x[1]]]])
+
+
+@pytest.mark.parametrize("make", [
+    lambda f: adsrc.hessian(f),
+    lambda f: adsrc.jacobian(adsrc.jacobian(f)),
+    lambda f: adsrc.jacfwd(adsrc.jacrev(f)),
+    lambda f: adsrc.jacrev(adsrc.jacfwd(f)),
+    lambda f: adsrc.jacfwd(adsrc.jacfwd(f)),
+], ids=["hessian", "jacobian-jacobian", "jacfwd-jacrev", "jacrev-jacfwd", "jacfwd-jacfwd"])
+def test_second_derivatives_of_a_vector_function(make):
+    x = np.array([1.3, -0.4])
+    np.testing.assert_allclose(make(constraints)(x), second_derivatives_by_hand(x), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(make(one_constraint)(x), second_derivatives_by_hand(x)[:1], rtol=1e-10, atol=1e-12)
+
+
+def test_a_one_element_array_output_has_a_gradient():
+    x = np.array([1.3, -0.4])
+    np.testing.assert_allclose(adsrc.grad(one_constraint)(x), [2.6, 2.8], rtol=1e-12)
