@@ -118,3 +118,33 @@ def test_fourth_derivative_through_the_transposes_matches_differences():
         want = (fs[k - 1](x + h) - fs[k - 1](x - h)) / (2 * h)
         assert np.all(np.isfinite(got))
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+GATHERS = [
+    (r(5), np.array([0, 2, 2]), r(3)),          # repeated indices add up
+    (r(4, 3), (slice(1, 3),), r(3)),            # c broadcast over the rows it was added to
+    (r(4, 3), 1, r()),
+]
+
+
+@pytest.mark.parametrize("g, idx, c", GATHERS, ids=["repeated", "broadcast-rows", "number"])
+def test_gather_cot_back_is_the_transpose_of_gather_cot(g, idx, c):
+    h = r(*np.shape(c)) if np.ndim(c) else r()
+    back = runtime_rules.gather_cot_back(h, g, idx, c)
+    assert dot(runtime_rules.gather_cot(g, idx, c), h) == pytest.approx(dot(g, back), rel=1e-12)
+    same(back, runtime_rules.transpose_linear(runtime_rules.gather_cot, 0, h, (g, idx, c)))
+
+
+LIKES = [
+    ((r(3), r(2, 2)), (r(3), r(2, 2)), "tuple"),
+    ([r(), r(2)], [r(), r(2)], "list-of-a-number"),
+    ({"w": r(1, 3), "b": r()}, {"w": r(2, 3), "b": r()}, "dict-broadcast"),
+]
+
+
+@pytest.mark.parametrize("c, x, kind", LIKES, ids=[k for _, _, k in LIKES])
+def test_like_cot_of_containers_sums_leaf_by_leaf_as_the_general_transpose_does(c, x, kind):
+    g = runtime.full(x, x) if not isinstance(x, dict) else {k: r(*np.shape(v)) for k, v in x.items()}
+    fast = runtime_rules.like_cot(runtime.full, g, c, x)
+    slow = runtime_rules.transpose_linear(runtime.full, 0, g, (c, x))
+    same(fast, slow)

@@ -52,6 +52,7 @@ def install():
     nondiff(h["broadcast_only"], "broadcast_only")
     nondiff(runtime.is_zero, "is_zero")
     transposes.install(_linear)
+    _linear(gather_cot_back, "gather_cot_back", "h, like, idx, c, /", h="gather_cot(g, idx, c)")
     install_linear_helpers()
     _install_array_helpers()
     from ..custom import custom_cots
@@ -104,11 +105,47 @@ def gather_cot(g, idx, c):
 
 
 @runtime.helper
+def gather_cot_back(h, like, idx, c):
+    """The transpose of gather_cot(g, idx, c) in g (g shaped like `like`): h (c's shape) spread over g[idx]'s
+    shape and added at idx into zeros; element by element for containers."""
+    if runtime.is_zero(like) or runtime.is_zero(h):
+        return 0.0
+    if _tree(like, c, h):
+        return transpose_linear(gather_cot, 0, h, (like, idx, c))
+    out = np.zeros(np.shape(like), dtype=np.result_type(like, h))
+    np.add.at(out, idx, np.broadcast_to(h, np.shape(out[idx])))
+    return out
+
+
+@runtime.helper
 def like_cot(fn, g, c, x, *rest):
     """The cotangent of c in fn(c, x, ...), which broadcasts c to x's shape (full, owned, grad_output...):
-    g summed down to c's shape; transposed element by element for containers."""
+    g summed down to c's shape, leaf by leaf for containers (transposed element by element where their
+    structures differ)."""
     if _tree(g, c, x):
-        return transpose_linear(fn, 0, g, (c, x) + rest)
+        try:
+            return _summed_to(g, c, x)
+        except _Mismatch:
+            return transpose_linear(fn, 0, g, (c, x) + rest)
+    return runtime.unbroadcast(g, c, x)
+
+
+def _summed_to(g, c, x):
+    """g (x's structure) summed down to c: leaf by leaf where c has x's structure; a number or array c that
+    x's leaves were all broadcast from gets the sum over them."""
+    if runtime.is_zero(g):
+        return 0.0
+    if isinstance(x, (list, tuple)) and isinstance(c, (list, tuple)):
+        if len(c) != len(x) or (isinstance(g, (list, tuple)) and len(g) != len(x)):
+            raise _Mismatch("lengths differ")
+        parts = [_summed_to(g[i] if isinstance(g, (list, tuple)) else g, c[i], x[i]) for i in range(len(x))]
+        return tuple(parts) if isinstance(c, tuple) else parts
+    if isinstance(x, dict) and isinstance(c, dict):
+        if c.keys() != x.keys():
+            raise _Mismatch("keys differ")
+        return {k: _summed_to(g[k] if isinstance(g, dict) else g, c[k], x[k]) for k in x}
+    if _tree(c, x) or _tree(g):
+        raise _Mismatch("structures differ")
     return runtime.unbroadcast(g, c, x)
 
 

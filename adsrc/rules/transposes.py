@@ -128,4 +128,5 @@ TRANSPOSED = {
     "item_cot": {"g_": "item_cot_vjp(g, g_, index)"},
     "seq_cot": {"g_": "seq_cot_vjp(g, g_, obj)"},
     "sum_operand_cot": {"g_": "sum_operand_cot_vjp(g, g_, x, out, first)"},
+    "gather_cot": {"g_": "gather_cot_back(g, g_, idx, c)"},
 }
