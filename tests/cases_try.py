@@ -166,3 +166,18 @@ def index_error_ends_the_loop(x, data):
         except IndexError:
             break
     return total
+
+
+def _made_by_a_helper(v):
+    return np.cumsum(v * np.array([0.3, -0.2, 0.7]))
+
+
+@case(rand(3), 0.4)
+def try_whose_value_nothing_reads(xs, s):
+    try:
+        y = s * 2.0
+    except Exception:
+        y = _made_by_a_helper(s)          # a call adsrc keeps: both branches still bind y
+    else:
+        y = y * 0.5
+    return np.mean(xs * xs)

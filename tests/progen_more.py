@@ -366,7 +366,7 @@ def helper(self, L):
 def program(self):
     """(module source with thresholds T0, T1, ... unset, the parameter names of f)."""
     r = self.r
-    L = ["import numpy as np", "", ""]
+    L = ["import math", "import numpy as np", "", ""]
     for _ in range(r.choice([0, 1] if self.small else [0, 1, 1, 2])):
         self.helper(L)
         L += ["", ""]

@@ -173,7 +173,8 @@ def dump(fn):
     from ..emission import unparse
     from ..names import Namer
     namer = Namer(set())
-    return unparse(Printer({"cond": "cond", "scan": "scan", "while_loop": "while_loop"}, namer).function(fn))
+    return unparse(Printer({"cond": "cond", "scan": "scan", "while_loop": "while_loop", "attempt": "attempt"},
+                           namer).function(fn))
 
 
 def branches(s, test, body, orelse, namer):

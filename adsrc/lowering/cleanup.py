@@ -76,7 +76,7 @@ def block(body, live, p, apply):
 
 def _cond(s, live, p, apply):
     """(outputs kept, names read) of a Cond, None if it goes; unused outputs dropped if apply."""
-    used = [k for k, o in enumerate(s.outs) if o in live]
+    used = [k for k, o in enumerate(s.outs) if o in live or s.catches is not None]    # (a try: all of it stays)
     outs = [s.outs[k] for k in used]
     reads, work = set(), False
     for br in (s.true, s.false):

@@ -29,6 +29,7 @@ import gast
 
 from .. import astutil
 from ..ir import nodes as ir
+from ..ir.walk import walk
 from .. import rules as rules_mod
 
 _HINT = ("Compute into new names in the `try` block and assign the variables the rest of the function uses in "
@@ -53,6 +54,8 @@ class Trys:
         if caught:
             self.emit(ir.Const(caught, astutil.const(None)), s)
         body = self.block(s.body)
+        if not getattr(self.uf.fun, "_adsrc_generated", False):
+            self.refuse_changes(s, body)
         handler = self.sub_block(lambda: self.handlers(s.handlers, types, caught))
         every = tuple(c for t in types for c in t)
         catches = self.exception_name(every[0] if len(every) == 1 else every)
@@ -110,15 +113,7 @@ class Trys:
                                 "supported: adsrc runs the `finally` block after the `try` statement.",
                              "Move the `finally` block's statements after the `try` statement and before the "
                              "`return`.")
-        head, last = s.body[:-1], s.body[-1]
-        if isinstance(last, (gast.If, gast.For, gast.While, gast.Try, gast.With)):
-            head = s.body
-        for node in (n for part in head for n in _walk_here(part)):
-            if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, (gast.Store, gast.Del)) \
-                    or self.may_change(node):
-                raise self.error(node, "this statement changes an object in place inside a `try` block, before its "
-                                       "last statement: if a later statement raised, Python would keep the change "
-                                       "and adsrc would not.", _HINT)
+        head = _head(s)
         written = {n.id for part in head for n in _walk_here(part)
                    if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
         read_by_handler = set().union(*(_exposed(h.body, set()) for h in s.handlers))
@@ -132,11 +127,18 @@ class Trys:
                                 "later statement of the block raised, Python would keep that value and adsrc would "
                                 "not.", _HINT)
 
-    def may_change(self, node):
-        """A call of a method that may change its receiver in place (`xs.append(v)`)."""
-        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)):
-            return False
-        return node.func.attr in _CHANGING_METHODS
+    def refuse_changes(self, s, body):
+        """Refuse a change in place (an item, an attribute, `xs.append(v)`) before the try block's last statement."""
+        head = _head(s)
+        if not head:
+            return
+        last_line = s.body[-1].lineno if head is not s.body else None
+        for st in walk(body):
+            if isinstance(st, (ir.SetItem, ir.InplaceOp, ir.MutatingCall)) and \
+                    (last_line is None or st.loc.line < last_line):
+                raise self.uf.error(st.loc, "this statement changes an object in place inside a `try` block, before "
+                                            "its last statement: if a later statement raised, Python would keep the "
+                                            "change and adsrc would not.", _HINT)
 
     def reads_after(self, s):
         """Names that what may run after try statement s reads before assigning them: the rest of each block
@@ -148,9 +150,11 @@ class Trys:
         return set(table.get(id(s), ()))
 
 
-_CHANGING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem",
-                     "add", "discard", "sort", "reverse", "fill", "resize", "put", "itemset", "sort", "partition",
-                     "__setitem__", "__delitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__"}
+def _head(s):
+    """The statements of a try block before its last one (all of them when the last is compound)."""
+    if isinstance(s.body[-1], (gast.If, gast.For, gast.While, gast.Try, gast.With)):
+        return s.body
+    return s.body[:-1]
 
 
 def _walk_here(node):
