@@ -31,9 +31,12 @@ def assigns_global(x):
 
 
 def defines_class(x):
+    scale = 2.0
+
     class Box:
-        pass
-    return x * 2.0
+        def doubled(self, v):
+            return v * scale       # the function's variable: adsrc makes the class once
+    return Box().doubled(x)
 
 
 def generator(x):

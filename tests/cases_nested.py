@@ -174,3 +174,44 @@ def helper_called_with_a_slice_unpacked(x):
     def f(a, b, c=2.0):
         return a * b * c
     return f(*x[:1], b=x[1]) + f(*x[:2], c=3.0) + f(*x)
+
+
+# -- classes defined in the function --------------------------------------------------------------------
+
+@case(rand(3))
+def class_defined_in_the_function(x):
+    class Layer:
+        def __init__(self, w):
+            self.w = w
+
+        def __call__(self, h):
+            return np.tanh(self.w * h)
+
+        @property
+        def size(self):
+            return len(self.w)
+
+    first = Layer(x)
+    layers = [first, Layer(x * 0.5)]
+    h = 1.0
+    for layer in layers:
+        h = layer(h)
+    return np.sum(h) * first.size + float(isinstance(layers[1], Layer))
+
+
+@case(rand(3), label="positive")
+@case(-pos(3), label="negative")
+def dataclass_defined_in_the_function(x):
+    from dataclasses import dataclass
+
+    @dataclass
+    class Params:
+        a: np.ndarray
+        b: float
+
+        def energy(self):
+            if np.sum(self.a) > 0.0:
+                return np.sum(self.a ** 2) * self.b
+            return np.sum(np.sin(self.a)) * self.b
+
+    return Params(x, 2.0).energy()

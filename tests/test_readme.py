@@ -182,9 +182,11 @@ REFUSED = textwrap.dedent('''
         return np.sum(x * s) + np.sum(np.apply_along_axis(inner, 0, x))
 
     def uses_class(x):
+        k = 2.0
         class Local:
-            pass
-        return np.sum(x)
+            def f(self, v):
+                return v * k
+        return np.sum(Local().f(x))
 
     def uses_match(x, n=1):
         match n:
@@ -234,7 +236,7 @@ REFUSED = textwrap.dedent('''
 # README "What does not work": the construct as the README names it -> the function using it
 README_REFUSALS = {
     "a `try` block that assigns": "uses_try", "`with`": "uses_with", "(`nonlocal`) works where": "uses_nonlocal",
-    "classes defined inside the function": "uses_class", "`match`": "uses_match",
+    "classes defined inside the function that read": "uses_class", "`match`": "uses_match",
     "`:=` in a condition": "uses_walrus_in_condition",
 }
 

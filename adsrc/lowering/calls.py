@@ -361,8 +361,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
         except TypeError as err:
             raise self.error(e, f"{err}.", None) from None
         self.emit_op(ir.Apply, target, expr, e, rule=rule, bound=bound)
-        if isinstance(target, str) and target in self.single and len(self.scopes) == 1:
-            self.local_classes[target] = cls        # its methods can be followed
+        if isinstance(target, str) and (target in self.single or target not in self.store_counts) and \
+                len(self.scopes) == 1:
+            self.local_classes[target] = cls        # its methods can be followed (a name bound once, a temporary)
 
     def rule_call(self, e, func, rule, target, receiver=None):
         out = next((k for k in e.keywords if k.arg == "out"), None)

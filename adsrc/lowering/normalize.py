@@ -28,6 +28,7 @@ from .. import rules as rules_mod
 from . import factories
 from .calls import Calls
 from .expressions import Expressions, subscript_temp
+from .local_classes import LocalClasses
 from .loops import Loops
 from .trys import Trys
 
@@ -36,8 +37,6 @@ _UNSUPPORTED = {
     gast.AsyncWith: ("`async with` is not supported.", "Differentiate plain synchronous code."),
     gast.AsyncFor: ("`async for` is not supported.", "Differentiate plain synchronous code."),
     gast.AsyncFunctionDef: ("async functions are not supported.", "Use a plain `def`."),
-    gast.ClassDef: ("class definitions are not supported inside a differentiated function.",
-                    "Define the class at module level."),
 }
 if hasattr(gast, "Match"):
     _UNSUPPORTED[gast.Match] = ("`match` statements are not supported yet.", "Use `if`/`elif` instead.")
@@ -52,7 +51,7 @@ _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_wa
 _MADE = {}     # (adsrc.grad, f, options) -> the gradient object a call in a transformed function makes
 
 
-class Normalizer(Expressions, Calls, Loops, Trys):
+class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses):
     """Normalizes one user function (and its nested defs) into structured IR."""
 
     def __init__(self, uf, namer=None):
@@ -535,6 +534,9 @@ def _assigned_once(fdef):
                 add(child.name, weight)
                 for name in (n for d in gast.walk(child) if isinstance(d, gast.Nonlocal) for n in d.names):
                     add(name, 2)      # assigned where the nested function is called
+                continue
+            if isinstance(child, gast.ClassDef):
+                add(child.name, weight)
                 continue
             if isinstance(child, (gast.Lambda, gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)):
                 continue

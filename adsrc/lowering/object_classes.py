@@ -58,17 +58,34 @@ def made_class(obj):
     return obj if isinstance(obj, type) and (_plain_class(obj) or _record_type(obj)) else None
 
 
-def element_class(e, resolve):
+def element_class(e, resolve, named=None):
     """The class of every element of a list or tuple display, or list comprehension, of constructions
-    (`[Linear(a), Linear(b)]`, `[Linear(w) for w in ws]`), else None. resolve(node) -> object or None."""
+    (`[Linear(a), Linear(b)]`, `[Linear(w) for w in ws]`) or of names `named` binds once to constructions
+    (`first = Linear(a)`, `[first, Linear(b)]`), else None. resolve(node) -> object or None."""
     if type(e).__name__ in ("List", "Tuple"):      # an ast or a gast node
         elts = e.elts
     elif type(e).__name__ == "ListComp":
         elts = [e.elt]
     else:
         return None
-    classes = {made_class(resolve(x.func)) if type(x).__name__ == "Call" else None for x in elts}
+    named = named or {}
+    classes = {made_class(resolve(x.func)) if type(x).__name__ == "Call" else
+               named.get(x.id) if type(x).__name__ == "Name" else None for x in elts}
     return classes.pop() if len(classes) == 1 and None not in classes else None
+
+
+def _constructed_names(nodes, resolve):
+    """{name: class} of the names that nodes bind exactly once, to a construction `name = C(...)`."""
+    bound, made = {}, {}
+    for n in nodes:
+        if type(n).__name__ == "Name" and type(getattr(n, "ctx", None)).__name__ in ("Store", "Del"):
+            bound[n.id] = bound.get(n.id, 0) + 1
+        if type(n).__name__ == "Assign" and len(n.targets) == 1 and type(n.targets[0]).__name__ == "Name" \
+                and type(n.value).__name__ == "Call":
+            cls = made_class(resolve(n.value.func))
+            if cls is not None:
+                made[n.targets[0].id] = cls
+    return {k: v for k, v in made.items() if bound.get(k) == 1}
 
 
 _EMPTY, _OTHER = "empty", "other"
@@ -79,6 +96,7 @@ def list_element_classes(nodes, key_of, resolve):
     objects of one class: `k = [C(a), C(b)]`, `k = [C(w) for w in ws]`, `k = []` then `k.append(C(a))`.
     key_of(target expression) -> a key (a name, an attribute of self) or None."""
     evidence = {}
+    named = _constructed_names(nodes, resolve)
     for n in nodes:
         kind = type(n).__name__
         if kind in ("Assign", "AnnAssign", "AugAssign"):
@@ -87,14 +105,15 @@ def list_element_classes(nodes, key_of, resolve):
                 if key is not None:
                     value = getattr(n, "value", None)
                     empty = kind == "Assign" and type(value).__name__ == "List" and not value.elts
-                    found = _EMPTY if empty else element_class(value, resolve) if kind == "Assign" else None
+                    found = _EMPTY if empty else element_class(value, resolve, named) if kind == "Assign" else None
                     evidence.setdefault(key, set()).add(found or _OTHER)
         elif kind == "Call" and type(n.func).__name__ == "Attribute" and n.func.attr in ("append", "extend"):
             key = key_of(n.func.value)
             if key is not None:
                 arg = n.args[0] if len(n.args) == 1 else None
-                found = (made_class(resolve(arg.func)) if type(arg).__name__ == "Call" else None) \
-                    if n.func.attr == "append" else element_class(arg, resolve)
+                found = (made_class(resolve(arg.func)) if type(arg).__name__ == "Call" else
+                         named.get(arg.id) if type(arg).__name__ == "Name" else None) \
+                    if n.func.attr == "append" else element_class(arg, resolve, named)
                 evidence.setdefault(key, set()).add(found or _OTHER)
     out = {}
     for key, found in evidence.items():

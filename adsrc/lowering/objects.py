@@ -40,6 +40,8 @@ class Objects:
     def new_object(self, cls_expr, cls, target, e):
         """target = object.__new__(cls): a new object, not yet initialized, of a known class."""
         obj = target or self.temp(cls.__name__.lower())
+        if isinstance(cls_expr, gast.Name) and self.is_local(cls_expr.id):
+            cls_expr = astutil.name(self.bind(cls.__name__, cls))       # a class defined or imported here
         new = astutil.call(gast.Attribute(value=astutil.name("object"), attr="__new__", ctx=gast.Load()), [cls_expr])
         self.emit(ir.Opaque(obj, new, describe=f"`{cls.__name__}`", fresh=True), e)
         if (obj not in self.store_counts or self.stable_classes.get(obj) is cls) and len(self.scopes) == 1:
