@@ -8,9 +8,10 @@ from cases_changes import CASES as CHANGES
 from cases_methods import CASES as METHODS
 from cases_nested import CASES as NESTED
 from cases_ordinary import CASES as ORDINARY
+from cases_syntax import CASES as SYNTAX
 from cases_try import CASES as TRY
 
-ALL = list(CHANGES) + list(ORDINARY) + list(METHODS) + list(NESTED) + list(TRY)
+ALL = list(CHANGES) + list(ORDINARY) + list(METHODS) + list(NESTED) + list(TRY) + list(SYNTAX)
 
 
 @pytest.mark.parametrize("case", ALL, ids=[c.id for c in ALL])

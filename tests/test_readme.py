@@ -188,10 +188,10 @@ REFUSED = textwrap.dedent('''
                 return v * k
         return np.sum(Local().f(x))
 
-    def uses_match(x, n=1):
+    def uses_match(x, n=(1, 2)):
         match n:
-            case 1:
-                return np.sum(x)
+            case (1, b):
+                return np.sum(x) * b
         return np.sum(x) * 2.0
 
     def uses_starred(x):
@@ -203,7 +203,7 @@ REFUSED = textwrap.dedent('''
         return np.sum(d[1])
 
     def uses_walrus_in_condition(x):
-        if (s := np.sum(x)) > 0:
+        if (s := np.sum(x)) > s * 0.5:
             return s
         return -s
 
@@ -236,8 +236,8 @@ REFUSED = textwrap.dedent('''
 # README "What does not work": the construct as the README names it -> the function using it
 README_REFUSALS = {
     "a `try` block that assigns": "uses_try", "`with`": "uses_with", "(`nonlocal`) works where": "uses_nonlocal",
-    "classes defined inside the function that read": "uses_class", "`match`": "uses_match",
-    "`:=` in a condition": "uses_walrus_in_condition",
+    "classes defined inside the function that read": "uses_class", "`match` with sequence": "uses_match",
+    "`:=` in a condition where": "uses_walrus_in_condition",
 }
 
 

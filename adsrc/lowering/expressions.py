@@ -93,13 +93,43 @@ class Expressions:
                 return node
 
         e = _WithinGrad().visit(astutil.clone(e))
+        if any(isinstance(n, gast.NamedExpr) for n in gast.walk(e)):
+            e = self.hoist_assignments(e)
+            if not isinstance(e, gast.expr):
+                return e[0]
         e = self.hoist_nested_calls(e)
         self.refuse_generators(e)
-        for n in gast.walk(e):
-            if isinstance(n, gast.NamedExpr):
-                raise self.error(n, "assignment expressions (`:=`) are only supported as plain values.",
-                                 "Assign the value in a separate statement first.")
         return e
+
+    def hoist_assignments(self, e):
+        """`(sq := v * v) > 0.1` kept as written: `sq = v * v` first, then `sq > 0.1`. A test whose `and`/`or`
+        (or `x if c else y`) decides whether the assignment runs is computed as a value, in Python's order
+        (returned as a 1-tuple: its name)."""
+        lazy = (gast.BoolOp, gast.IfExp)
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not) and isinstance(e.operand, lazy):
+            inner = self.hoist_assignments(e.operand)
+            return (gast.UnaryOp(op=gast.Not(), operand=inner[0]),)
+        if isinstance(e, lazy):
+            tmp = self.temp("test")
+            self.value(e, tmp)
+            return (astutil.name(tmp),)
+        walrus = [n for n in gast.walk(e) if isinstance(n, gast.NamedExpr)]
+        read = [n.id for n in gast.walk(e) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+        skipped = any(isinstance(n, lazy + (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                                            gast.GeneratorExp)) and any(isinstance(m, gast.NamedExpr)
+                                                                        for m in gast.walk(n)) for n in gast.walk(e))
+        if skipped or any(w.target.id in read for w in walrus):
+            raise self.error(walrus[0], "adsrc cannot tell when this assignment expression (`:=`) runs, relative to "
+                                        "the rest of the test.", "Assign the value in a separate statement first.")
+        normalizer = self
+
+        class _Hoist(gast.NodeTransformer):
+            def visit_NamedExpr(self, node):
+                self.generic_visit(node)
+                normalizer.assign_to(gast.Name(id=node.target.id, ctx=gast.Store(), annotation=None,
+                                               type_comment=None), node.value)
+                return astutil.name(node.target.id)
+        return _Hoist().visit(e)
 
     def hoist_nested_calls(self, e):
         """Calls of nested functions in an expression kept as written are computed first (and inlined), so they

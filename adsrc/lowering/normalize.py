@@ -30,6 +30,7 @@ from .calls import Calls
 from .expressions import Expressions, subscript_temp
 from .local_classes import LocalClasses
 from .loops import Loops
+from .matches import Matches
 from .trys import Trys
 
 
@@ -38,8 +39,6 @@ _UNSUPPORTED = {
     gast.AsyncFor: ("`async for` is not supported.", "Differentiate plain synchronous code."),
     gast.AsyncFunctionDef: ("async functions are not supported.", "Use a plain `def`."),
 }
-if hasattr(gast, "Match"):
-    _UNSUPPORTED[gast.Match] = ("`match` statements are not supported yet.", "Use `if`/`elif` instead.")
 if hasattr(gast, "TryStar"):
     _UNSUPPORTED[gast.TryStar] = ("`except*` (exception groups) is not supported inside a differentiated function.",
                                   "Catch the exception group outside the function.")
@@ -51,7 +50,7 @@ _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_wa
 _MADE = {}     # (adsrc.grad, f, options) -> the gradient object a call in a transformed function makes
 
 
-class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses):
+class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches):
     """Normalizes one user function (and its nested defs) into structured IR."""
 
     def __init__(self, uf, namer=None):
@@ -471,6 +470,12 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses):
         self.emit(ir.If(test, self.block(s.body), self.block(s.orelse)), s)
 
     def stmt_While(self, s):
+        if not s.orelse and any(isinstance(n, gast.NamedExpr) for n in gast.walk(s.test)):
+            # `while (m := f(y)) > tol:` is `while True: if not (m := f(y)) > tol: break ...`, which binds m
+            # as Python does on the last test too
+            stop = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=s.test), body=[gast.Break()], orelse=[])
+            loop = gast.While(test=astutil.const(True), body=[gast.copy_location(stop, s)] + s.body, orelse=[])
+            return self.stmt_While(gast.copy_location(loop, s))
         tests = []      # what the test computes first (calls of nested functions) runs before every test
         test_body = self.sub_block(lambda: tests.append(self.raw(s.test)))
         self.emit(ir.While(test_body, tests[0], self.block(s.body), self.block(s.orelse)), s)
