@@ -903,7 +903,8 @@ def check_array_method(obj, method, name):
 _OPERATOR_METHODS = {"+": ("__add__", "__radd__"), "-": ("__sub__", "__rsub__"), "*": ("__mul__", "__rmul__"),
                      "/": ("__truediv__", "__rtruediv__"), "**": ("__pow__", "__rpow__"),
                      "@": ("__matmul__", "__rmatmul__"), "%": ("__mod__", "__rmod__"),
-                     "//": ("__floordiv__", "__rfloordiv__"), "unary -": ("__neg__",), "unary +": ("__pos__",)}
+                     "//": ("__floordiv__", "__rfloordiv__"), "unary -": ("__neg__",), "unary +": ("__pos__",),
+                     "[]": ("__getitem__",), "[]=": ("__setitem__",)}
 
 
 @helper
@@ -917,7 +918,9 @@ def check_operand(x, symbol, name):
            if isinstance(inspect.getattr_static(type(x), m, None), types.FunctionType)]
     if own:
         from .errors import TransformError
-        raise TransformError(f"adsrc differentiated `{symbol}` on `{name}` as arithmetic on numbers, but `{name}` is "
+        what = f"`{symbol}` on `{name}` as arithmetic on numbers" if not symbol.startswith("[]") else \
+            f"`{name}[...]` as indexing an array or a container"
+        raise TransformError(f"adsrc differentiated {what}, but `{name}` is "
                              f"a {type(x).__name__} object with its own `{own[0]}`, which adsrc did not follow: it "
                              f"could not tell `{name}`'s class when transforming. Bind each new object to a new "
                              f"name (`{name}2 = {name} ...`, not `{name} = {name} ...`), or call the method "

@@ -95,3 +95,66 @@ def test_a_reflected_operator_is_called_after_a_number_and_checked_after_a_name(
     # `a` could be an array, whose own `*` Python would call first: adsrc does not guess, and refuses loudly
     with pytest.raises(adsrc.TransformError, match=r"`\*` on .*Scaled object with its own `__rmul__`"):
         adsrc.grad(name_times_object)(x, 2.0)
+
+
+# -- indexing: v[i] and v[i] = x call the class's own __getitem__ / __setitem__ --------------------------
+
+class Doubled:
+    def __init__(self, v):
+        self.v = v
+
+    def __getitem__(self, i):
+        return self.v[i] * 2.0
+
+    def __len__(self):
+        return len(self.v)
+
+
+class Grid:
+    def __init__(self, n):
+        self.data = np.zeros(n)
+
+    def __setitem__(self, i, v):
+        self.data[i] = v * 2.0
+
+    def __getitem__(self, i):
+        return self.data[i]
+
+
+def indexes_an_object(x):
+    v = Doubled(x)
+    return sum(v[i] for i in range(len(v))) + v[0] * v[1]
+
+
+def rebinds_to_a_new_object(x):
+    v = Doubled(x)
+    v = Doubled(v.v * 2.0)          # the arguments read the old v
+    return v[0] + np.sum(v[1:])
+
+
+def writes_items_of_an_object(x):
+    g = Grid(3)
+    g[0] = x[0]
+    g[1] = x[1] ** 2
+    return g[0] * x[2] + g[1]
+
+
+def _pick(a, b, k):
+    return a if k > 0 else b
+
+
+def indexes_an_object_of_unknown_class(x):
+    w = _pick(Doubled(x), None, 1)
+    return w[0] + w[1]
+
+
+@pytest.mark.parametrize("fn", [indexes_an_object, rebinds_to_a_new_object, writes_items_of_an_object])
+def test_indexing_an_object_calls_its_class_methods(fn):
+    from adsrc.checks import check_grads
+    check_grads(fn, (np.array([0.3, -0.5, 0.8]),), rtol=1e-6, atol=1e-9, full=True, modes=("rev", "fwd"))
+
+
+def test_indexing_an_object_of_unknown_class_is_refused_when_it_runs():
+    with pytest.raises(adsrc.TransformError, match=r"`w\[...\]` as indexing .* Doubled object with its own "
+                                                   r"`__getitem__`"):
+        adsrc.grad(indexes_an_object_of_unknown_class)(np.array([0.3, -0.5, 0.8]))

@@ -1,4 +1,4 @@
-"""Operators differentiated as arithmetic, on values whose kind the abstract values do not know.
+"""Operators (and `v[i]`) differentiated as arithmetic, on values whose kind the abstract values do not know.
 
 `a + b` is differentiated with the rule for numbers and arrays unless the lowering saw that `a`
 is an object of a user class with its own `__add__` (then it calls that method). When adsrc
@@ -22,11 +22,18 @@ _KNOWN_KINDS = ("array", "scalar", "container", "bottom")
 def operand_checks(d, s, differentiated):
     """The `check_operand(o, '+', 'o')` statements the operation s needs (d: the Adjoint or Forward
     differentiator; differentiated(name node): does that operand carry a derivative?)."""
-    if not isinstance(s, ir.Apply) or not isinstance(s.expr, (gast.BinOp, gast.UnaryOp)) or d.ctx.dense:
+    if d.ctx.dense:
         return []
-    e = s.expr
-    operands = [e.operand] if isinstance(e, gast.UnaryOp) else [e.left, e.right]
-    symbol = s.rule.name.replace("`", "")         # "+", "unary -"
+    if isinstance(s, ir.GetItem) and isinstance(s.expr.value, gast.Name):     # v[i]: v's own __getitem__?
+        operands, symbol = [s.expr.value], "[]"
+    elif isinstance(s, ir.Update) and s.expr.args and isinstance(s.expr.args[0], gast.Name):    # v[i] = x
+        operands, symbol = [s.expr.args[0]], "[]="
+    elif isinstance(s, ir.Apply) and isinstance(s.expr, (gast.BinOp, gast.UnaryOp)):
+        e = s.expr
+        operands = [e.operand] if isinstance(e, gast.UnaryOp) else [e.left, e.right]
+        symbol = s.rule.name.replace("`", "")         # "+", "unary -"
+    else:
+        return []
     return [astutil.expr_stmt(astutil.call(astutil.name(d.namer.helper("check_operand")),
                                            [astutil.name(a.id), astutil.const(symbol),
                                             astutil.const(user_name(d.uf, a.id))]))

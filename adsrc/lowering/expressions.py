@@ -8,6 +8,9 @@ comprehensions become loops.
 """
 
 
+import builtins
+import inspect
+
 import gast
 import numpy as _np
 
@@ -16,6 +19,7 @@ from .. import rules as rules_mod
 from ..frontend import lambda_to_def
 from ..ir import nodes as ir
 from ..runtime import ARRAY_ATTRIBUTES
+from .object_classes import is_user_function
 
 BINOP_NAMES = {
     gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.FloorDiv: "floordiv",
@@ -265,8 +269,27 @@ class Expressions:
                                   ctx=gast.Load())
             self.emit(ir.Apply(target, expr, rule, bound), e)
             return
+        if self.user_method(e.value, "__getitem__"):
+            # v[i] on an object of the user's class with its own __getitem__: the call v.__getitem__(i)
+            call = gast.Call(func=gast.Attribute(value=e.value, attr="__getitem__", ctx=gast.Load()),
+                             args=[self.slice_value(e.slice)], keywords=[])
+            return self.call(gast.copy_location(call, e), target)
         expr = gast.Subscript(value=self.atom(e.value), slice=self.index(e.slice), ctx=gast.Load())
         self.emit(ir.GetItem(target, expr), e)
+
+    def user_method(self, e, name):
+        """Is e an object of a known class of the user's whose method `name` (`__getitem__`...) is Python code?"""
+        cls = self.expression_class(e)
+        return cls is not None and is_user_function(inspect.getattr_static(cls, name, None))
+
+    def slice_value(self, idx):
+        """An index as the value `__getitem__` receives: `a:b` is `slice(a, b, None)`."""
+        if isinstance(idx, gast.Slice):
+            return astutil.call(self.bind("slice", builtins.slice), [
+                part if part is not None else astutil.const(None) for part in (idx.lower, idx.upper, idx.step)])
+        if isinstance(idx, gast.Tuple):
+            return astutil.tuple_([self.slice_value(x) for x in idx.elts])
+        return idx
 
     def index(self, idx):
         """An index made of atoms, slices of atoms, None, Ellipsis and tuples of those."""

@@ -410,6 +410,11 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches):
                 self.emit(ir.Copy(spec, self.atom(value)), value)
         elif isinstance(t, gast.Subscript) and self.foreign_container(t) is not None:
             self.foreign_item(t, value)           # HISTORY["last"] = loss on a global dict: an effect
+        elif isinstance(t, gast.Subscript) and self.user_method(t.value, "__setitem__"):
+            # v[i] = x on an object of the user's class with its own __setitem__: the call v.__setitem__(i, x)
+            call = gast.Call(func=gast.Attribute(value=t.value, attr="__setitem__", ctx=gast.Load()),
+                             args=[self.slice_value(t.slice), value], keywords=[])
+            self.call(gast.copy_location(call, t), None)
         elif isinstance(t, gast.Subscript):
             base = self.subscript_base(t)
             index = self.index(t.slice)
@@ -482,6 +487,11 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches):
 
     def sequence(self, e):
         """An atom that can be indexed by position: lists, tuples and arrays as they are, a dict's keys..."""
+        if self.user_method(e, "__iter__"):
+            raise self.error(e, "adsrc iterates over a sequence by position, and this object's class defines its "
+                                "own `__iter__`, which adsrc does not follow.",
+                             "Iterate over the data the object holds (`for v in obj.values:`), or give the class "
+                             "`__len__` and `__getitem__` and loop over `range(len(obj))`.")
         if isinstance(e, (gast.List, gast.Tuple)) and not any(isinstance(x, gast.Starred) for x in e.elts):
             return self.atom(e)
         if self.is_dict_view(e):

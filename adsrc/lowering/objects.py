@@ -29,7 +29,10 @@ class Objects:
     def construct_object(self, e, cls, target):
         """Cls(...) of a Python class: `o = object.__new__(Cls)`, then `o.__init__(...)`, a call of the user's
         __init__ that changes o (lowering/functionalize.py gives o its new value)."""
-        obj = self.new_object(e.func, cls, target if isinstance(target, str) else None, e)
+        reads = {n.id for part in list(e.args) + [k.value for k in e.keywords] for n in gast.walk(part)
+                 if isinstance(n, gast.Name)}
+        # (`v = Vec(v.data * 2.0)`: the arguments read the old v, so the new object waits in a temporary)
+        obj = self.new_object(e.func, cls, target if isinstance(target, str) and target not in reads else None, e)
         init = gast.Attribute(value=astutil.name(obj), attr="__init__", ctx=gast.Load())
         self.emit_op(ir.CallUser, None, self.plain_call(gast.Call(func=init, args=e.args, keywords=e.keywords), init),
                      e, callee=inspect.getattr_static(cls, "__init__"), receiver=astutil.name(obj),
