@@ -12,7 +12,7 @@ import types
 
 import numpy as np
 
-from . import callables, entries, frontend, keys, numba_backend, object_args, pytree_nodes, transform, varargs
+from . import callables, entries, frontend, keys, numba_backend, object_args, pytree_nodes, runtime, transform, varargs
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import KNOWN, name_of
 from .custom import custom_vjp
@@ -493,7 +493,9 @@ def lowered_source(fun, statics=None, key=()):
 
 
 def _annotate(e):
-    """Add a note naming the user's line to an error raised inside generated code."""
+    """Add a note naming the user's line to an error raised inside generated code (and put back the NumPy
+    error state a `with np.errstate(...)` block it left had set)."""
+    runtime.errstate_reset()
     tb = e.__traceback__
     notes = []
     while tb is not None:

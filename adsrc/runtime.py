@@ -14,6 +14,7 @@ name the code uses for it.
 import copy
 import inspect
 import numbers
+import threading
 import types
 
 import numpy as np
@@ -925,6 +926,32 @@ def check_operand(x, symbol, name):
                              f"could not tell `{name}`'s class when transforming. Bind each new object to a new "
                              f"name (`{name}2 = {name} ...`, not `{name} = {name} ...`), or call the method "
                              f"yourself (`{name}.{own[0]}(...)`).")
+
+
+_ERRSTATES = threading.local()      # the NumPy error states generated code entered (errstate_push), per thread
+
+
+@helper
+def errstate_push(settings):
+    """Enter `with np.errstate(**settings):` in generated code (lowering/errstates.py)."""
+    stack = getattr(_ERRSTATES, "stack", None)
+    if stack is None:
+        stack = _ERRSTATES.stack = []
+    stack.append(np.seterr(**settings))
+
+
+@helper
+def errstate_pop():
+    """Leave the innermost `with np.errstate(...)` block generated code entered."""
+    np.seterr(**_ERRSTATES.stack.pop())
+
+
+def errstate_reset():
+    """After an exception left generated code: the error state as generated code found it."""
+    stack = getattr(_ERRSTATES, "stack", None)
+    if stack:
+        np.seterr(**stack[0])
+        stack.clear()
 
 
 @helper

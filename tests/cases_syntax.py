@@ -66,3 +66,14 @@ def match_on_a_number_with_a_guard(x, k):
             return np.sum(np.tanh(x)) * 2.0
         case _:
             return np.sum(x * x * x)
+
+
+@case(np.array([0.5, 1.5]), label="log")
+@case(np.array([-0.5, 1.5]), label="handler")
+def errstate_raise_decides_the_branch(x):
+    with np.errstate(divide="raise", invalid="raise"):
+        try:
+            y = np.log(x)
+        except FloatingPointError:
+            y = x * 2.0
+    return np.sum(y * y)

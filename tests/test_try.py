@@ -152,3 +152,18 @@ def test_the_numba_backend_refuses_a_try_by_name():
     from adsrc.numba_backend.kernel import BackendError
     with pytest.raises(BackendError, match="cannot compile a `try` statement"):
         adsrc.grad(log_or_square, backend="numba")(2.0)
+
+
+def log_under_errstate(x):
+    with np.errstate(divide="raise"):
+        y = np.log(x)               # its value is not needed for the gradient: it still runs, and raises
+    return np.sum(y)
+
+
+def test_an_errstate_that_raises_applies_to_its_block_and_is_put_back():
+    before = np.geterr()
+    with pytest.raises(FloatingPointError):
+        adsrc.grad(log_under_errstate)(np.array([0.0, 1.0]))
+    assert np.geterr() == before
+    np.testing.assert_allclose(adsrc.grad(log_under_errstate)(np.array([0.5, 2.0])), [2.0, 0.5], rtol=1e-12)
+    assert np.geterr() == before

@@ -29,6 +29,7 @@ from . import factories
 from .calls import Calls
 from .expressions import Expressions, subscript_temp
 from .local_classes import LocalClasses
+from .errstates import ErrStates
 from .loops import Loops
 from .matches import Matches
 from .trys import Trys
@@ -50,7 +51,7 @@ _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_wa
 _MADE = {}     # (adsrc.grad, f, options) -> the gradient object a call in a transformed function makes
 
 
-class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches):
+class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStates):
     """Normalizes one user function (and its nested defs) into structured IR."""
 
     def __init__(self, uf, namer=None):
@@ -379,6 +380,9 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches):
                 raise self.error(s, "`with` statements are not supported inside a differentiated function.",
                                  "Move the `with` block outside the function and pass its result in as an "
                                  "argument.")
+        settings = self.errstate_settings(s.items[0].context_expr) if len(s.items) == 1 else None
+        if settings is not None:              # np.errstate(divide="raise"): the state applies (errstates.py)
+            return self.errstate_block(s, settings)
         for inner in s.body:
             self.stmt = inner
             self.statement(inner)

@@ -1,0 +1,94 @@
+"""`with np.errstate(divide="raise"):` in a differentiated function: the error state applies to the block.
+
+A block whose settings only silence or show warnings ("ignore", "warn", "print", "log") runs as written:
+the state changes nothing the function computes. One that makes NumPy raise ("raise", "call") changes
+what runs (a `try` around it takes another branch), so generated code sets the state for the block:
+`errstate_push({...})` before it and `errstate_pop()` after it, and before each `return`, `break` or
+`continue` that leaves it. If an exception leaves the generated code, the gradient's call puts the error
+state back as it found it (runtime.errstate_reset). The backward pass runs outside the block, as
+derivative code would in Python.
+"""
+
+import gast
+
+from .. import astutil
+from .. import rules as rules_mod
+from ..ir import nodes as ir
+
+_RAISING = ("raise", "call")
+
+
+class ErrStates:
+    """Mixin of the Normalizer: the state of `with np.errstate(...)` blocks that make NumPy raise."""
+
+    def errstate_settings(self, ctx):
+        """The settings dict of `np.errstate(**settings)` if they make NumPy raise and are known when
+        transforming, else None (the block runs as written)."""
+        if ctx.args or not ctx.keywords:
+            return None
+        settings = {}
+        for k in ctx.keywords:
+            value = k.value.value if isinstance(k.value, gast.Constant) else self.static(k.value)
+            if k.arg is None or value is rules_mod.NOT_STATIC or not isinstance(value, (str, type(None))):
+                return None
+            settings[k.arg] = value
+        return settings if any(v in _RAISING for v in settings.values()) else None
+
+    def errstate_block(self, s, settings):
+        """The block between errstate_push(settings) and errstate_pop(), also popped before each jump out.
+        Its statements may raise, so none of them is dead: the block is the body of a `try` that catches
+        nothing (ir.If.catches, a class no code raises)."""
+        push = astutil.call(self.bind("errstate_push", _runtime().errstate_push), [_literal(settings)])
+        self.emit(ir.Effect(push), s)
+        body = [x for inner in s.body for x in _popped(inner, self, loop=False)]
+        tried = self.temp("tried")
+        self.emit(ir.Const(tried, astutil.const(True)), s)
+        block = self.block(body)
+        self.emit(ir.If(astutil.name(tried), block, [], catches=astutil.name(self.bind("NothingRaised",
+                                                                                        NothingRaised))), s)
+        self.emit(ir.Effect(self.pop_call()), s)
+
+    def pop_call(self):
+        return astutil.call(self.bind("errstate_pop", _runtime().errstate_pop), [])
+
+
+class NothingRaised(Exception):
+    """The exception a `with np.errstate(...)` block's `try` catches: none is ever raised."""
+
+
+def _runtime():
+    from .. import runtime
+    return runtime
+
+
+def _literal(settings):
+    return gast.Dict(keys=[astutil.const(k) for k in settings], values=[astutil.const(v) for v in settings.values()])
+
+
+def _popped(s, normalizer, loop):
+    """s with errstate_pop() before each return (its value computed first), and before each break or continue
+    that leaves the block (not one of a loop inside it); a list of statements."""
+    def pop():
+        return gast.copy_location(gast.Expr(value=normalizer.pop_call()), s)
+    if isinstance(s, gast.Return):
+        if s.value is None:
+            return [pop(), s]
+        tmp = normalizer.temp("returned")
+        keep = gast.copy_location(gast.Assign(targets=[gast.Name(id=tmp, ctx=gast.Store(), annotation=None,
+                                                                 type_comment=None)],
+                                              value=s.value, type_comment=None), s)
+        return [keep, pop(), gast.copy_location(gast.Return(value=astutil.name(tmp)), s)]
+    if isinstance(s, (gast.Break, gast.Continue)):
+        return [s] if loop else [pop(), s]
+    if isinstance(s, (gast.FunctionDef, gast.ClassDef)):
+        return [s]
+    inner_loop = loop or isinstance(s, (gast.For, gast.While))
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(s, field, None)
+        if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+            setattr(s, field, [x for st in block for x in _popped(st, normalizer, inner_loop if field != "orelse"
+                                                                  or not isinstance(s, (gast.For, gast.While))
+                                                                  else loop)])
+    for h in getattr(s, "handlers", ()):
+        h.body = [x for st in h.body for x in _popped(st, normalizer, loop)]
+    return [s]
