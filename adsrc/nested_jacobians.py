@@ -21,17 +21,23 @@ from .transform import CLEAR_HOOKS
 
 _DOTS = weakref.WeakKeyDictionary()      # fun -> {inner argnum: adsrc.grad(dot_with_fun, inner)}
 CLEAR_HOOKS.append(lambda: _DOTS.clear())
+# the functions jacfwd/jacrev made -> (f, argnums, has_aux): by identity, so that a function that
+# functools.wraps one (copying its attributes) is not taken for it
+_MADE = weakref.WeakKeyDictionary()
 
 
 def mark(jacobian_fun, fun, argnums, has_aux):
-    """Record on a function jacfwd/jacrev made what it is the Jacobian of."""
-    jacobian_fun._adsrc_jacobian_of = (fun, argnums, has_aux)
+    """Record what a function jacfwd/jacrev made is the Jacobian of."""
+    _MADE[jacobian_fun] = (fun, argnums, has_aux)
     return jacobian_fun
 
 
 def jacobian_of(fun):
     """(f, argnums) if fun is a Jacobian function adsrc made (without aux), else None."""
-    made = getattr(fun, "__dict__", {}).get("_adsrc_jacobian_of")
+    try:
+        made = _MADE.get(fun)
+    except TypeError:          # not weakly referable
+        return None
     if made is None or made[2]:
         return None
     return made[0], made[1]

@@ -167,3 +167,51 @@ def test_an_errstate_that_raises_applies_to_its_block_and_is_put_back():
     assert np.geterr() == before
     np.testing.assert_allclose(adsrc.grad(log_under_errstate)(np.array([0.5, 2.0])), [2.0, 0.5], rtol=1e-12)
     assert np.geterr() == before
+
+
+class Multiplies:
+    def __init__(self, v):
+        self.v = v
+
+    def __add__(self, other):
+        return Multiplies(self.v * other)       # not an addition
+
+
+def _either(a, k):
+    return a if k > 0 else None
+
+
+def catches_everything(x):
+    o = _either(Multiplies(x), 1)
+    try:
+        r = np.sum((o + 3.0).v)
+    except Exception:
+        r = np.sum(x) * 100.0
+    return r
+
+
+def test_adsrcs_own_refusal_is_not_taken_for_the_programs_exception():
+    with pytest.raises(adsrc.TransformError, match="its own `__add__`"):
+        adsrc.grad(catches_everything)(np.ones(2))
+
+
+def test_a_function_that_wraps_a_jacobian_is_not_taken_for_it():
+    # functools.wraps copies the Jacobian function's attributes: jacfwd must not then differentiate J itself
+    # (the factor 2 would be lost); it differentiates `twice`, or says it cannot
+    import functools
+
+    def f(x):
+        return x ** 3
+
+    J = adsrc.jacobian(f)
+
+    @functools.wraps(J)
+    def twice(x):
+        return 2.0 * J(x)
+
+    x = np.array([0.5, -1.0])
+    try:
+        second = adsrc.jacfwd(twice)(x)
+    except adsrc.TransformError:
+        return
+    np.testing.assert_allclose(second[0, 0], [12.0 * 0.5, 0.0], rtol=1e-12)

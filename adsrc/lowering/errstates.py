@@ -44,8 +44,8 @@ class ErrStates:
         tried = self.temp("tried")
         self.emit(ir.Const(tried, astutil.const(True)), s)
         block = self.block(body)
-        self.emit(ir.If(astutil.name(tried), block, [], catches=astutil.name(self.bind("NothingRaised",
-                                                                                        NothingRaised))), s)
+        catches = astutil.name(self.bind("NothingRaised", NothingRaised))
+        self.emit(ir.If(astutil.name(tried), block, [], catches=catches), s)
         self.emit(ir.Effect(self.pop_call()), s)
 
     def pop_call(self):

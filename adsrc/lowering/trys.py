@@ -31,6 +31,14 @@ from .. import astutil
 from ..ir import nodes as ir
 from ..ir.walk import walk
 from .. import rules as rules_mod
+from ..errors import TransformError
+
+
+def raise_if_refusal(exc):
+    """Raise exc again if it is adsrc's refusal (TransformError), which a `try` of the user's must not catch."""
+    if isinstance(exc, TransformError):
+        raise exc
+
 
 _HINT = ("Compute into new names in the `try` block and assign the variables the rest of the function uses in "
          "its last statement (or in every `except` clause too).")
@@ -49,15 +57,23 @@ class Trys:
         if not getattr(self.uf.fun, "_adsrc_generated", False):     # (generated code is safe by construction)
             self.refuse_partial_writes(s)
         tried = self.temp("tried")
-        caught = self.temp("caught") if len(s.handlers) > 1 or any(h.name is not None for h in s.handlers) else None
+        every = tuple(c for t in types for c in t)
+        broad = any(issubclass(TransformError, c) for c in every)        # `except Exception:` would catch
+        caught = self.temp("caught") if len(s.handlers) > 1 or broad or any(h.name is not None for h in s.handlers) \
+            else None
         self.emit(ir.Const(tried, astutil.const(True)), s)
         if caught:
             self.emit(ir.Const(caught, astutil.const(None)), s)
         body = self.block(s.body)
         if not getattr(self.uf.fun, "_adsrc_generated", False):
             self.refuse_changes(s, body)
-        handler = self.sub_block(lambda: self.handlers(s.handlers, types, caught))
-        every = tuple(c for t in types for c in t)
+
+        def handler_block():
+            if broad:       # adsrc's own refusals (a check when the code runs) are not the program's exceptions
+                self.emit(ir.Effect(astutil.call(self.bind("raise_if_refusal", raise_if_refusal),
+                                                 [astutil.name(caught)])), s)
+            self.handlers(s.handlers, types, caught)
+        handler = self.sub_block(handler_block)
         catches = self.exception_name(every[0] if len(every) == 1 else every)
         self.emit(ir.If(astutil.name(tried), body, handler, catches=catches, caught=caught), s)
         if s.orelse:

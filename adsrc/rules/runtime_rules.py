@@ -135,6 +135,8 @@ def _summed_to(g, c, x):
     x's leaves were all broadcast from gets the sum over them."""
     if runtime.is_zero(g):
         return 0.0
+    if hasattr(c, "_fields"):
+        raise _Mismatch("a namedtuple keeps its class through transpose_linear")
     if isinstance(x, (list, tuple)) and isinstance(c, (list, tuple)):
         if len(c) != len(x) or (isinstance(g, (list, tuple)) and len(g) != len(x)):
             raise _Mismatch("lengths differ")
