@@ -90,7 +90,7 @@ def finally_after_a_return(x):
     (appends_before_the_last_statement, "seen.append(x)", "changes an object in place"),
     (read_again_in_the_next_iteration, "try:", "assigns `t` before its last statement, and code after the `try`"),
     (catches_a_computed_class, "except EXCEPTIONS", "needs the exceptions an `except` clause catches"),
-    (finally_after_a_return, "try:", "`finally` after a `try` block or `else` that returns"),
+    (finally_after_a_return, "try:", "`finally` after a `try` block, `except` clause or `else` that returns"),
 ])
 def test_refused_naming_the_line(fn, line, what):
     with pytest.raises(adsrc.TransformError) as info:
@@ -215,3 +215,26 @@ def test_a_function_that_wraps_a_jacobian_is_not_taken_for_it():
     except adsrc.TransformError:
         return
     np.testing.assert_allclose(second[0, 0], [12.0 * 0.5, 0.0], rtol=1e-12)
+
+
+def finally_after_a_handler_that_returns(x):
+    try:
+        y = math.log(x)
+    except ValueError:
+        return x * x
+    finally:
+        print("done")
+    return y
+
+
+def finally_without_except_after_a_return(x):
+    try:
+        return x * 2.0
+    finally:
+        print("done")
+
+
+@pytest.mark.parametrize("fn", [finally_after_a_handler_that_returns, finally_without_except_after_a_return])
+def test_finally_after_any_jump_is_refused(fn):
+    with pytest.raises(adsrc.TransformError, match="`finally` after a `try` block, `except` clause or `else`"):
+        adsrc.grad(fn)(2.0)

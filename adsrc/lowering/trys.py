@@ -49,6 +49,7 @@ class Trys:
 
     def stmt_Try(self, s):
         if not s.handlers:            # try/finally: an exception leaves the function either way
+            self.refuse_jumps_before_finally(s)
             for inner in s.body + s.finalbody:
                 self.stmt = inner
                 self.statement(inner)
@@ -121,14 +122,20 @@ class Trys:
         name = "_".join(c.__name__ for c in classes) if len(classes) < 3 else "exceptions"
         return astutil.name(self.bind(name, value[0] if isinstance(value, tuple) and len(value) == 1 else value))
 
-    def refuse_partial_writes(self, s):
-        """Refuse a try block whose partial run Python would show and adsrc would not (the module docstring)."""
-        if any(isinstance(n, (gast.Return, gast.Break, gast.Continue)) for part in s.body + s.orelse
-               for n in _walk_here(part)) and s.finalbody:
-            raise self.error(s, "`finally` after a `try` block or `else` that returns, breaks or continues is not "
-                                "supported: adsrc runs the `finally` block after the `try` statement.",
+    def refuse_jumps_before_finally(self, s):
+        """adsrc runs a `finally` block after the try statement, so not when a jump leaves the statement."""
+        parts = s.body + s.orelse + [st for h in s.handlers for st in h.body]
+        if s.finalbody and any(isinstance(n, (gast.Return, gast.Break, gast.Continue))
+                               for part in parts for n in _walk_here(part)):
+            raise self.error(s, "`finally` after a `try` block, `except` clause or `else` that returns, breaks or "
+                                "continues is not supported: adsrc runs the `finally` block after the `try` "
+                                "statement.",
                              "Move the `finally` block's statements after the `try` statement and before the "
                              "`return`.")
+
+    def refuse_partial_writes(self, s):
+        """Refuse a try block whose partial run Python would show and adsrc would not (the module docstring)."""
+        self.refuse_jumps_before_finally(s)
         head = _head(s)
         written = {n.id for part in head for n in _walk_here(part)
                    if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
