@@ -140,6 +140,19 @@ def _rule_wrapper(fun):
 
 
 def _passing_on(fun):
+    """_made_passing_on(fun), once per function (its gradients are then made and cached once)."""
+    try:
+        return _passing_on_once(fun)
+    except TypeError:         # a bound method of an object that cannot be hashed
+        return _made_passing_on(fun)
+
+
+@functools.lru_cache(maxsize=256)
+def _passing_on_once(fun):
+    return _made_passing_on(fun)
+
+
+def _made_passing_on(fun):
     """`def name(a, b, *args, **kwargs): return fun(a, b, *args, **kwargs)` with fun's required positional
     parameters, from registered source, so that adsrc transforms it and calls fun by its rule."""
     from .frontend.source import define
