@@ -15,7 +15,8 @@ import numpy as np
 
 import adsrc
 
-CASE_FILES = ["cases_core", "cases_control", "cases_methods", "cases_ordinary", "cases_programs", "cases_changes", "cases_nested", "cases_try", "cases_syntax"]
+CASE_FILES = ["cases_core", "cases_control", "cases_methods", "cases_ordinary", "cases_programs", "cases_changes",
+              "cases_nested", "cases_try", "cases_syntax"]
 
 
 def all_cases():

@@ -6,7 +6,6 @@ derivative is wrong (its bwd stops the gradient of what it reads), which
 order 1 cannot see.
 """
 
-import inspect
 
 import numpy as np
 import pytest
