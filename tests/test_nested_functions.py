@@ -47,3 +47,20 @@ def test_a_nonlocal_counter_is_counted_once_per_call():
     g = adsrc.grad(counts)
     assert counts(2.0) == 6.0
     assert g(2.0) == 3.0 and g(5.0) == 3.0      # d/dx (x * 1 + x * 2), on every call
+
+
+scale = 100.0       # a module global of the same name as the function's variable below
+
+
+def class_default_from_the_functions_variable(x):
+    scale = 2.0
+
+    class Scaled:
+        def f(self, v, k=scale):           # Python: the function's scale (2.0), not the global
+            return v * k
+    return np.sum(Scaled().f(x))
+
+
+def test_a_class_reading_the_functions_variable_in_a_default_is_refused_not_given_the_global():
+    with pytest.raises(adsrc.TransformError, match="reads the function's variable `scale`"):
+        adsrc.grad(class_default_from_the_functions_variable)(np.ones(2))

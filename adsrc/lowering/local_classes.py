@@ -52,7 +52,10 @@ def _free_in_class(s):
                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     for st in s.body:
         if isinstance(st, gast.FunctionDef):
-            out.update(free_names(_without_decorators(st)) or ())
+            free = free_names(_without_decorators(st))
+            if free is None:          # (defaults computed from names, `global`...): every name it reads
+                free = [n.id for n in gast.walk(st) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+            out.update(free)
             out.update(n.id for d in st.decorator_list for n in gast.walk(d)
                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
         else:
