@@ -485,6 +485,9 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
             stop = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=s.test), body=[gast.Break()], orelse=[])
             loop = gast.While(test=astutil.const(True), body=[gast.copy_location(stop, s)] + s.body, orelse=[])
             return self.stmt_While(gast.copy_location(loop, s))
+        if any(isinstance(n, gast.NamedExpr) for n in gast.walk(s.test)):
+            raise self.error(s.test, "`:=` in the test of a `while` loop with an `else` clause is not supported.",
+                             "Assign the value in the loop instead (`while True:` with a `break`).")
         tests = []      # what the test computes first (calls of nested functions) runs before every test
         test_body = self.sub_block(lambda: tests.append(self.raw(s.test)))
         self.emit(ir.While(test_body, tests[0], self.block(s.body), self.block(s.orelse)), s)
