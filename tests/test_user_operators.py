@@ -158,3 +158,15 @@ def test_indexing_an_object_of_unknown_class_is_refused_when_it_runs():
     with pytest.raises(adsrc.TransformError, match=r"`w\[...\]` as indexing .* Doubled object with its own "
                                                    r"`__getitem__`"):
         adsrc.grad(indexes_an_object_of_unknown_class)(np.array([0.3, -0.5, 0.8]))
+
+
+def writes_an_object_of_unknown_class(x):
+    g = _pick(Grid(3), None, 1)
+    g[0] = x[0]
+    return g.data[0] * x[1]
+
+
+def test_writing_an_item_of_an_object_of_unknown_class_is_refused_when_it_runs():
+    with pytest.raises(adsrc.TransformError, match=r"`g\[...\]` as indexing .* Grid object with its own "
+                                                   r"`__setitem__`"):
+        adsrc.grad(writes_an_object_of_unknown_class)(np.array([0.3, -0.5, 0.8]))

@@ -28,6 +28,7 @@ def operand_checks(d, s, differentiated):
         operands, symbol = [s.expr.value], "[]"
     elif isinstance(s, ir.Update) and s.expr.args and isinstance(s.expr.args[0], gast.Name):    # v[i] = x
         operands, symbol = [s.expr.args[0]], "[]="
+        differentiated = _always            # (the update carries a derivative: the value written does, if not v)
     elif isinstance(s, ir.Apply) and isinstance(s.expr, (gast.BinOp, gast.UnaryOp)):
         e = s.expr
         operands = [e.operand] if isinstance(e, gast.UnaryOp) else [e.left, e.right]
@@ -39,6 +40,10 @@ def operand_checks(d, s, differentiated):
                                             astutil.const(user_name(d.uf, a.id))]))
             for a in operands if isinstance(a, gast.Name) and d.values[a.id].kind not in _KNOWN_KINDS
             and differentiated(a)]
+
+
+def _always(_):
+    return True
 
 
 def user_name(uf, name):
