@@ -220,6 +220,16 @@ def define(text, name, globals_, label):
     return namespace[name]
 
 
+def define_made(node, values, globals_, label):
+    """What the ast def or class `node` defines, made by `def make_<name>(<values' names>): <node>; return
+    <name>` (define) called with values: they are its closure variables, not globals (a lifted function
+    that calls itself; a class that reads names its function imported)."""
+    maker = ast.parse(f"def make_{node.name}({', '.join(values)}):\n    return {node.name}\n").body[0]
+    maker.body.insert(0, node)
+    text = ast.unparse(ast.fix_missing_locations(ast.Module(body=[maker], type_ignores=[]))) + "\n"
+    return define(text, maker.name, globals_, label)(*values.values())
+
+
 def local_names(fdef):
     """Names local to a function definition (parameters and assigned names).
 

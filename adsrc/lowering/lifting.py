@@ -31,7 +31,7 @@ import copy
 import gast
 
 from .. import astutil
-from ..frontend.source import define, lambda_to_def, local_names
+from ..frontend.source import define, define_made, lambda_to_def, local_names
 
 _LIFTED = {}      # (outer code, the def's text, parameters) -> the lifted function (bounded)
 _GRADIENTS = {}   # (maker, lifted function, options) -> its gradient object
@@ -103,21 +103,17 @@ def _make(fdef, uf, params, recursive):
     name = node.name = f"{fdef.name}_lifted"
     node.args.kwonlyargs = list(node.args.kwonlyargs) + [ast.arg(arg=p) for p in params]
     node.args.kw_defaults = list(node.args.kw_defaults) + [None] * len(params)
-    body = [node]
+    label = f"{name}, lifted from {uf.filename}:{getattr(fdef, 'lineno', '?')}"
     if recursive:
         for call in ast.walk(node):
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == fdef.name:
                 call.func.id = name
                 call.keywords += [ast.keyword(arg=p, value=ast.Name(id=p, ctx=ast.Load())) for p in params]
         # made inside a function, so that the copy reads itself as a closure variable, not a global
-        maker = ast.parse(f"def make_{name}():\n    return {name}\n").body[0]
-        maker.body.insert(0, node)
-        body = [maker]
-    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
-    source = ast.unparse(module) + "\n"
-    made = define(source, body[0].name, uf.fun.__globals__,
-                  f"{name}, lifted from {uf.filename}:{getattr(fdef, 'lineno', '?')}")
-    made = made() if recursive else made
+        made = define_made(node, {}, uf.fun.__globals__, label)
+    else:
+        module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
+        made = define(ast.unparse(module) + "\n", name, uf.fun.__globals__, label)
     made.__qualname__ = f"{uf.fun.__qualname__}.<locals>.{name}"
     return made
 

@@ -8,12 +8,11 @@ the class does not read the function's variables (it would see their values at t
 class is refused by name, as is one whose name is bound more than once.
 """
 
-import ast
 import copy
 
 import gast
 
-from ..frontend.source import define
+from ..frontend.source import define_made
 from .lifting import free_names
 
 _MADE = {}      # (function's code, the class's text) -> the class (bounded)
@@ -76,11 +75,7 @@ def _make(s, uf, given):
     """The class, made from its source by a function whose parameters are the names it reads that the
     function imported (`from dataclasses import dataclass` in it): their values, known when transforming."""
     node = gast.gast_to_ast(gast.Module(body=[copy.deepcopy(s)], type_ignores=[])).body[0]
-    maker = ast.parse(f"def make_{s.name}({', '.join(given)}):\n    return {s.name}\n").body[0]
-    maker.body.insert(0, node)
-    source = ast.unparse(ast.fix_missing_locations(ast.Module(body=[maker], type_ignores=[]))) + "\n"
-    made = define(source, maker.name, uf.fun.__globals__,
-                  f"{s.name}, defined in {uf.filename}:{getattr(s, 'lineno', '?')}")
-    cls = made(*given.values())
+    label = f"{s.name}, defined in {uf.filename}:{getattr(s, 'lineno', '?')}"
+    cls = define_made(node, given, uf.fun.__globals__, label)
     cls.__qualname__ = f"{uf.fun.__qualname__}.<locals>.{s.name}"
     return cls

@@ -55,7 +55,8 @@ class Trys:
                 self.statement(inner)
             return
         types = [self.exception_types(h) for h in s.handlers]
-        if not getattr(self.uf.fun, "_adsrc_generated", False):     # (generated code is safe by construction)
+        checked = not getattr(self.uf.fun, "_adsrc_generated", False)    # (generated code is safe by construction)
+        if checked:
             self.refuse_partial_writes(s)
         tried = self.temp("tried")
         every = tuple(c for t in types for c in t)
@@ -66,7 +67,7 @@ class Trys:
         if caught:
             self.emit(ir.Const(caught, astutil.const(None)), s)
         body = self.block(s.body)
-        if not getattr(self.uf.fun, "_adsrc_generated", False):
+        if checked:
             self.refuse_changes(s, body)
 
         def handler_block():
