@@ -142,6 +142,13 @@ def _pair(c, t):
 # -- forward templates' helpers (rules/jvp_rules.py) ---------------------------------------------
 
 @helper
+def copied(g):
+    """The tangent of `x.copy()`: a copy of x's tangent when that is an array (code that writes into the copy
+    writes into this one, not into the tangent of x)."""
+    return g.copy() if isinstance(g, _nd) else g
+
+
+@helper
 def abs_jvp(g, x, ans):
     """d|x|: sign(x) t for real x; Re(conj(x) t) / |x| for complex x (0 where x = 0)."""
     if np.iscomplexobj(x):

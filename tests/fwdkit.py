@@ -16,7 +16,7 @@ import numpy as np
 import adsrc
 
 CASE_FILES = ["cases_core", "cases_control", "cases_methods", "cases_ordinary", "cases_programs", "cases_changes",
-              "cases_nested", "cases_try", "cases_syntax"]
+              "cases_nested", "cases_passed", "cases_numpy_written", "cases_try", "cases_syntax"]
 
 
 def all_cases():
@@ -86,7 +86,10 @@ def check_jvp(case, rtol=1e-5, atol=1e-6, h=1e-6):
     f = functools.partial(case.fn, **case.kwargs) if case.kwargs else case.fn
     tangents = tangents_for(case)
     before = copy.deepcopy(case.args)
+    tangents_before = copy.deepcopy(tangents)
     out, t = adsrc.jvp(f, tuple(case.args), tuple(tangents))
+    for a, b in zip(tangents, tangents_before):
+        assert _same(a, b), "a tangent was changed"
     assert np.all(np.isfinite(t)), f"the tangent is not finite: {t}"
     assert np.allclose(out, f(*copy.deepcopy(case.args))), "jvp's value is not the function's"
     fd = (np.asarray(f(*shifted_args(case, tangents, h))) - np.asarray(f(*shifted_args(case, tangents, -h)))) / (2 * h)

@@ -49,6 +49,8 @@ TEMPLATES = {
     "np.linalg.inv": {"a": "-(ans @ g @ ans)"},
     "np.linalg.solve": {"a": "-np.linalg.solve(a, g @ ans)", "b": "np.linalg.solve(a, g)"},
     "np.linalg.det": {"a": "det_jvp(g, a, ans)"},
+    ".copy()": {"a": "copied(g)"},           # code may write into the copy: its tangent is not x's
+    ".astype()": {"a": "copied(cast_cot(g, dtype))"},
 }
 
 
