@@ -65,7 +65,7 @@ def uses_sent_generator(x):
     return sum(_sent(x))
 
 
-vectorized = np.vectorize(lambda t: t * 2.0)
+vectorized = np.vectorize(lambda t: t * 2.0, signature="()->()")      # adsrc follows plain np.vectorize only
 
 
 def calls_vectorize(x):
@@ -176,8 +176,8 @@ def euler(f, y, dt, n):
 
 
 def passes_a_closure_over_x(theta):
-    def rhs(y):
-        return -theta * y
+    def rhs(y, k=theta[0]):
+        return -k * y * theta[1]
     return euler(rhs, 1.0, 0.1, 10)
 
 

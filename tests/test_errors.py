@@ -70,7 +70,8 @@ def test_function_without_rule_or_source_names_it_and_how_to_add_a_rule():
     with pytest.raises(TransformError) as info:
         adsrc.grad(bad.calls_vectorize)(np.array([1.0, 2.0]))
     msg = str(info.value)
-    assert "vectorize" in msg and "defvjp" in msg and f"line {line_of(bad.calls_vectorize, 'vectorized(x)')}" in msg
+    assert "np.vectorize" in msg and "signature=" in msg
+    assert f"line {line_of(bad.calls_vectorize, 'vectorized(x)')}" in msg
     with pytest.raises(TransformError, match=r"doubled|<lambda>.*defvjp"):
         adsrc.grad(bad.calls_no_rule_c_function)(np.array([1.0, 2.0]))
 

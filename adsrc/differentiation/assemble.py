@@ -10,9 +10,12 @@
 """
 
 
+import types
+
 import gast
 
 from .. import astutil
+from ..analysis.summaries import _is_function
 from ..emission import copyprop, dce, outputs, release
 from ..ir import nodes as ir
 from .state import AdjState, comment
@@ -93,6 +96,7 @@ def assemble_vjp(adj, fn, name, options):
     pullback = next(s for s in body if isinstance(s, gast.FunctionDef) and s.name == pb_name)
     body = [s for s in body if s is not pullback]
     residuals = _free_in(pullback, _bound_in(fn.args, body))
+    residuals = _statics_bound(adj, fn, pullback, body, residuals)
     shapes = {r for r in release.shape_only(residuals, pullback.body, adj.namer.helpers)
               if adj.values[r].kind == "array"}
     body[-1].value.elts[1] = astutil.tuple_([adj.hcall("only_shape", astutil.name(r)) if r in shapes
@@ -107,6 +111,25 @@ def assemble_vjp(adj, fn, name, options):
         pullback.body.insert(0, unpack)
     pullback.args = astutil.arguments([res_name, dout])
     return [astutil.function_def(name, astutil.clone(fn.args), body, fn.lineno), pullback]
+
+
+def _statics_bound(adj, fn, pullback, body, residuals):
+    """The residuals but the functions passed to this one that the pullback reads (static parameters, which
+    select this unit): it reads those as objects of the generated code, so that a transformation of the
+    pullback knows them too. (Other static values, such as a method's receiver, are the argument the call
+    passes: a unit serves every object of the class.)"""
+    known = getattr(fn.uf, "known", {})
+    assigned = set()
+    for s in body:
+        assigned |= set(astutil.names_stored(s))
+    statics = {r: adj.ctx.bind(r, known[r]) for r in residuals if r in known and r not in assigned and
+               _is_function(known[r]) and not isinstance(known[r], types.MethodType)}
+    if not statics:
+        return residuals
+    for n in astutil.walk(pullback):
+        if isinstance(n, gast.Name) and n.id in statics:
+            n.id = statics[n.id]
+    return [r for r in residuals if r not in statics]
 
 
 def _bound_in(args, body):

@@ -30,13 +30,14 @@ from .builtins import Primitives
 from .function_values import FunctionValues
 from ..rules.runtime_rules import COPYING
 from ..rules.sharing import call_changing
-from . import factories, lifting, object_classes
+from . import closures, factories, lifting, object_classes
 from .objects import Objects
 from .object_classes import _plain_class, _record_type, is_user_function, user_class
 from .checkpoint import checkpoint_call
 from ..frontend.source import lambda_to_def
 from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
+from .written import Written
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
 _READS_NAMES = (eval, exec, locals, vars, globals, compile)
@@ -51,8 +52,7 @@ REFUSED_METHODS = frozenset({"resize", "put", "itemset", "setfield", "popitem", 
 _DICT_VIEWS = {"values": "dict_values", "items": "dict_items", "keys": "dict_keys"}
 
 # NumPy functions that write into an argument; functionalize.py cannot rewrite these
-_WRITERS = {np.put: "np.put", np.place: "np.place", np.putmask: "np.putmask",
-            np.put_along_axis: "np.put_along_axis", np.random.shuffle: "np.random.shuffle"}
+_WRITERS = {np.place: "np.place", np.putmask: "np.putmask", np.random.shuffle: "np.random.shuffle"}
 
 
 def callable_name(obj, node=None):
@@ -91,7 +91,7 @@ def _no_rule_hint(obj):
             "call it on values that are not differentiated.")
 
 
-class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
+class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -140,6 +140,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
             lifted = factories.lifted_call(e, self.static, self.bind)      # make_step(a)(x)
             if lifted is not None:
                 return self.call(lifted, target)
+            if self.vectorized_now(e, target):
+                return
             return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
                                 describe=f"the function that `{dotted(f.func)}(...)` returns", hint=factories.HINT)
         return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e, describe=f"`{what}`",
@@ -318,7 +320,12 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects):
         rule = rules_mod.lookup(obj)
         if rule is not None:
             return self.rule_call(e, e.func, rule, target)
+        if self.written_call(e, obj, target):      # a NumPy function written in plain NumPy (written.py)
+            return
         if is_user_function(obj):
+            passing = closures.passing_closures(self, e, obj)    # f(lambda t: k * t, ...), k a variable here
+            if passing is not None:
+                return self.call(passing, target)
             return self.emit_op(ir.CallUser, target, self.plain_call(e, e.func), e, callee=obj)
         if isinstance(obj, types.MethodType) and is_user_function(obj.__func__) and isinstance(e.func, gast.Attribute) \
                 and user_class(obj.__self__ if isinstance(obj.__self__, type) else type(obj.__self__)):

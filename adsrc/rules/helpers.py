@@ -458,7 +458,13 @@ def power_dy(g, x, ans):
     """d x**y / dy = x**y log x, taken as 0 where x == 0."""
     x = as_array(x)
     safe = np.where(x == 0, 1.0, x)
-    return g * np.where(x == 0, 0.0, ans * np.log(safe))
+    if not is_lazy(x) and not np.any(x < 0):
+        return g * np.where(x == 0, 0.0, ans * np.log(safe))
+    # the log of a negative number has no real value: NaN, but where no derivative flows (a zero tangent of a
+    # constant exponent carried with others) the contribution is 0
+    with np.errstate(invalid="ignore"):
+        d = np.where(x == 0, 0.0, ans * np.log(safe))
+    return np.where(g == 0, 0.0, g * d)
 
 
 @helper
@@ -622,16 +628,19 @@ def average_vjp(g, a, axis, weights, keepdims, k):
 
 
 def _axis_last(x, axis):
-    """x with the axes `axis` (None: all) moved to the end and flattened into one; and how to undo it."""
+    """x with the axes `axis` (None: all) moved to the end and flattened into one (_axis_back undoes it)."""
     x = as_array(x)
     axes = _axes(axis, x.ndim)
     moved = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
-    shape = moved.shape
-    flat = np.reshape(moved, shape[:x.ndim - len(axes)] + (-1,))
+    return np.reshape(moved, moved.shape[:x.ndim - len(axes)] + (-1,))
 
-    def undo(y):
-        return np.moveaxis(np.reshape(y, shape), range(x.ndim - len(axes), x.ndim), axes)
-    return flat, undo
+
+def _axis_back(y, x, axis):
+    """y, of the shape _axis_last(x, axis) has, with its last axis put back where `axis` was in x."""
+    x = as_array(x)
+    axes = _axes(axis, x.ndim)
+    moved_shape = np.moveaxis(np.empty(x.shape, dtype=bool), axes, range(x.ndim - len(axes), x.ndim)).shape
+    return np.moveaxis(np.reshape(y, moved_shape), range(x.ndim - len(axes), x.ndim), axes)
 
 
 def _order_stat_vjp(gk, x, axis, weights):
@@ -639,12 +648,12 @@ def _order_stat_vjp(gk, x, axis, weights):
 
     weights has the flattened reduction axis last (shape broadcastable to the sorted array).
     """
-    flat, undo = _axis_last(x, axis)
-    gflat, _ = _axis_last(np.broadcast_to(gk, np.shape(x)), axis)
+    flat = _axis_last(x, axis)
+    gflat = _axis_last(np.broadcast_to(gk, np.shape(x)), axis)
     perm = np.argsort(flat, axis=-1, kind="stable")
     out = _zeros(flat.shape, gflat)
     np.put_along_axis(out, perm, gflat[..., :1] * weights, axis=-1)
-    return undo(out)
+    return _axis_back(out, x, axis)
 
 
 @helper
@@ -696,12 +705,12 @@ def quantile_vjp(g, a, q, axis, keepdims, scale, k):
         for j in np.ndindex(qs.shape):
             out += _order_stat_vjp(expand_to(g[j], a, axis, keepdims), a, axis, w[j])
         return out
-    flat, _ = _axis_last(a, axis)
+    flat = _axis_last(a, axis)
     srt = np.sort(flat, axis=-1)
     dq = np.zeros(qs.shape)
     for j in np.ndindex(qs.shape):
         gj = expand_to(g[j], a, axis, keepdims)
-        gflat, _ = _axis_last(np.broadcast_to(gj, a.shape), axis)
+        gflat = _axis_last(np.broadcast_to(gj, a.shape), axis)
         dq[j] = np.sum(gflat[..., 0] * np.sum(srt * dw[j], axis=-1)) / scale
     return dq if nq else dq[()]
 
@@ -891,7 +900,8 @@ def take_along_axis_vjp(g, x, indices, axis):
             shp = [1] * x.ndim
             shp[d] = -1
             full_idx.append(np.arange(x.shape[d]).reshape(shp))
-    full_idx = np.broadcast_arrays(*full_idx)
+    shape = np.broadcast_shapes(*[i.shape for i in full_idx])
+    full_idx = [np.broadcast_to(i, shape) for i in full_idx]
     out = _zeros(x.shape, g)
     np.add.at(out, tuple(full_idx), g)
     return out

@@ -146,12 +146,12 @@ def quantile_jvp(g, a, q, axis, keepdims, ans, scale, k):
     as in reverse mode) for a; for q the slope between the two sorted values it falls between."""
     a = np.asarray(a, dtype=float)
     qs = np.asarray(q, dtype=float) / scale
-    flat, _ = _axis_last(a, axis)
+    flat = _axis_last(a, axis)
     n = flat.shape[-1]
     w, dw = _quantile_weights(qs, n)
     order = np.argsort(flat, axis=-1, kind="stable")
     if k == 0:
-        tflat, _ = _axis_last(np.broadcast_to(g, a.shape), axis)
+        tflat = _axis_last(np.broadcast_to(g, a.shape), axis)
         out = np.tensordot(w, np.take_along_axis(tflat, order, axis=-1), axes=([-1], [-1]))
     else:
         srt = np.take_along_axis(flat, order, axis=-1)

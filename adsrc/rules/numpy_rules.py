@@ -232,7 +232,14 @@ if _np("matrix_transpose"):
 general(np.broadcast_to, "np.broadcast_to", "array, shape", array="sum_like(g, array)")
 general(np.broadcast_arrays, "np.broadcast_arrays", "x, y=None, z=None, /", tuple_output=True,
         x="sum_like_tuple(g, x, 0)", y="sum_like_tuple(g, y, 1)", z="sum_like_tuple(g, z, 2)")
-general(np.array, "np.array", "object, dtype=None", object="array_cot(cast_cot(g, dtype), object)")
+def _copies(copy=True, **_):
+    if copy is not True:
+        raise TypeError("adsrc's rule for np.array supports only `copy=True` (a new array); for an array that "
+                        "may be the argument itself, call np.asarray")
+
+
+general(np.array, "np.array", "object, dtype=None, *, copy=True", check=_copies,
+        object="array_cot(cast_cot(g, dtype), object)")
 general(np.asarray, "np.asarray", "a, dtype=None", a="array_cot(cast_cot(g, dtype), a)")
 general(np.asanyarray, "np.asanyarray", "a, dtype=None", a="array_cot(cast_cot(g, dtype), a)")
 general(np.resize, "np.resize", "a, new_shape", a="resize_vjp(g, a, new_shape)")

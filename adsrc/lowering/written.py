@@ -1,0 +1,121 @@
+"""Calls of NumPy functions that adsrc differentiates through their plain-NumPy versions (rules/by_source.py),
+including those that take functions: `np.vectorize(f)(x)`, `v = np.vectorize(f); v(x)` and
+`np.piecewise(x, [c1, c2], [f1, f2])` with functions written in the differentiated function.
+
+The functions they take are passed on like any function passed to a module function (closures.py).
+"""
+
+import gast
+import numpy as np
+
+from .. import astutil
+from ..errors import TransformError
+from ..ir import nodes as ir
+from ..rules import by_source
+
+
+class Written:
+    """Mixin of the Normalizer (calls.py)."""
+
+    def written_call(self, e, obj, target):
+        """Emit the call e of obj as a call of its plain-NumPy version: True, or False if it has none."""
+        if obj is np.put or obj is np.put_along_axis:
+            self.put(e, obj, target)
+            return True
+        if obj is np.piecewise and len(e.args) >= 3 and isinstance(e.args[2], (gast.List, gast.Tuple)) and \
+                not any(isinstance(a, gast.Starred) for a in e.args) and all(k.arg for k in e.keywords) and \
+                (target is None or isinstance(target, str)):
+            self.piecewise(e, target)
+            return True
+        if obj is np.vectorize and len(e.args) == 1 and not e.keywords and isinstance(target, str) and \
+                target in self.single:
+            # v = np.vectorize(f): calls v(x) are calls of by_source.vectorized_1(f, x)
+            self.functions[target] = ("vectorized", e.args[0])
+            self.emit_op(ir.Const, target, astutil.const(None), e)
+            return True
+        try:
+            written = by_source.implementation(obj)
+        except TransformError as err:        # a form it does not follow
+            raise self.error(e, str(err)) from None
+        if written is None:
+            return False
+        fn, first = written
+        if isinstance(fn, dict):         # one version per number of arguments (np.vectorize)
+            fn = self.vectorized_version(e)
+            if fn is None:
+                return False
+        args = []
+        if first == "self":          # np.logaddexp.reduce(x): the ufunc first
+            owner = obj.__self__
+            args = [astutil.clone(e.func.value) if isinstance(e.func, gast.Attribute) else
+                    astutil.name(self.bind(owner.__name__, owner))]
+        elif first:                  # a np.vectorize object: its function first
+            args = [gast.Attribute(value=astutil.clone(e.func), attr=first, ctx=gast.Load())]
+        call = gast.Call(func=astutil.name(self.bind(fn.__name__, fn)), args=args + list(e.args),
+                         keywords=list(e.keywords))
+        self.call(call, target)
+        return True
+
+    def vectorized_now(self, e, target):
+        """`np.vectorize(f)(x)`: emitted as by_source.vectorized_1(f, x): True, or False for another call."""
+        f = e.func
+        if self.static(f.func) is not np.vectorize or len(f.args) != 1 or f.keywords:
+            return False
+        return self.vectorized(f.args[0], e, target)
+
+    def vectorized(self, pyfunc, e, target):
+        """v(x) for v = np.vectorize(pyfunc): True, or False when adsrc cannot follow it."""
+        fn = self.vectorized_version(e)
+        if fn is None:
+            return False
+        self.call(self.helper_call(fn.__name__, [pyfunc] + list(e.args)), target)
+        return True
+
+    @staticmethod
+    def vectorized_version(e):
+        if e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
+            return None
+        return by_source.VECTORIZED.get(len(e.args))
+
+    def piecewise(self, e, target):
+        """np.piecewise(x, condlist, [f1, f2, ...]): each function (or constant) written where its condition
+        holds, as NumPy does, on the values there only."""
+        x, condlist, funcs = self.atom(e.args[0]), e.args[1], e.args[2].elts
+        extra = list(e.args[3:])
+        conds = self.temp("conditions")
+        self.call(self.helper_call("piecewise_conditions", [x, condlist, astutil.const(len(funcs))]), conds)
+        out = self.temp("piecewise")
+        self.call(self.helper_call("piecewise_start", [x]), out)
+        for k, fn in enumerate(funcs):
+            cond = gast.Subscript(value=astutil.name(conds), slice=astutil.const(k), ctx=gast.Load())
+            if isinstance(fn, (gast.Lambda, gast.Name, gast.Attribute)):
+                call = self.helper_call("piecewise_part", [astutil.name(out), x, cond, fn] + extra, e.keywords)
+            else:        # a value, not a function
+                call = self.helper_call("piecewise_value", [astutil.name(out), cond, fn])
+            self.call(call, out)
+        if target is not None:
+            self.emit(ir.Copy(target, astutil.name(out)), e)
+
+    def put(self, e, obj, target):
+        """np.put(a, ind, v) is a[where ind points] = v (v repeated as NumPy does); np.put_along_axis(a, ind, v,
+        axis) is a[the index it builds] = v: a write into a local array, followed as any `a[i] = v`."""
+        name = "np.put" if obj is np.put else "np.put_along_axis"
+        n = 3 if obj is np.put else 4
+        if len(e.args) + len(e.keywords) != n or len(e.args) < 3 or any(isinstance(a, gast.Starred) for a in e.args) \
+                or any(k.arg not in ("axis", "mode") for k in e.keywords):
+            raise self.error(e, f"adsrc follows `{name}` with its arguments written out (no `mode=`).",
+                             "Write `a[index] = values` instead.")
+        dst = self.item_receiver(e.args[0], e)
+        rest = [self.atom(a) for a in e.args[1:]] + [self.atom(k.value) for k in e.keywords if k.arg == "axis"]
+        index = self.temp("index")
+        helper = "put_index" if obj is np.put else "along_axis_index"
+        self.emit(ir.Const(index, self.helper_call(helper, [astutil.name(dst), rest[0]] + rest[2:])), e)
+        value = self.temp("values")
+        self.call(self.helper_call("put_values", [rest[1], astutil.name(index)]), value)
+        self.emit(ir.SetItem(dst, astutil.name(index), astutil.name(value)), e)
+        if target is not None:
+            self.emit(ir.Const(target, astutil.const(None)), e)
+
+    def helper_call(self, name, args, keywords=()):
+        fn = getattr(by_source, name)
+        return gast.Call(func=astutil.name(self.bind(name, fn)), args=list(args), keywords=list(keywords))

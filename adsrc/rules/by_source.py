@@ -1,0 +1,450 @@
+"""NumPy functions without a written rule, written here in plain NumPy that adsrc differentiates like the user's
+own code (in every mode and to any order): a call of `np.cov(x)` in a differentiated function is a call of `cov`
+below. Each follows NumPy's documented meaning for the arguments it takes; an argument it does not take is
+refused by name (`_unsupported`) rather than ignored.
+
+IMPLEMENTATIONS maps the NumPy callable to its implementation; `implementation(obj)` also finds those for values
+(a `np.vectorize` object, a ufunc's `outer`/`reduce`/`accumulate`).
+"""
+
+import numpy as np
+
+from ..errors import TransformError
+from . import nondiff
+
+_np_insert = np.insert            # the real one, called on index arrays only (constants)
+
+
+def frexp_exponent(x):
+    return np.frexp(x)[1]
+
+
+def unwrap_shift(p, discont, axis, period):
+    return np.unwrap(p, discont=discont, axis=axis, period=period) - p
+
+
+def histogram_bins(a, edges):
+    """The bin of each of a's values among edges (the last bin closed, as np.histogram counts), -1 outside."""
+    index = np.searchsorted(edges, a, side="right") - 1
+    index = np.where(a == edges[-1], len(edges) - 2, index)
+    return np.where((a < edges[0]) | (a > edges[-1]), -1, index)
+
+
+nondiff(frexp_exponent, "frexp_exponent")     # constants: no derivative flows through them
+nondiff(unwrap_shift, "unwrap_shift")
+nondiff(histogram_bins, "histogram_bins")
+
+
+def _unsupported(name, what):
+    raise TransformError(f"adsrc differentiates `{name}` without {what}. Write the computation out in NumPy.")
+
+
+# -- statistics -----------------------------------------------------------------------------------------------
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    if fweights is not None or aweights is not None:
+        _unsupported("np.cov", "fweights or aweights")
+    x = np.atleast_2d(np.asarray(m, dtype=np.result_type(m, np.float64) if dtype is None else dtype))
+    if not rowvar and x.shape[0] != 1:
+        x = x.T
+    if y is not None:
+        yy = np.atleast_2d(np.asarray(y))
+        if not rowvar and yy.shape[0] != 1:
+            yy = yy.T
+        x = np.concatenate((x, yy), axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    n = x.shape[1]
+    centred = x - np.mean(x, axis=1, keepdims=True)
+    c = centred @ np.conj(centred).T / (n - ddof)
+    return np.squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+    c = cov(x, y, rowvar, dtype=dtype)
+    if np.ndim(c) == 0:
+        return c / c
+    d = np.sqrt(np.real(np.diag(c)))
+    out = c / d[:, None] / d[None, :]
+    return np.clip(out, -1.0, 1.0)
+
+
+def _nan_reduced(name, a, axis, keepdims, reduce_one):
+    """reduce_one (a 1-D reduction) of the values of a that are not NaN, along axis (all of a for None)."""
+    a = np.asarray(a)
+    if axis is None:
+        flat = np.ravel(a)
+        out = reduce_one(flat[~np.isnan(flat)])
+        return np.reshape(out, (1,) * a.ndim) if keepdims else out
+    if not isinstance(axis, int):
+        _unsupported(name, "a tuple of axes")
+    out = apply_along_axis(lambda r: reduce_one(r[~np.isnan(r)]), axis, a)
+    return np.expand_dims(out, axis) if keepdims else out
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    if out is not None:
+        _unsupported("np.nanmedian", "out=")
+    return _nan_reduced("np.nanmedian", a, axis, keepdims, np.median)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    if out is not None:
+        _unsupported("np.nanpercentile", "out=")
+    if method != "linear":
+        _unsupported("np.nanpercentile", "method=")
+    return _nan_reduced("np.nanpercentile", a, axis, keepdims, lambda r: np.percentile(r, q))
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    if out is not None:
+        _unsupported("np.nanquantile", "out=")
+    if method != "linear":
+        _unsupported("np.nanquantile", "method=")
+    return _nan_reduced("np.nanquantile", a, axis, keepdims, lambda r: np.quantile(r, q))
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """Counts (or summed weights) per bin; the edges move with a's smallest and largest values when they
+    come from them."""
+    a = np.ravel(a)
+    if isinstance(bins, str):
+        _unsupported("np.histogram", "bins given by name")
+    if np.ndim(bins) == 1:
+        edges = np.asarray(bins)
+    else:
+        if range is not None:
+            lo, hi = range[0] + 0.0, range[1] + 0.0
+        elif a.size:
+            lo, hi = np.min(a) + 0.0, np.max(a) + 0.0
+        else:
+            lo, hi = 0.0, 1.0
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = np.linspace(lo, hi, bins + 1)
+    index = histogram_bins(a, edges)
+    inside = index >= 0
+    n = len(edges) - 1
+    if weights is None:
+        counts = np.bincount(index[inside], minlength=n)
+    else:
+        counts = np.bincount(index[inside], weights=np.ravel(weights)[inside], minlength=n)
+    if density:
+        return counts / np.sum(counts) / np.diff(edges), edges
+    return counts, edges
+
+
+def ndenumerate(a):
+    """The (index, value) pairs np.ndenumerate yields, as a list."""
+    a = np.asarray(a)
+    return [(i, a[i]) for i in np.ndindex(a.shape)]
+
+
+# -- polynomials ----------------------------------------------------------------------------------------------
+
+def vander(x, N=None, increasing=False):
+    x = np.asarray(x)
+    n = x.shape[0] if N is None else N
+    powers = np.arange(n) if increasing else np.arange(n - 1, -1, -1)
+    return x[:, None] ** powers
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    if full or cov:
+        _unsupported("np.polyfit", "full=True or cov=")
+    x = np.asarray(x) + 0.0
+    y = np.asarray(y) + 0.0
+    lhs = vander(x, deg + 1)
+    rhs = y
+    if w is not None:
+        lhs = lhs * np.asarray(w)[:, None]
+        rhs = rhs * (np.asarray(w) if y.ndim == 1 else np.asarray(w)[:, None])
+    if rcond is None:
+        rcond = x.shape[0] * np.finfo(x.dtype).eps
+    scale = np.sqrt(np.sum(lhs * lhs, axis=0))
+    coefficients = np.linalg.lstsq(lhs / scale, rhs, rcond=rcond)[0]
+    return (coefficients.T / scale).T
+
+
+# -- building arrays ------------------------------------------------------------------------------------------
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    if axis != 0 or dtype is not None:
+        _unsupported("np.geomspace", "axis= or dtype=")
+    sign = np.sign(start)
+    lo, hi = np.log10(np.abs(start)), np.log10(np.abs(stop))
+    out = sign * 10.0 ** np.linspace(lo, hi, num, endpoint=endpoint)
+    if num > 0:
+        out = np.concatenate([np.reshape(start + 0.0, (1,)), out[1:]])
+    if num > 1 and endpoint:
+        out = np.concatenate([out[:-1], np.reshape(stop + 0.0, (1,))])
+    return out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    if axis != 0 or dtype is not None:
+        _unsupported("np.logspace", "axis= or dtype=")
+    return base ** np.linspace(start, stop, num, endpoint=endpoint)
+
+
+def insert(arr, obj, values, axis=None):
+    """Through index arrays: where arr's elements and values' elements go, found by NumPy's own insert."""
+    arr = np.asarray(arr)
+    if axis is None:
+        arr = np.ravel(arr)
+        axis = 0
+    positions = np.reshape(np.arange(arr.size), arr.shape)
+    from_arr = _np_insert(positions, obj, -1, axis=axis)
+    from_values = _np_insert(np.full(arr.shape, -1), obj, np.reshape(np.arange(np.size(values)), np.shape(values)),
+                             axis=axis)
+    kept = np.ravel(arr)[np.maximum(from_arr, 0)]
+    if np.size(values) == 0:
+        return kept
+    new = np.ravel(np.asarray(values, dtype=arr.dtype))[np.maximum(from_values, 0)]
+    return np.where(from_arr >= 0, kept, new)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    parts = [np.ravel(to_begin)] if to_begin is not None else []
+    flat = np.ravel(ary)
+    parts.append(flat[1:] - flat[:-1])
+    if to_end is not None:
+        parts.append(np.ravel(to_end))
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def block(arrays):
+    """Lists nested one or two deep; the innermost are joined along the last axis."""
+    if not isinstance(arrays, list):
+        return np.asarray(arrays)
+    if not any(isinstance(a, list) for a in arrays):
+        return np.concatenate([np.atleast_1d(a) for a in arrays], axis=-1)
+    if any(isinstance(b, list) for a in arrays for b in a) or any(np.ndim(b) > 2 for a in arrays for b in a):
+        _unsupported("np.block", "lists nested more than two deep or arrays of more than two dimensions")
+    rows = [np.concatenate([np.atleast_2d(b) for b in a], axis=-1) for a in arrays]
+    return np.concatenate(rows, axis=-2)
+
+
+def choose(a, choices, out=None, mode="raise"):
+    if out is not None or mode != "raise":
+        _unsupported("np.choose", "out= or mode=")
+    a = np.asarray(a)
+    if np.any((a < 0) | (a >= len(choices))):
+        raise ValueError("invalid entry in choice array")
+    result = np.zeros(np.broadcast_shapes(a.shape, *[np.shape(c) for c in choices]))
+    for k in range(len(choices)):
+        result = np.where(a == k, choices[k], result)
+    return result
+
+
+def put_index(a, ind):
+    """The index tuple of the elements np.put(a, ind, v) writes (ind counts a's elements in C order)."""
+    flat = np.asarray(ind, dtype=np.intp)
+    size = np.size(a)
+    if np.any((flat >= size) | (flat < -size)):
+        raise IndexError(f"index out of range for array of size {size}")
+    return np.unravel_index(flat % size, np.shape(a)) if size else (flat,)
+
+
+def along_axis_index(a, indices, axis):
+    """The index tuple of the elements np.put_along_axis(a, indices, v, axis) writes."""
+    a = np.asarray(a)
+    indices = np.asarray(indices)
+    if axis is None:
+        return np.unravel_index(indices % a.size, a.shape)
+    axis = axis % a.ndim
+    if indices.ndim != a.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    out = []
+    for k in range(a.ndim):
+        if k == axis:
+            out.append(indices)
+        else:
+            shape = [1] * a.ndim
+            shape[k] = a.shape[k]
+            out.append(np.arange(a.shape[k]).reshape(shape))
+    return tuple(np.broadcast_arrays(*out))
+
+
+def put_values(v, index):
+    """v as np.put writes it at index: repeated over the elements when it has fewer (NumPy's rule)."""
+    n = np.size(index[0])
+    flat = np.ravel(v)
+    if flat.shape[0] == n or flat.shape[0] == 1 or np.ndim(v) > 1:
+        return v
+    return np.reshape(np.tile(flat, -(-n // flat.shape[0]))[:n], np.shape(index[0]))
+
+
+nondiff(put_index, "put_index")
+nondiff(along_axis_index, "along_axis_index")
+
+
+# -- applying functions ---------------------------------------------------------------------------------------
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    arr = np.asarray(arr)
+    axis = axis % arr.ndim
+    moved = np.moveaxis(arr, axis, -1)
+    lead = moved.shape[:-1]
+    rows = np.reshape(moved, (-1, moved.shape[-1]))
+    results = np.stack([np.asarray(func1d(rows[i], *args, **kwargs)) for i in range(rows.shape[0])])
+    out = np.reshape(results, lead + results.shape[1:])
+    k = results.ndim - 1
+    if k == 0:
+        return out
+    return np.moveaxis(out, tuple(range(len(lead), len(lead) + k)), tuple(range(axis, axis + k)))
+
+
+def piecewise_conditions(x, condlist, n):
+    """np.piecewise's conditions as boolean arrays of x's shape, with the "otherwise" one when there are n
+    functions for n - 1 conditions."""
+    x = np.asarray(x)
+    if isinstance(condlist, (bool, np.bool_)) or not isinstance(condlist, list) and np.ndim(condlist) == x.ndim:
+        condlist = [condlist]
+    conditions = [np.broadcast_to(np.asarray(c, dtype=bool), x.shape) for c in condlist]
+    if n == len(conditions) + 1:
+        rest = ~np.any(np.stack(conditions), axis=0) if conditions else np.ones(x.shape, dtype=bool)
+        conditions.append(rest)
+    return conditions
+
+
+def piecewise_start(x):
+    x = np.asarray(x)
+    return np.zeros(x.shape, dtype=x.dtype)
+
+
+def piecewise_part(out, x, cond, fn, *args, **kw):
+    """out with fn of x's values where cond holds written there (fn sees only those values)."""
+    new = out.copy()
+    new[cond] = fn(np.asarray(x)[cond], *args, **kw)
+    return new
+
+
+def piecewise_value(out, cond, value):
+    new = out.copy()
+    new[cond] = value
+    return new
+
+
+def vectorized_1(pyfunc, a):
+    """np.vectorize(pyfunc)(a): pyfunc of each element (vectorized_2, _3: of the broadcast arguments')."""
+    flat = np.ravel(a)
+    return np.reshape(np.array([pyfunc(flat[i]) for i in range(flat.shape[0])]), np.shape(a))
+
+
+def vectorized_2(pyfunc, a, b):
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    fa, fb = np.ravel(np.broadcast_to(a, shape)), np.ravel(np.broadcast_to(b, shape))
+    return np.reshape(np.array([pyfunc(fa[i], fb[i]) for i in range(fa.shape[0])]), shape)
+
+
+def vectorized_3(pyfunc, a, b, c):
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    fa, fb, fc = [np.ravel(np.broadcast_to(v, shape)) for v in (a, b, c)]
+    return np.reshape(np.array([pyfunc(fa[i], fb[i], fc[i]) for i in range(fa.shape[0])]), shape)
+
+
+VECTORIZED = {1: vectorized_1, 2: vectorized_2, 3: vectorized_3}
+
+
+def ufunc_outer(ufunc, a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return ufunc(np.reshape(a, a.shape + (1,) * b.ndim), b)
+
+
+def ufunc_reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    if dtype is not None or out is not None or where is not True:
+        _unsupported(f"np.{ufunc.__name__}.reduce", "dtype=, out= or where=")
+    array = np.asarray(array)
+    if axis is None:
+        moved = np.reshape(array, (-1,))
+        axis_ = 0
+    else:
+        axis_ = axis % array.ndim
+        moved = np.moveaxis(array, axis_, 0)
+    acc = moved[0] if initial is None else ufunc(initial, moved[0])
+    for i in range(1, moved.shape[0]):
+        acc = ufunc(acc, moved[i])
+    if keepdims:
+        return np.reshape(acc, (1,) * array.ndim) if axis is None else np.expand_dims(acc, axis_)
+    return acc
+
+
+def ufunc_accumulate(ufunc, array, axis=0, dtype=None, out=None):
+    if dtype is not None or out is not None:
+        _unsupported(f"np.{ufunc.__name__}.accumulate", "dtype= or out=")
+    array = np.asarray(array)
+    moved = np.moveaxis(array, axis, 0)
+    acc = moved[0]
+    steps = [acc]
+    for i in range(1, moved.shape[0]):
+        acc = ufunc(acc, moved[i])
+        steps.append(acc)
+    return np.moveaxis(np.stack(steps), 0, axis)
+
+
+# -- numbers --------------------------------------------------------------------------------------------------
+
+def _cast_to(dtype):
+    def cast(x=0):
+        return np.asarray(x).astype(dtype)[()]
+    cast.__name__ = cast.__qualname__ = np.dtype(dtype).name
+    return cast
+
+
+def astype(x, dtype, copy=True, device=None):
+    return np.asarray(x).astype(dtype)
+
+
+def frexp(x):
+    exponent = frexp_exponent(x)
+    return x * 2.0 ** (-exponent), exponent
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    """p plus the multiples of period NumPy adds, which do not change with p (almost everywhere)."""
+    return p + unwrap_shift(p, discont, axis, period)
+
+
+def cond(x, p=None):
+    if p is None or p == 2:
+        s = np.linalg.svd(x, compute_uv=False)
+        return s[..., 0] / s[..., -1]
+    if p == -2:
+        s = np.linalg.svd(x, compute_uv=False)
+        return s[..., -1] / s[..., 0]
+    return np.linalg.norm(x, p, axis=(-2, -1)) * np.linalg.norm(np.linalg.inv(x), p, axis=(-2, -1))
+
+
+IMPLEMENTATIONS = {
+    np.cov: cov, np.corrcoef: corrcoef, np.nanmedian: nanmedian, np.nanpercentile: nanpercentile,
+    np.nanquantile: nanquantile, np.vander: vander, np.polyfit: polyfit, np.geomspace: geomspace,
+    np.logspace: logspace, np.insert: insert, np.ediff1d: ediff1d, np.block: block, np.choose: choose,
+    np.apply_along_axis: apply_along_axis, np.frexp: frexp, np.unwrap: unwrap,
+    np.linalg.cond: cond, np.histogram: histogram, np.ndenumerate: ndenumerate,
+    np.float64: _cast_to(np.float64), np.float32: _cast_to(np.float32), np.float16: _cast_to(np.float16),
+    np.longdouble: _cast_to(np.longdouble), np.complex128: _cast_to(np.complex128),
+    np.complex64: _cast_to(np.complex64),
+}
+if hasattr(np, "astype"):
+    IMPLEMENTATIONS[np.astype] = astype
+
+_UFUNC_METHODS = {"outer": ufunc_outer, "reduce": ufunc_reduce, "accumulate": ufunc_accumulate}
+
+
+def implementation(obj):
+    """(the plain-NumPy function to call instead of obj, the attribute of the called expression it takes before
+    the call's arguments: "" for none, "pyfunc" for a vectorize object's function, "self" for a ufunc method's
+    ufunc), or None."""
+    if isinstance(obj, np.vectorize):
+        if obj.signature is not None or obj.excluded:
+            _unsupported("np.vectorize", "signature= or excluded=")
+        return VECTORIZED, "pyfunc"
+    owner = getattr(obj, "__self__", None)
+    if isinstance(owner, np.ufunc) and owner.nin == 2 and getattr(obj, "__name__", None) in _UFUNC_METHODS:
+        return _UFUNC_METHODS[obj.__name__], "self"
+    try:
+        found = IMPLEMENTATIONS.get(obj)
+    except TypeError:
+        return None
+    return (found, "") if found is not None else None

@@ -1,0 +1,133 @@
+"""NumPy functions adsrc differentiates through plain-NumPy versions of them (adsrc/rules/by_source.py), and
+NumPy's functions that take functions (np.vectorize, np.piecewise, np.apply_along_axis) or write in place
+(np.put, np.put_along_axis), called as people call them.
+
+Each is registered with inputs and checked against central finite differences; their inputs must come back
+unchanged. The inputs keep away from the points where a function jumps (a histogram's bin edges).
+"""
+
+import numpy as np
+
+from casekit import Registry, rand
+
+CASES = Registry()
+case = CASES.case
+
+X6 = np.array([0.31, 1.23, 0.72, 2.14, 1.61, 0.93])
+
+
+@case(rand(3, 5))
+def covariance_and_correlation(m):
+    return np.sum(np.cov(m) ** 2) + np.sum(np.corrcoef(m) * np.arange(9.0).reshape(3, 3))
+
+
+@case(rand(6, 2))
+def covariance_of_columns_with_bias(m):
+    return np.sum(np.cov(m, rowvar=False, bias=True)) + np.cov(m[:, 0], m[:, 1])[0, 1]
+
+
+@case(X6.copy())
+def nan_statistics_skip_missing_values(x):
+    y = np.where(np.arange(6) == 2, np.nan, x)
+    return np.nanmedian(y) + np.nanpercentile(y, 30) + np.nanquantile(y.reshape(2, 3), 0.5, axis=1).sum()
+
+
+@case(rand(6))
+def polynomial_fit_and_vandermonde(y):
+    t = np.linspace(0.0, 1.0, 6)
+    c = np.polyfit(t, y, 2)
+    return np.sum(c ** 2) + np.sum(np.vander(y[:3], 4)) + np.sum(np.vander(y[:2], increasing=True))
+
+
+@case(np.array([0.7, 1.9]))
+def spaced_on_a_log_scale(p):
+    return np.sum(np.geomspace(p[0], p[1] * 10, 5)) + np.sum(np.logspace(p[0], p[1], 4, base=2.0))
+
+
+@case(rand(5))
+def insert_and_differences(x):
+    y = np.insert(x, 2, x[0] * 3.0)
+    z = np.insert(x, [1, 3], [7.0, x[4]])
+    return np.sum(y * np.arange(6.0)) + np.sum(z ** 2) + np.sum(np.ediff1d(x, to_begin=x[0]) ** 2)
+
+
+@case(rand(4))
+def block_matrix(x):
+    m = np.block([[np.diag(x[:2]), np.ones((2, 1)) * x[2]], [x[None, :3]]])
+    return np.sum(m @ m)
+
+
+@case(rand(4))
+def choose_between_arrays(x):
+    return np.sum(np.choose([0, 1, 1, 0], [x, x ** 2]) * np.arange(4.0))
+
+
+@case(rand(2, 3))
+def apply_along_an_axis(m):
+    w = np.array([1.0, 2.0, 3.0])
+    rows = np.apply_along_axis(lambda r: np.sum(r * w), 1, m)
+    cols = np.apply_along_axis(lambda c: c / np.sum(c), 0, m)
+    return np.sum(rows ** 2) + np.sum(cols * np.arange(6.0).reshape(2, 3))
+
+
+@case(X6.copy())
+def piecewise_on_the_values_where_each_holds(x):
+    k = x[0]
+    y = np.piecewise(x, [x < 1.0, x >= 1.0], [lambda v: v ** 2 * k, lambda v: np.sqrt(v - 1.0) + 3.0])
+    z = np.piecewise(x, [x < 0.8], [lambda v: -v, 0.5])
+    return np.sum(y) + np.sum(z * x)
+
+
+@case(X6.copy())
+def vectorized_python_functions(x):
+    s = x[1]
+
+    def clipped(v):
+        if v > 1.0:
+            return s * v
+        return v ** 3
+
+    f = np.vectorize(clipped)
+    g = np.vectorize(lambda a, b: a * b + 1.0)
+    return np.sum(f(x)) + np.sum(g(x, x[0])) + np.sum(np.vectorize(lambda v: np.exp(-v))(x))
+
+
+@case(rand(5))
+def ufunc_methods_without_rules(x):
+    return np.sum(np.multiply.outer(x, x[:2])) + np.logaddexp.reduce(x) + np.sum(np.maximum.accumulate(x))
+
+
+@case(rand(5))
+def float_casts_and_exponents(x):
+    m, e = np.frexp(x * 10.0)
+    return np.float64(x[0]) * x[1] + np.sum(m * x) + float(np.float32(x[2])) * 0.0 + np.sum(np.unwrap(x * 3.0))
+
+
+@case(rand(3, 3) + 2 * np.eye(3))
+def condition_number(a):
+    return np.linalg.cond(a) + np.linalg.cond(a, "fro")
+
+
+@case(X6.copy())
+def histogram_with_weights_and_edges(x):
+    counts, edges = np.histogram(x, bins=4, weights=x ** 2)
+    dens, _ = np.histogram(x, bins=3, range=(0.0, 2.5), density=True)
+    return np.sum(counts * np.arange(4.0)) + np.sum(edges) + np.sum(dens)
+
+
+@case(rand(2, 3))
+def enumerate_every_element(m):
+    total = 0.0
+    for (i, j), v in np.ndenumerate(m):
+        total = total + v * (i + 1) * (j + 2)
+    return total
+
+
+@case(rand(6))
+def put_into_a_copy(x):
+    y = np.zeros(6)
+    np.put(y, [0, 2, 4], x[:3] ** 2)
+    z = x.reshape(2, 3).copy()
+    np.put_along_axis(z, np.array([[1], [2]]), x[3:5, None] * 3.0, axis=1)
+    np.put(y, [1, -1], x[5])
+    return np.sum(y * np.arange(6.0)) + np.sum(z ** 2)
