@@ -25,6 +25,7 @@ from . import astutil, emission as emit, primitives, runtime
 from .analysis.summaries import CallOracle, Summaries, statics_key
 from .frontend import load, source_function, static_value
 from .frontend.varargs import SHAPE, specialize_signature
+from .frontend.iterators import check_iterators
 from .ir import verify as verify_mod
 from .pytree_nodes import CLASSES
 from .ir.printer import Printer
@@ -65,6 +66,7 @@ class Front:
         source = source_function(fun)       # its code may be replaced in place (IPython's autoreload)
         self.uf.guards.record("static", source, self.uf.name, [(True, "__code__")], source.__code__)
         self.code = source.__code__
+        check_iterators(self.uf)
         fn, namer = normalize(self.uf)
         _check(fn, verify_mod.STRUCTURED)
         specialize(self.uf, fn, self.statics)

@@ -558,14 +558,27 @@ _STORED_FIELDS = set()
 def refuse_computed_attribute(x, name):
     """Refuse `x.name` differentiated as a field when x's class computes it (a property adsrc did not see
     when transforming, because it did not know x's class): its derivative would be lost."""
-    if name in getattr(x, "__dict__", ()) or (isinstance(x, tuple) and hasattr(x, "_fields")) or \
-            (type(x), name) in _STORED_FIELDS:
+    if (type(x), name) in _STORED_FIELDS or (isinstance(x, tuple) and hasattr(x, "_fields")):
+        return
+    from .errors import TransformError
+    if isinstance(inspect.getattr_static(type(x), "__setattr__", None), types.FunctionType) and \
+            not getattr(getattr(type(x), "__dataclass_params__", None), "frozen", False):
+        raise TransformError(f"adsrc differentiated `.{name}` of a {type(x).__name__} as a stored field, but "
+                             f"{type(x).__name__} defines its own `__setattr__`, which adsrc does not follow, so "
+                             "the derivative of what it stores would be lost. Give the class a property for the "
+                             "attribute, or a method that sets it.")
+    if name in getattr(x, "__dict__", ()):
         return
     attr = inspect.getattr_static(type(x), name, None)
+    if attr is None and not isinstance(x, dict) and \
+            isinstance(inspect.getattr_static(type(x), "__getattr__", None), types.FunctionType):
+        raise TransformError(f"adsrc differentiated `.{name}` of a {type(x).__name__} as a stored field, but "
+                             f"{type(x).__name__} computes it in its `__getattr__`, and adsrc did not know the "
+                             "object's class when it transformed the code, so its derivative would be lost. "
+                             "Make the object in the differentiated function or pass it as an argument.")
     if attr is None or not hasattr(type(attr), "__get__") or isinstance(attr, types.MemberDescriptorType):
         _STORED_FIELDS.add((type(x), name))     # __slots__ fields: looked up once per class, not per cotangent
         return
-    from .errors import TransformError
     raise TransformError(f"adsrc differentiated `.{name}` of a {type(x).__name__} as a stored field, but "
                          f"{type(x).__name__}.{name} is computed ({type(attr).__name__}), and adsrc did not "
                          "know the object's class when it transformed the code, so its derivative would be "
@@ -673,6 +686,8 @@ def index_update_vjp_value(g, x, idx, v):
             part = part.copy()       # g may be zeroed in place next (zero_at): do not hand out a view
         if not _is_basic_index(idx):
             part = part * _last_writes(idx, shape(x))    # repeated indices: the last write wins
+        if x.dtype.kind in "biu":
+            part = np.zeros(np.shape(part))      # written into integers: truncated, no derivative
         return unbroadcast(part, v, part)
     if isinstance(idx, slice) and isinstance(x, list) and not is_zero(g):
         return [item_cot(g, p) for p in _slice_positions(x, idx, v)]
@@ -928,6 +943,18 @@ def check_operand(x, symbol, name):
                              f"yourself (`{name}.{own[0]}(...)`).")
 
 
+@helper
+def check_no_field(x, name):
+    """adsrc differentiated `x.name` as a call of the class's `__getattr__` (no method of the class sets
+    `self.name`): refuse, when it runs, an object that has the field after all (Python reads the field)."""
+    if name in getattr(x, "__dict__", ()):
+        from .errors import TransformError
+        raise TransformError(f"adsrc differentiated `.{name}` of a {type(x).__name__} as a call of its "
+                             f"`__getattr__`, but the object has a field `{name}` (set outside the class's "
+                             "methods), which Python reads instead. Set the field in `__init__`, or read it "
+                             "through a method.")
+
+
 _ERRSTATES = threading.local()      # the NumPy error states generated code entered (errstate_push), per thread
 
 
@@ -988,16 +1015,17 @@ class NonScalarOutput(TypeError):
 
 @helper
 def check_scalar(out, fname):
-    """Raise unless out is a real scalar or a real array of one element (the output of a function given to grad)."""
+    """The seed of the backward pass for out, the output of a function given to grad: 1.0, or ones of its shape
+    for an array of one element (as autograd and PyTorch accept); raise unless out is a real scalar or that."""
     if isinstance(out, (float, int)) and not isinstance(out, bool):
-        return out
+        return 1.0
     if is_duck(out) and out.shape == () and np.dtype(out.dtype).kind in "fiu":
-        return out          # a 0-d duck array (a lazy Dask scalar)
+        return 1.0          # a 0-d duck array (a lazy Dask scalar)
     shp = np.shape(out) if isinstance(out, (np.ndarray, np.generic)) else None
     if shp is not None and np.size(out) == 1 and np.asarray(out).dtype.kind in "fiu":
-        return out          # shape () or one element, as autograd and PyTorch accept: the seed 1.0 broadcasts
+        return np.ones(shp) if shp else 1.0
     if is_duck(out) and np.size(out) == 1 and np.dtype(out.dtype).kind in "fiu":
-        return out
+        return 1.0
     if shp is None:
         what = f"a {type(out).__name__}"
     else:

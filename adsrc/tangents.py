@@ -52,7 +52,7 @@ def zeros_tangent(x):
         import dataclasses
         return dataclasses.replace(x, **{f.name: zeros_tangent(getattr(x, f.name))
                                          for f in dataclasses.fields(x) if f.init})
-    if hasattr(x, "shape") and hasattr(x, "dtype"):
+    if hasattr(type(x), "shape") and hasattr(type(x), "dtype"):      # (a class's __getattr__ is not asked)
         return np.zeros(np.shape(x), _float_dtype(np.dtype(x.dtype)))
     if isinstance(getattr(x, "__dict__", None), dict) and not isinstance(x, NOT_OBJECTS):
         out = copy.copy(x)      # an object of the user's class: its attributes' tangents
@@ -142,10 +142,33 @@ def _pair(c, t):
 # -- forward templates' helpers (rules/jvp_rules.py) ---------------------------------------------
 
 @helper
-def copied(g):
+def record_tangent(ans, names, ts):
+    """The tangent of the namedtuple or dataclass `ans` made from fields: the tangents of the fields the call
+    passed (ts, by names), and zero tangents for the others (their defaults are constants)."""
+    out = zeros_tangent(ans)
+    given = {k: t for k, t in zip(names, ts) if not is_zero(t)}
+    if not given:
+        return out
+    if isinstance(out, tuple):
+        return out._replace(**given)
+    out = copy.copy(out)
+    for k, t in given.items():
+        object.__setattr__(out, k, t)        # (a frozen dataclass too; no __post_init__ on tangents)
+    return out
+
+
+@helper
+def written_tangent(t, x):
+    """The tangent of a value written into x (`x[i] = v`): 0 when x is an array of integers or booleans, which
+    truncate what they hold."""
+    return 0.0 if isinstance(x, _nd) and x.dtype.kind in "biu" else t
+
+
+@helper
+def copied(t):
     """The tangent of `x.copy()`: a copy of x's tangent when that is an array (code that writes into the copy
     writes into this one, not into the tangent of x)."""
-    return g.copy() if isinstance(g, _nd) else g
+    return t.copy() if isinstance(t, _nd) else t
 
 
 @helper

@@ -9,11 +9,12 @@ from cases_methods import CASES as METHODS
 from cases_nested import CASES as NESTED
 from cases_passed import CASES as PASSED
 from cases_numpy_written import CASES as WRITTEN
+from cases_python_features import CASES as FEATURES
 from cases_ordinary import CASES as ORDINARY
 from cases_syntax import CASES as SYNTAX
 from cases_try import CASES as TRY
 
-ALL = list(CHANGES) + list(ORDINARY) + list(METHODS) + list(NESTED) + list(PASSED) + list(WRITTEN) + list(TRY) + list(SYNTAX)
+ALL = list(CHANGES) + list(ORDINARY) + list(METHODS) + list(NESTED) + list(PASSED) + list(WRITTEN) + list(FEATURES) + list(TRY) + list(SYNTAX)
 
 
 @pytest.mark.parametrize("case", ALL, ids=[c.id for c in ALL])

@@ -48,13 +48,17 @@ def assemble_grad(adj, fn, name, options):
     has_aux = options.get("has_aux", False)
     res = fn.result
     value, aux = result_parts(fn, 2) if has_aux else (res, None)
+    tail = []
+    one = astutil.const(1.0)
+    if not adj.values.scalar(value):
+        # the output is checked when it runs: the seed is 1.0, or ones for an array of one element
+        one = astutil.name(adj.namer.fresh("seed"))
+        tail.append(astutil.assign(one.id, adj.hcall("check_scalar", astutil.clone(value),
+                                                     astutil.const(fn.uf.qualname))))
     if isinstance(res, gast.Name) and res.id in adj.act.varied:
-        seed = astutil.tuple_([astutil.const(1.0), astutil.const(0.0)]) if has_aux else astutil.const(1.0)
+        seed = astutil.tuple_([astutil.clone(one), astutil.const(0.0)]) if has_aux else astutil.clone(one)
         adj.adj[res.id] = AdjState(seed, lazy=False)
     fwd, bwd, _ = adj.block(fn.body, repeated=False)
-    tail = []
-    if not adj.values.scalar(value):
-        tail.append(astutil.expr_stmt(adj.hcall("check_scalar", astutil.clone(value), astutil.const(fn.uf.qualname))))
     grads = []
     for p in adj.wrt:
         st = adj.adj.get(p)

@@ -69,6 +69,8 @@ class TangentOps(OpAdjoints):
     def tan_Update(self, s, out):
         base, idx, val = s.expr.args
         tv = self.tangent(val)
+        if tv is not None:
+            tv = self.hcall("written_tangent", tv, base)      # (0 when the array holds integers)
         expr = self.hcall("index_update", self.tangent_or_zeros(base), idx,
                           tv if tv is not None else astutil.const(0.0))
         node = self.set_tangent(s.target, expr, out)

@@ -67,6 +67,7 @@ def _to_list_function(fdef, error):
     for s in (start, end):
         gast.copy_location(s, fdef)
     fdef.body = [start, *fdef.body, end]
+    fdef.adsrc_generator = True        # (frontend/iterators.py: its calls are iterators)
     gast.fix_missing_locations(fdef)
 
 

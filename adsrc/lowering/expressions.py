@@ -236,11 +236,18 @@ class Expressions:
             self.emit(ir.Const(target, e), e)      # a module constant like np.pi (read as written)
             return
         base = self.atom(e.value)
-        getter = self.property_of_known_class(base, e.attr)
-        if getter is not None:
-            # obj.area with `area` a property of obj's class: area's getter called with obj
+        computed = self.property_of_known_class(base, e.attr)
+        if computed is not None:
+            # obj.area with `area` a property of obj's class: area's getter called with obj (or the class's
+            # __getattr__ called with obj and the name, once the object is seen not to have it as a field)
+            getter, hook = computed
+            args = [base]
+            if hook:
+                self.emit(ir.Effect(astutil.call(astutil.name(self.namer.helper("check_no_field")),
+                                                 [astutil.clone(base), astutil.const(e.attr)])), e)
+                args.append(astutil.const(e.attr))
             func = astutil.name(self.bind(getter.__qualname__.replace(".", "_"), getter))
-            return self.emit_op(ir.CallUser, target, gast.Call(func=func, args=[base], keywords=[]), e, callee=getter)
+            return self.emit_op(ir.CallUser, target, gast.Call(func=func, args=args, keywords=[]), e, callee=getter)
         if e.attr in ARRAY_ATTRIBUTES:
             self.emit(ir.Const(target, gast.Attribute(value=base, attr=e.attr, ctx=gast.Load())), e)
             return

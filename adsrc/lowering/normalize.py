@@ -51,6 +51,11 @@ _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_wa
 _MADE = {}     # (adsrc.grad, f, options) -> the gradient object a call in a transformed function makes
 
 
+INPLACE_METHODS = {gast.Add: "__iadd__", gast.Sub: "__isub__", gast.Mult: "__imul__", gast.Div: "__itruediv__",
+                    gast.MatMult: "__imatmul__", gast.Pow: "__ipow__", gast.FloorDiv: "__ifloordiv__",
+                    gast.Mod: "__imod__"}
+
+
 class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStates):
     """Normalizes one user function (and its nested defs) into structured IR."""
 
@@ -70,6 +75,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         self.single = _assigned_once(uf.node)
         self.declared_globals = _declared_globals(uf.node)
         self.tuple_lengths = {}  # names bound once to a tuple display: their length
+        self.deque_limits = {}   # names bound once to a deque with a maxlen: the name holding the maxlen
         self.local_classes = {}  # names bound once to an object made here (or inferred and checked): its class
         self.element_classes = None   # names of lists of objects of one class made here: the class (calls.py)
 
@@ -292,7 +298,13 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
                                                    ctx=gast.Load())), s)
             self.foreign_item(t, gast.BinOp(left=astutil.name(old), op=s.op, right=s.value))
             return
-        if isinstance(t, gast.Name):
+        method = INPLACE_METHODS.get(type(s.op))
+        if isinstance(t, gast.Name) and method is not None and self.user_method(t, method):
+            # a += v on an object of the user's class with its own __iadd__: a = a.__iadd__(v)
+            call = gast.Call(func=gast.Attribute(value=astutil.name(t.id), attr=method, ctx=gast.Load()),
+                             args=[s.value], keywords=[])
+            self.assign_to(astutil.name(t.id, gast.Store()), gast.copy_location(call, s))
+        elif isinstance(t, gast.Name):
             self.emit(ir.InplaceOp(t.id, s.op, self.atom(s.value)), s)
         elif isinstance(t, gast.Subscript):
             # Python: item = base[i]; item op= value (in place for arrays); base[i] = item
@@ -423,6 +435,11 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
             base = self.subscript_base(t)
             index = self.index(t.slice)
             self.emit(ir.SetItem(base, index, self.atom(value)), t)
+        elif isinstance(t, gast.Attribute) and self.property_setter(t.value, t.attr) is not None:
+            # o.a = v with `a` a property of o's class: its setter called with o and v
+            setter = self.property_setter(t.value, t.attr)
+            func = astutil.name(self.bind(setter.__qualname__.replace(".", "_"), setter))
+            self.call(gast.copy_location(gast.Call(func=func, args=[t.value, value], keywords=[]), t), None)
         elif isinstance(t, gast.Attribute):
             # o.a = v: o becomes a copy of itself with the new field (lowering/functionalize.py)
             self.emit(ir.SetItem(self.subscript_base(t, "attribute"), astutil.const(t.attr), self.atom(value),

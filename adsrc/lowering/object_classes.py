@@ -132,6 +132,38 @@ def attribute_classes(cls, attr):
     return table.get(attr, (None, None))
 
 
+def instance_fields(cls):
+    """The names any method of cls (and of its bases) assigns as `self.name = ...`."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = set()
+        for k in cls.__mro__[:-1]:
+            for fn in vars(k).values():
+                fdef = _parse(fn) if inspect.isfunction(fn) else None
+                if fdef is None or not fdef.args.args:
+                    continue
+                me = fdef.args.args[0].arg
+                found |= {t.attr for t in ast.walk(fdef) if isinstance(t, ast.Attribute) and
+                          isinstance(t.ctx, ast.Store) and isinstance(t.value, ast.Name) and t.value.id == me}
+        _FIELDS[cls] = found
+    return found
+
+
+_FIELDS = {}
+
+
+def returns_self_or(fn, cls):
+    """Does each `return` of the method fn give its first parameter, or a new object of cls?"""
+    fdef = _parse(fn)
+    if fdef is None or not fdef.args.args:
+        return False
+    me = fdef.args.args[0].arg
+    returns = [n.value for n in ast.walk(fdef) if isinstance(n, ast.Return)]
+    resolve = _resolver(fn.__globals__)
+    return bool(returns) and all(isinstance(v, ast.Name) and v.id == me or
+                                 isinstance(v, ast.Call) and made_class(resolve(v.func)) is cls for v in returns)
+
+
 def returned_class(fn):
     """The class of the object fn returns when every `return` of fn makes one of the same class, else None."""
     if fn not in _RETURNED:

@@ -7,6 +7,7 @@ keyed by their class: object_args.py), or when object_classes.py infers it from 
 makes it (checked when the code runs).
 """
 
+import functools
 import inspect
 
 import gast
@@ -248,10 +249,35 @@ class Objects:
         return method if is_user_function(method) else None
 
     def property_of_known_class(self, v, name):
-        """The getter of `v.name` when v's class is known and gives it a property written in Python."""
+        """(the function, whether it is the class's `__getattr__`) that computes `v.name` when v's class is
+        known: a property's getter, a functools.cached_property's function, or the class's `__getattr__`
+        for a name neither the class nor its methods' `self.name = ...` give; else None."""
         cls = self.known_class(v)
-        prop = inspect.getattr_static(cls, name, None) if cls is not None else None
-        return prop.fget if isinstance(prop, property) and is_user_function(prop.fget) else None
+        if cls is None:
+            return None
+        attr = inspect.getattr_static(cls, name, None)
+        if isinstance(attr, property) and is_user_function(attr.fget):
+            return attr.fget, False
+        if isinstance(attr, functools.cached_property) and is_user_function(attr.func):
+            return attr.func, False        # computed at each read (the object does not change in between)
+        hook = inspect.getattr_static(cls, "__getattr__", None)
+        if attr is None and is_user_function(hook) and name not in object_classes.instance_fields(cls):
+            return hook, True
+        return None
+
+    def property_setter(self, v, name):
+        """The setter `v.name = x` calls when v's class is known and gives `name` a property with one written
+        in Python; refuses a class with its own `__setattr__`."""
+        cls = self.known_class(v)
+        if cls is None:
+            return None
+        if is_user_function(inspect.getattr_static(cls, "__setattr__", None)) and \
+                not getattr(getattr(cls, "__dataclass_params__", None), "frozen", False):
+            raise self.error(v, f"`{cls.__name__}` defines its own `__setattr__`, which adsrc does not follow, so "
+                                "the derivative of the value it stores would be lost.",
+                             "Give the class a property for the attribute, or a method that sets it.")
+        attr = inspect.getattr_static(cls, name, None)
+        return attr.fset if isinstance(attr, property) and is_user_function(attr.fset) else None
 
     def argument_classes(self, call, receiver):
         """((position, class), ...) of a call's arguments whose class is known (ir.CallUser.classes)."""
@@ -266,13 +292,16 @@ class Objects:
         class (`layer = Linear(W)`): name -> the class."""
         found = getattr(self, "_stable_classes", None)
         if found is None:
-            made = {}
+            made, augmented = {}, {}
             for n in gast.walk(self.uf.node):
                 if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
                     made.setdefault(n.targets[0].id, []).append(self.made_by(n.value))
+                elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+                    augmented.setdefault(n.target.id, []).append(n.op)
             found = self._stable_classes = {
                 name: classes[0] for name, classes in made.items()
-                if classes[0] is not None and len(set(classes)) == 1 and len(classes) == self.store_counts.get(name)}
+                if classes[0] is not None and len(set(classes)) == 1 and
+                len(classes) + _keeping(classes[0], augmented.get(name, ())) == self.store_counts.get(name)}
         return found
 
     @property
@@ -284,3 +313,15 @@ class Objects:
                 if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
                     counts[n.id] = counts.get(n.id, 0) + 1
         return counts
+
+
+def _keeping(cls, ops):
+    """How many of the augmented assignments `a op= v` (ops) keep an object of cls one: its class's in-place
+    method (`__iadd__`...) returns the object itself or a new one of cls."""
+    from .normalize import INPLACE_METHODS
+    kept = 0
+    for op in ops:
+        method = inspect.getattr_static(cls, INPLACE_METHODS.get(type(op), ""), None)
+        if is_user_function(method) and object_classes.returns_self_or(method, cls):
+            kept += 1
+    return kept

@@ -41,5 +41,5 @@ def _install():
     for fn in (builtins.len, builtins.range, builtins.int, builtins.bool, builtins.isinstance, builtins.print,
                builtins.round, builtins.type, builtins.str, builtins.repr, builtins.hash, builtins.id,
                builtins.callable, builtins.hasattr, builtins.issubclass, builtins.format,
-               builtins.any, builtins.all, builtins.ord, builtins.chr):
+               builtins.any, builtins.all, builtins.ord, builtins.chr, builtins.slice):
         nondiff(fn, fn.__name__)

@@ -313,17 +313,24 @@ def record_rule(cls):
         import dataclasses
         from . import Rule
         if dataclasses.is_dataclass(cls):
-            fields = [f.name for f in dataclasses.fields(cls) if f.init]
+            init = [f for f in dataclasses.fields(cls) if f.init]
+            fields = [f.name for f in init if not getattr(f, "kw_only", False)]
+            keyword_only = [f.name for f in init if getattr(f, "kw_only", False)]
+            fields += ["*"] + keyword_only if keyword_only else []
             keys = {f: repr(f) for f in fields}
-            defaults = {f.name: f.default for f in dataclasses.fields(cls)
-                        if f.init and f.default is not dataclasses.MISSING}
+            defaults = {f.name: f.default for f in dataclasses.fields(cls) if f.init and
+                        (f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)}
         else:
             fields = list(cls._fields)
             keys = {f: str(i) for i, f in enumerate(fields)}
             defaults = getattr(cls, "_field_defaults", {})
-        params = [f + (f"={defaults[f]!r}" if f in defaults and _literal(defaults[f]) else "") for f in fields]
-        rule = Rule(cls.__name__, ", ".join(params), {f: f"item_cot(g, {keys[f]})" for f in fields}, container=True)
-        rule.jvp_form = "linear"         # forward mode: the record of the fields' tangents
+        # a default that is not a literal (a default_factory's) stands as None: the constructor fills it in
+        params = [f + (f"={defaults[f]!r}" if _literal(defaults[f]) else "=None") if f in defaults else f
+                  for f in fields]
+        named = [f for f in fields if f != "*"]
+        rule = Rule(cls.__name__, ", ".join(params), {f: f"item_cot(g, {keys[f]})" for f in named}, container=True)
+        # forward mode: the record of the fields' tangents (zeros for the defaults the call leaves out)
+        rule.jvp_joint = f"record_tangent(ans, {tuple(named)!r}, ({''.join(f't_{f}, ' for f in named)}))"
         _RECORDS[cls] = rule
     return rule
 

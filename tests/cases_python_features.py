@@ -1,0 +1,117 @@
+"""Python features ordinary programs use, whose derivatives adsrc once lost or crashed on: property setters,
+`functools.cached_property`, `__getattr__`, `__iadd__`, dataclass fields with default factories, deques (with
+and without a maxlen), and values written into integer arrays.
+
+Each is registered with inputs and checked against central finite differences; their inputs must come back
+unchanged.
+"""
+
+import functools
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from casekit import Registry, rand
+
+CASES = Registry()
+case = CASES.case
+
+
+class Particle:
+    def __init__(self, pos):
+        self._pos = pos
+
+    @property
+    def pos(self):
+        return self._pos
+
+    @pos.setter
+    def pos(self, value):
+        self._pos = value * 2.0
+
+    @functools.cached_property
+    def energy(self):
+        return np.sum(self._pos ** 2)
+
+
+class Namespace:
+    def __init__(self, values):
+        self.values = values
+
+    def __getattr__(self, name):
+        return self.values[name] * 3.0
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0.0
+
+    def __iadd__(self, v):
+        self.total = self.total + v
+        return self
+
+
+@dataclass
+class History:
+    x: float
+    scale: float = 1.0
+    seen: list = field(default_factory=list)
+
+
+@case(rand(3))
+def property_setter_and_cached_property(x):
+    p = Particle(x)
+    p.pos = x * x            # stored as 2 x**2
+    return np.sum(p.pos) + p.energy
+
+
+@case(rand(2))
+def attributes_from_getattr(x):
+    ns = Namespace({"w": x[0], "b": x[1]})
+    return ns.w * ns.b + np.sin(ns.values["w"])
+
+
+@case(rand(3))
+def in_place_add_on_an_object(x):
+    acc = Accumulator()
+    for v in x:
+        acc += v * v
+    return acc.total
+
+
+@case(rand(1))
+def dataclass_with_a_default_factory(x):
+    h = History(x[0] * 2.0)
+    h.seen.append(h.x)
+    return h.scale * h.x ** 2 + len(h.seen)
+
+
+@case(rand(5))
+def deque_as_a_moving_window(x):
+    window = deque()
+    total = 0.0
+    for v in x:
+        window.append(v)
+        if len(window) > 2:
+            window.popleft()
+        total += sum(window) * window[0]
+    return total
+
+
+@case(rand(5))
+def deque_with_a_maxlen(x):
+    recent = deque(x[:1], maxlen=3)
+    out = 0.0
+    for v in x[1:]:
+        recent.append(v * 2.0)
+        out = out + recent[0] * recent[-1]
+    recent.appendleft(x[0])
+    return out + sum(recent)
+
+
+@case(np.array([0.123, 0.456, 0.789]))
+def value_written_into_an_integer_array(x):
+    counts = np.zeros(3, dtype=int)
+    counts[0] = x[0] * 10.0           # truncated: no derivative
+    return np.sum(counts * x) + x[1]

@@ -1,0 +1,90 @@
+"""Outputs that are arrays of one element, and iterators read twice or late (refused by name). The gradients of
+the other Python features ordinary programs use are checked, in every mode, in cases_python_features.py."""
+
+import numpy as np
+import pytest
+
+import adsrc
+from adsrc.errors import TransformError
+from casekit import central_grad
+
+A = np.array([[2.0, 0.5], [0.5, 1.0]])
+
+
+def quadratic_form_of_a_column_vector(x):
+    return 0.5 * x.T @ A @ x          # an array of shape (1, 1)
+
+
+def row_times_vector(w):
+    return np.dot(np.array([[1.0, 3.0]]), w) + np.einsum("ij,j->i", np.array([[2.0, 1.0]]), w) * w[0]
+
+
+def vector_times_column(w):
+    return w @ np.array([[1.0], [2.0]]) * np.sin(w[1])
+
+
+@pytest.mark.parametrize("fn,x", [(quadratic_form_of_a_column_vector, np.array([[1.0], [2.0]])),
+                                  (row_times_vector, np.array([0.3, -0.7])),
+                                  (vector_times_column, np.array([0.3, -0.7]))])
+def test_an_output_of_one_element_with_dimensions_is_differentiated(fn, x):
+    g = adsrc.grad(fn)(x)
+    assert g.shape == x.shape and np.all(np.isfinite(g))
+    np.testing.assert_allclose(g, central_grad(lambda v: float(np.sum(fn(v))), x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(adsrc.grad(fn, backend="numpy")(x), g, rtol=0, atol=0)
+
+
+def read_twice(x):
+    squares = (v ** 2 for v in x)
+    a = sum(squares)
+    b = sum(squares)          # 0 in Python
+    return a + b
+
+
+def read_late(x):
+    s = 1.0
+    scaled = (v * s for v in x)
+    s = 2.0                   # Python's generator reads s when it runs: 2
+    return sum(scaled)
+
+
+def read_in_a_loop(x):
+    items = map(np.sin, x)
+    total = 0.0
+    for _ in range(2):
+        for v in items:       # empty on the second pass
+            total = total + v
+    return total
+
+
+def generator_read_twice(x):
+    def gen():
+        for v in x:
+            yield v * 2.0
+    g = gen()
+    return sum(g) + max(g, default=0.0)
+
+
+@pytest.mark.parametrize("fn,line,what", [(read_twice, "b = sum(squares)", "read a second time"),
+                                          (read_late, "return sum(scaled)", "after `s` changes"),
+                                          (read_in_a_loop, "for v in items:", "read in a loop"),
+                                          (generator_read_twice, "return sum(g) + max(g", "read a second time")])
+def test_iterators_python_would_find_empty_or_changed_are_refused_by_name(fn, line, what):
+    with pytest.raises(TransformError) as info:
+        adsrc.grad(fn)(np.array([0.5, 1.0]))
+    message = str(info.value)
+    assert what in message and line in message and "Make it a list" in message
+
+
+def test_iterators_read_once_are_followed():
+    def f(x):
+        pairs = zip(x[:-1], x[1:])
+        squares = (v * v for v in x)
+        v = 3.0                           # the generator's own v is another variable
+        total = 0.0
+        for _ in range(2):
+            steps = map(np.sin, x)        # made on each pass
+            for s in steps:
+                total = total + s
+        return sum(a * b for a, b in pairs) + sum(squares) * v + total
+    x = np.array([0.5, 1.0, -0.3])
+    np.testing.assert_allclose(adsrc.grad(f)(x), central_grad(f, x), rtol=1e-6, atol=1e-8)
