@@ -26,6 +26,7 @@ from .analysis.summaries import CallOracle, Summaries, statics_key
 from .frontend import load, source_function, static_value
 from .frontend.varargs import SHAPE, specialize_signature
 from .frontend.iterators import check_iterators
+from .lowering.refused_branches import refuse_in_branches
 from .ir import verify as verify_mod
 from .pytree_nodes import CLASSES
 from .ir.printer import Printer
@@ -77,6 +78,7 @@ class Front:
                 namer.share(base)
         eliminate_jumps(fn, namer)
         inline_local_calls(fn, namer)
+        refuse_in_branches(fn, namer, CallOracle(SUMMARIES, self.uf))
         _check(fn, verify_mod.STRUCTURED)
         self.fn, self.namer = fn, namer
 

@@ -136,9 +136,22 @@ def _names(fields, what, name):
 def with_classes(statics, kinds, others=None):
     """Static values with the classes of the registered-pytree arguments among kinds ({param: key entry})
     and of others ({param: class}), so the function's methods calls on them are followed (lowering/calls.py)."""
-    known = [(p, k[1]) for p, k in kinds.items() if isinstance(k, tuple) and k[0] == "node"]
+    known = [(p, k[1]) for p, k in kinds.items() if isinstance(k, tuple) and
+             (k[0] == "node" or k[0] == "fields" and _has_python_methods(k[1]))]
     known = tuple(sorted(known + list((others or {}).items()), key=lambda item: item[0]))
     return {**(statics or {}), CLASSES: known} if known else statics
+
+
+def _has_python_methods(cls):
+    """Does a dataclass or namedtuple class define methods or properties in the user's Python (`g.logpdf(x)`)?"""
+    from .lowering.object_classes import _LIBRARY_PATHS
+    for k in cls.__mro__[:-1]:
+        for v in vars(k).values():
+            fn = v.fget if isinstance(v, property) else getattr(v, "__func__", v)
+            code = getattr(fn, "__code__", None)
+            if code is not None and not any(part in code.co_filename for part in _LIBRARY_PATHS):
+                return True
+    return False
 
 
 # -- flattening -----------------------------------------------------------------------------------

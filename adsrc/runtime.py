@@ -944,6 +944,21 @@ def check_operand(x, symbol, name):
 
 
 @helper
+def check_zip_lengths(rows, strict):
+    """zip(..., strict=True)'s check: every argument has the same length."""
+    if strict and len({len(r) for r in rows}) > 1:
+        lengths = [len(r) for r in rows]
+        raise ValueError(f"zip() arguments have different lengths: {lengths}")
+
+
+@helper
+def refuse_now(error):
+    """Raise adsrc's refusal (a TransformError) of a branch of the user's code that it could not differentiate,
+    now that the branch runs (a branch that does not run is no reason to refuse the function)."""
+    raise error.with_traceback(None)
+
+
+@helper
 def check_no_field(x, name):
     """adsrc differentiated `x.name` as a call of the class's `__getattr__` (no method of the class sets
     `self.name`): refuse, when it runs, an object that has the field after all (Python reads the field)."""

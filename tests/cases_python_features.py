@@ -115,3 +115,67 @@ def value_written_into_an_integer_array(x):
     counts = np.zeros(3, dtype=int)
     counts[0] = x[0] * 10.0           # truncated: no derivative
     return np.sum(counts * x) + x[1]
+
+
+class Spring:                   # no __init__ of its own
+    K = 3.0
+
+    def energy(self, r):
+        return 0.5 * self.K * r ** 2
+
+
+class Model:
+    def __init__(self, w, b=0.0):
+        self.w, self.b = w, b
+
+    @classmethod
+    def create(cls, w):
+        return cls(w, 0.5)
+
+    @staticmethod
+    def act(z):
+        return np.tanh(z)
+
+    def scaled(self, s):
+        self.w = self.w * s
+        return self
+
+    def __call__(self, x):
+        return np.sum(self.act(self.w * x + self.b))
+
+
+@case(rand(2))
+def objects_made_and_called_as_people_write_them(x):
+    s = Spring()
+    m = Model.create(x)
+    return s.energy(x[0]) + Model(x)(x[::-1]) + m(x) + Model(x).scaled(2.0)(x)
+
+
+@case(rand(6))
+def min_and_max_of_many_values_and_by_key(x):
+    d = min(x[0], x[1], x[2]) + max(x[3], x[4], x[5], x[0])
+    k = max(list(x), key=abs) + min(range(len(x)), key=lambda i: (x[i] - 0.2) ** 2) * x[0]
+    return d + k + max([], default=x[1]) + min(x[:3], default=0.0)
+
+
+@case(rand(6))
+def standard_library_helpers(x):
+    import itertools
+    import math
+    import statistics
+    running = list(itertools.accumulate(x))
+    product = list(itertools.accumulate(x, lambda a, b: a * b))
+    pairs = sum(p * q for p, q in itertools.pairwise(x))
+    chained = sum(itertools.chain(x[:2], [x[3]])) + sum(itertools.islice(x, 1, 4))
+    q, r = divmod(x[0] * 7.0 + 10.0, 2.0)
+    return (running[-1] + product[-1] + pairs + chained + r + math.fsum(x) + math.prod(x[:3])
+            + math.dist(x[:2], x[2:4]) + statistics.mean(x) + statistics.median(x) + statistics.stdev(x))
+
+
+@case(rand(6))
+def numpy_keywords_beyond_the_rules(x):
+    labels = np.array([0, 2, 2, 1, 0, 2])
+    values, counts = np.unique(labels, return_counts=True)
+    strict = sum(a * b for a, b in zip(x[:3], x[3:], strict=True))
+    return np.sum(x, where=x > 0) + np.mean(x.reshape(2, 3), axis=1, where=np.array([True, False, True])).sum() \
+        + np.sum(counts * x[:3]) + strict + np.sum(np.unique(x * 2.0))

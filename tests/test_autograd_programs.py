@@ -137,3 +137,84 @@ def test_second_derivatives_of_a_vector_function(make):
 def test_a_one_element_array_output_has_a_gradient():
     x = np.array([1.3, -0.4])
     np.testing.assert_allclose(adsrc.grad(one_constraint)(x), [2.6, 2.8], rtol=1e-12)
+
+
+# -- define_gradient.py: a vjp maker that computes before it returns the vjp --------------------------------
+
+@adsrc.extend.primitive
+def logsumexp_prim(x):
+    return np.log(np.sum(np.exp(x)))
+
+
+def logsumexp_vjp(ans, x):
+    x_shape = x.shape                       # a statement before `return lambda g: ...`
+    return lambda g: np.full(x_shape, g) * np.exp(x - ans)
+
+
+adsrc.extend.defvjp(logsumexp_prim, logsumexp_vjp)
+
+
+def test_second_derivative_through_a_vjp_maker_that_computes_first():
+    def f(y):
+        return logsumexp_prim(y ** 2)
+
+    def sum_of_grad(y):
+        return np.sum(adsrc.grad(f)(y))
+
+    y = np.array([0.3, -0.7, 1.1])
+    np.testing.assert_allclose(adsrc.grad(sum_of_grad)(y), central(sum_of_grad, y), rtol=1e-6, atol=1e-8)
+
+
+# -- optimizers.py: a gradient function handed to a helper that calls it ------------------------------------
+
+def energy(x):
+    return np.sum(np.sin(x) * x)
+
+
+energy_grad = adsrc.grad(energy)
+
+
+def descend(g, x, step=0.1):
+    return x - step * g(x)
+
+
+def test_a_gradient_passed_to_a_helper_is_differentiated_through():
+    def final(x):
+        return np.sum(descend(energy_grad, x) ** 2)
+    x = np.array([0.3, 1.2])
+    np.testing.assert_allclose(adsrc.grad(final)(x), central(final, x), rtol=1e-6, atol=1e-8)
+
+
+# -- fluidsim.py / wing.py: `if ax: plot_matrix(...)`, never taken, calls code adsrc cannot follow ----------
+
+class _Settings(dict):          # like matplotlib's rcParams, a dict subclass in a global
+    pass
+
+
+_SETTINGS = _Settings()
+
+
+def _draw(m):
+    _SETTINGS["backend"] = "agg"         # item assignment on a global: adsrc refuses to follow it
+
+
+def simulate(x, ax=None, steps=3):
+    for _ in range(steps):
+        if ax:
+            _draw(x)
+        x = x + 0.1 * np.sin(x)
+    if ax:
+        _draw(x)
+    return np.sum(x ** 2)
+
+
+def test_a_branch_adsrc_refuses_is_refused_only_when_it_runs():
+    x = np.array([0.5, -1.2])
+    for mode in (lambda f: adsrc.grad(f)(x), lambda f: adsrc.jvp(f, (x,), (np.ones(2),))[1]):
+        mode(simulate)
+    np.testing.assert_allclose(adsrc.grad(simulate)(x), central(simulate, x), rtol=1e-6, atol=1e-8)
+    with pytest.raises(adsrc.TransformError, match="_draw"):
+        adsrc.grad(simulate)(x, ax=True)
+    g = adsrc.grad(simulate)
+    g(x)
+    assert "refuse_now(" in g.source()

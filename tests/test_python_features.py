@@ -1,6 +1,9 @@
 """Outputs that are arrays of one element, and iterators read twice or late (refused by name). The gradients of
 the other Python features ordinary programs use are checked, in every mode, in cases_python_features.py."""
 
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 
@@ -88,3 +91,47 @@ def test_iterators_read_once_are_followed():
         return sum(a * b for a, b in pairs) + sum(squares) * v + total
     x = np.array([0.5, 1.0, -0.3])
     np.testing.assert_allclose(adsrc.grad(f)(x), central_grad(f, x), rtol=1e-6, atol=1e-8)
+
+
+@dataclass
+class Gauss:
+    mu: float
+    log_sigma: float
+
+    def logpdf(self, x):
+        return -0.5 * ((x - self.mu) / np.exp(self.log_sigma)) ** 2 - self.log_sigma
+
+    @property
+    def sigma(self):
+        return np.exp(self.log_sigma)
+
+
+class Line(NamedTuple):
+    a: float
+    b: float
+
+    def __call__(self, x):
+        return self.a * x + self.b
+
+
+def negative_log_likelihood(g, data):
+    return -sum(g.logpdf(d) for d in data) + g.sigma
+
+
+def squared_error(line, xs):
+    return np.sum((line(xs) - 1.0) ** 2)
+
+
+@pytest.mark.parametrize("fn,params,data", [(negative_log_likelihood, Gauss(0.3, -0.2), [0.1, 1.2, -0.5]),
+                                            (squared_error, Line(0.5, 0.2), np.array([0.1, 0.5, 0.9]))])
+def test_methods_of_a_differentiated_dataclass_or_namedtuple_are_followed(fn, params, data):
+    g = adsrc.grad(fn)(params, data)
+    assert type(g) is type(params)
+    for field in params.__dataclass_fields__ if hasattr(params, "__dataclass_fields__") else params._fields:
+        def along(h, field=field):
+            value = getattr(params, field) + h
+            moved = replace(params, **{field: value}) if hasattr(params, "__dataclass_fields__") else \
+                params._replace(**{field: value})
+            return fn(moved, data)
+        expected = (along(1e-6) - along(-1e-6)) / 2e-6
+        np.testing.assert_allclose(getattr(g, field), expected, rtol=1e-6, atol=1e-8)

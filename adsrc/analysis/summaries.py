@@ -64,6 +64,9 @@ def _is_function(value):
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, custom_vjp, types.MethodType)) or \
             type(value).__name__ == "ufunc":
         return True
+    from ..lowering.derivatives import is_derivative
+    if is_derivative(value):
+        return True             # adsrc.grad(f) handed to a function that calls it
     return callable(value) and not isinstance(value, type) and rules.lookup(value) is not None
 
 

@@ -15,6 +15,7 @@
 import gast
 
 from .. import astutil
+from ..errors import TransformError
 from ..emission import release
 from ..ir import nodes as ir
 from ..ir.printer import branches
@@ -49,6 +50,12 @@ def _defined_in(body):
     return out
 
 
+def refusal_statement(d, error):
+    """The statement that raises error (a TransformError) when it runs: a branch adsrc refused (d: the
+    Adjoint or Forward differentiator)."""
+    return astutil.expr_stmt(d.hcall("refuse_now", astutil.name(d.ctx.bind("refusal", error))))
+
+
 class ControlAdjoints:
     """Mixin of the Adjoint generator: conditionals and loops."""
 
@@ -64,7 +71,7 @@ class ControlAdjoints:
         before = dict(self.adj)
         out_g = {o: self.adj.get(o) for o in s.outs}
         self.kill(s.outs)
-        states, bodies = [], []
+        states, bodies, refused = [], [], []
         for br in (s.true, s.false):
             self.adj = {k: v.copy() for k, v in before.items() if k not in s.outs}
             seed = []
@@ -72,7 +79,18 @@ class ControlAdjoints:
                 st = out_g.get(o)
                 if st is not None and self.active_name(r):
                     self.accumulate(r.id, st.expr, seed, lazy=st.lazy)
-            fwd_b, bwd_b, frame = self.block(br.body, repeated)
+            try:
+                fwd_b, bwd_b, frame = self.block(br.body, repeated)
+            except TransformError as e:
+                # a branch adsrc cannot differentiate is refused when it runs (`if plot: draw(x)` with plot
+                # false runs as in Python); both refused: refused now
+                refused.append(e)
+                if len(refused) == 2:
+                    raise refused[0] from None
+                self.adj = {k: v.copy() for k, v in before.items() if k not in s.outs}
+                states.append(self.adj)
+                bodies.append(([refusal_statement(self, e)], [], set()))
+                continue
             fwd_b = fwd_b + [astutil.assign(o, astutil.clone(r)) for o, r in zip(s.outs, br.results)
                              if not (isinstance(r, gast.Name) and r.id == o)]
             local = _stored(fwd_b)

@@ -22,7 +22,8 @@ from ..ir import printer
 from ..ir.printer import Printer, op_expr
 from ..ir.walk import expr_reads, target_names
 from .assemble import result_parts
-from .control import _unguard
+from ..errors import TransformError
+from .control import _unguard, refusal_statement
 from .inplace import finish_updates
 from .operands import operand_checks
 from .reverse import refuse_unknown_change
@@ -151,9 +152,18 @@ class Forward(TangentOps):
     def cond(self, s):
         before = dict(self.tan)
         branches = []
+        refused = []
         for br in (s.true, s.false):
             self.tan = dict(before)
-            body = self.block(br.body)
+            try:
+                body = self.block(br.body)
+            except TransformError as e:      # refused when it runs, as in reverse mode (control.py)
+                refused.append(e)
+                if len(refused) == 2:
+                    raise refused[0] from None
+                self.tan = dict(before)
+                branches.append(([refusal_statement(self, e)], [None] * len(s.outs), br.results))
+                continue
             body += [astutil.assign(o, astutil.clone(r)) for o, r in zip(s.outs, br.results)
                      if not (isinstance(r, gast.Name) and r.id == o)]
             branches.append((body, [self.tangent(r) for r in br.results], br.results))

@@ -181,14 +181,19 @@ class Primitives:
         self.emit_op(ir.Copy, target, astutil.name(result), e)
 
     def b_zip(self, e, target):
-        if e.keywords:
-            raise self.error(e, "adsrc does not follow `zip(..., strict=...)`.", "Leave out `strict`.")
+        if any(k.arg != "strict" for k in e.keywords):
+            raise self.error(e, "adsrc follows `zip(...)` with no keyword but `strict`.", None)
+        strict = next((k.value for k in e.keywords), None)
         if len(e.args) == 1 and isinstance(e.args[0], gast.Starred):
-            return self.helper_apply(target, "zip_star", [self.atom(e.args[0].value)], e)
-        if any(isinstance(a, gast.Starred) for a in e.args):
+            rows = self.atom(e.args[0].value)
+        elif any(isinstance(a, gast.Starred) for a in e.args):
             raise self.error(e, "adsrc follows `zip(*seqs)` only with one starred argument.", None)
-        rows = self.atom(astutil.tuple_([gast.Call(func=astutil.name("list"), args=[a], keywords=[])
-                                         for a in e.args]))
+        else:
+            rows = self.atom(astutil.tuple_([gast.Call(func=astutil.name("list"), args=[a], keywords=[])
+                                             for a in e.args]))
+        if strict is not None:       # zip(..., strict=True): the lengths are checked when it runs, as Python does
+            self.emit(ir.Effect(astutil.call(astutil.name(self.namer.helper("check_zip_lengths")),
+                                             [astutil.clone(rows), self.raw(strict)])), e)
         self.helper_apply(target, "zip_star", [rows], e)
 
     def b_enumerate(self, e, target):

@@ -143,6 +143,10 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                 return self.call(lifted, target)
             if self.vectorized_now(e, target):
                 return
+            if object_classes.made_class(self.resolved(f.func)) is not None or \
+                    object_classes.factory_class(self.resolved(f.func)) is not None:
+                # Model(w)(x): the new object, then its __call__
+                return self.call(gast.Call(func=self.atom(f), args=e.args, keywords=e.keywords), target)
             return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
                                 describe=f"the function that `{dotted(f.func)}(...)` returns", hint=factories.HINT)
         return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e, describe=f"`{what}`",
@@ -294,6 +298,10 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return checkpoint_call(self, e, obj, target)
         if obj is collections.deque:
             return self.deque_call(e, target)
+        if (obj is builtins.min or obj is builtins.max) and self.extremum_call(e, obj, target):
+            return
+        if e.keywords and self.argument_form(e, obj, target):      # np.sum(a, where=m)
+            return
         special = _BUILTIN_CALLS.get(obj) if hashable(obj) else None
         if special is not None:
             return getattr(self, special)(e, target)
@@ -462,6 +470,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             receiver = self.atom(f.value)
             return self.method_call(gast.Call(func=gast.Attribute(value=receiver, attr=name, ctx=gast.Load()),
                                               args=e.args, keywords=e.keywords), target)
+        if self.unbound_method_call(e, target):          # self.act(z) with act a staticmethod
+            return
         cls = self.inferred_class(f.value)
         if cls is not None and is_user_function(inspect.getattr_static(cls, name, None)):
             # self.encoder.encode(x), with self.encoder made an Encoder by __init__

@@ -20,7 +20,9 @@ factory, a function that runs the factory's body and calls what it returns,
 `make_step_then_call(a, *, _arg0)`, whose body is the factory's with
 `return R` replaced by `return R(_arg0)`: its source is registered like
 any file's, and it is differentiated like any function (the returned lambda
-or nested def is inlined there).
+or nested def is inlined there). This also serves a function that computes
+before it returns the function it makes (`shape = x.shape; return lambda g:
+...`, autograd's vjp makers), which is never called early.
 """
 
 import ast
@@ -130,8 +132,12 @@ _APPLIED = {}        # (factory code, number of arguments of the call) -> the fu
 
 def then_call(fun, nargs):
     """The function `fun_then_call(<fun's parameters>, *, _arg0, ...)` that returns fun(...)(_arg0, ...),
-    or None when fun is not a factory adsrc can rewrite (a closure, no source)."""
-    if not is_factory(fun) or fun.__closure__:
+    or None when fun is not a function adsrc can rewrite so (a closure, no source, a return of something
+    other than a function it defines)."""
+    if not isinstance(fun, types.FunctionType) or fun.__closure__ or fun.__name__ == "<lambda>" or \
+            fun.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE):
+        return None
+    if not is_factory(fun) and not _returns_functions(fun):
         return None
     key = (fun.__code__, nargs)
     made = _APPLIED.get(key)
@@ -142,6 +148,33 @@ def then_call(fun, nargs):
     return made
 
 
+def _returns_functions(fun):
+    """Does every `return` of fun (it may compute first: `shape = x.shape; return lambda g: ...`) give a
+    lambda or a function it defines, with the body ending in one?"""
+    try:
+        _, tree = _file_tree(fun)
+    except Exception:
+        return False
+    node = _find_def(tree, fun.__code__)
+    if node is None or node.decorator_list or not node.body or not isinstance(node.body[-1], ast.Return):
+        return False
+    defs = {n.name for n in _own_nodes(node) if isinstance(n, ast.FunctionDef)}
+    returns = [n for n in _own_nodes(node) if isinstance(n, ast.Return)]
+    return all(isinstance(r.value, ast.Lambda) or isinstance(r.value, ast.Name) and r.value.id in defs
+               for r in returns)
+
+
+def _own_nodes(fdef):
+    """The nodes of fdef's own scope (not of the functions and lambdas defined in it)."""
+    out, todo = [], list(ast.iter_child_nodes(fdef))
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
+    return out
+
+
 def _make_then_call(fun, nargs):
     _, tree = _file_tree(fun)
     node = copy.deepcopy(_find_def(tree, fun.__code__))
@@ -149,8 +182,8 @@ def _make_then_call(fun, nargs):
     names = [f"_arg{i}" for i in range(nargs)]
     node.args.kwonlyargs = list(node.args.kwonlyargs) + [ast.arg(arg=n) for n in names]
     node.args.kw_defaults = list(node.args.kw_defaults) + [None] * nargs
-    ret = node.body[-1]
-    ret.value = ast.Call(func=ret.value, args=[ast.Name(id=n, ctx=ast.Load()) for n in names], keywords=[])
+    for ret in [n for n in _own_nodes(node) if isinstance(n, ast.Return)]:
+        ret.value = ast.Call(func=ret.value, args=[ast.Name(id=n, ctx=ast.Load()) for n in names], keywords=[])
     module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
     source = ast.unparse(module) + "\n"
     made = define(source, node.name, fun.__globals__, f"{node.name} from {fun.__code__.co_filename}")

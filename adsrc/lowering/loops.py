@@ -121,8 +121,8 @@ class Loops:
         enumerate/zip/reversed around such lists unroll the same way."""
         if s.orelse or _jumps(s.body):
             return False
-        plan = self.unroll_plan(s.iter)
-        if plan is None or not _has_objects(plan):
+        plan = self.unroll_plan(s.iter) or self.functions_display(s.iter)
+        if plan is None or not (plan[0] == "display" or _has_objects(plan)):
             return False
         n = _plan_length(plan)
         if n is None or n > 32:
@@ -155,6 +155,19 @@ class Loops:
         values = static_sequence(node, self.uf, self.is_local) if isinstance(
             node, (gast.Name, gast.Attribute, gast.Subscript)) else None
         return None if values is None else ("seq", values, node)
+
+    def functions_display(self, node):
+        """`for fn in (np.sin, np.cos):` or `[lambda v: v, lambda v: v ** 2]`: a tuple or list display of
+        functions (known when transforming, or lambdas), unrolled so that each call `fn(x)` is followed."""
+        if not isinstance(node, (gast.Tuple, gast.List)) or not node.elts:
+            return None
+        known = []
+        for elt in node.elts:
+            value = self.static(elt) if not isinstance(elt, gast.Lambda) else None
+            if value is rules_mod.NOT_STATIC or value is not None and (not callable(value) or isinstance(value, type)):
+                return None
+            known.append(value)
+        return ("display", node, known)
 
     def unrolled_target(self, target, item, node):
         """Bind a loop target to one item of an unrolled iteration (objects become known)."""
@@ -292,6 +305,8 @@ def _has_objects(plan):
 
 
 def _plan_length(plan):
+    if plan[0] == "display":
+        return len(plan[1].elts)
     if plan[0] == "seq":
         return None if plan[1] is None else len(plan[1])
     if plan[0] == "zip":
@@ -305,6 +320,11 @@ def _plan_item(plan, k):
     """(expression, parts): parts are the items of a zip/enumerate, else None; a known object is
     attached to its expression as `.known`."""
     kind = plan[0]
+    if kind == "display":
+        expr = astutil.clone(plan[1].elts[k])
+        if plan[2][k] is not None:
+            expr.known = plan[2][k]        # (a function known when transforming: its calls are followed)
+        return expr, None
     if kind == "seq":
         expr = gast.Subscript(value=astutil.clone(plan[2]), slice=astutil.const(k), ctx=gast.Load())
         if plan[1] is not None and _object(plan[1][k]):

@@ -45,7 +45,8 @@ def _plain_class(cls):
         return False
     if any(k is not object and k.__module__ == "builtins" for k in cls.__mro__):
         return False
-    return is_user_function(inspect.getattr_static(cls, "__init__", None))
+    init = inspect.getattr_static(cls, "__init__", None)
+    return is_user_function(init) or init is object.__init__     # (a class with no __init__ of its own)
 
 
 def _record_type(cls):
@@ -162,6 +163,23 @@ def returns_self_or(fn, cls):
     resolve = _resolver(fn.__globals__)
     return bool(returns) and all(isinstance(v, ast.Name) and v.id == me or
                                  isinstance(v, ast.Call) and made_class(resolve(v.func)) is cls for v in returns)
+
+
+def factory_class(fn):
+    """For `C.make(...)`, a classmethod of the user's bound to C: the class its calls make when each `return`
+    calls its first parameter (`return cls(w, 0.5)`) or makes one of one class; else None."""
+    if not (isinstance(fn, types.MethodType) and isinstance(fn.__self__, type) and is_user_function(fn.__func__)):
+        return None
+    fdef = _parse(fn.__func__)
+    if fdef is None or not fdef.args.args:
+        return None
+    me = fdef.args.args[0].arg
+    resolve = _resolver(fn.__func__.__globals__)
+    returns = [n.value for n in ast.walk(fdef) if isinstance(n, ast.Return)]
+    classes = {fn.__self__ if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == me else
+               made_class(resolve(v.func)) if isinstance(v, ast.Call) else None for v in returns}
+    found = classes.pop() if len(classes) == 1 else None
+    return made_class(found) if found is not None else None
 
 
 def returned_class(fn):

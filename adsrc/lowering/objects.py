@@ -33,11 +33,15 @@ class Objects:
         reads = {n.id for part in list(e.args) + [k.value for k in e.keywords] for n in gast.walk(part)
                  if isinstance(n, gast.Name)}
         # (`v = Vec(v.data * 2.0)`: the arguments read the old v, so the new object waits in a temporary)
+        if inspect.getattr_static(cls, "__init__") is object.__init__ and (e.args or e.keywords):
+            raise self.error(e, f"{cls.__name__}() takes no arguments.", None)
         obj = self.new_object(e.func, cls, target if isinstance(target, str) and target not in reads else None, e)
         init = gast.Attribute(value=astutil.name(obj), attr="__init__", ctx=gast.Load())
-        self.emit_op(ir.CallUser, None, self.plain_call(gast.Call(func=init, args=e.args, keywords=e.keywords), init),
-                     e, callee=inspect.getattr_static(cls, "__init__"), receiver=astutil.name(obj),
-                     classes=((0, cls),))
+        if inspect.getattr_static(cls, "__init__") is not object.__init__:
+            self.emit_op(ir.CallUser, None, self.plain_call(gast.Call(func=init, args=e.args, keywords=e.keywords),
+                                                            init),
+                         e, callee=inspect.getattr_static(cls, "__init__"), receiver=astutil.name(obj),
+                         classes=((0, cls),))
         if target is not None and target != obj:
             self.emit(ir.Copy(target, astutil.name(obj)), e)
 
@@ -143,7 +147,7 @@ class Objects:
             return self.expression_class(v)              # w = v.scaled(2.0)
         if isinstance(v, gast.Call):
             fn = self.resolved(v.func)
-            return object_classes.returned_class(fn) if is_user_function(fn) else None
+            return object_classes.returned_class(fn) if is_user_function(fn) else object_classes.factory_class(fn)
         if isinstance(v, gast.BinOp):
             return self.expression_class(v)              # w = 2.0 * v + v
         return self.attribute_class(v)
@@ -201,7 +205,9 @@ class Objects:
             cls = self.expression_class(operand)
             method = inspect.getattr_static(cls, name, None) if cls is not None else None
             if is_user_function(method):
-                return object_classes.returned_class(method)
+                # (a method that returns its object, `return self`, for chained calls: b.scale(2).value())
+                return object_classes.returned_class(method) or \
+                    (cls if object_classes.returns_self_or(method, cls) else None)
         return None
 
     def note_class(self, name, value):
@@ -247,6 +253,20 @@ class Objects:
         cls = self.known_class(v)
         method = inspect.getattr_static(cls, name, None) if cls is not None else None
         return method if is_user_function(method) else None
+
+    def unbound_method_call(self, e, target):
+        """`v.name(...)` with name a staticmethod (or classmethod) of v's known class: the function called with
+        the call's arguments (after the class): True, or False for any other call."""
+        v, name = e.func.value, e.func.attr
+        cls = self.known_class(v) or self.inferred_class(v)
+        method = inspect.getattr_static(cls, name, None) if cls is not None else None
+        if not isinstance(method, (staticmethod, classmethod)) or not is_user_function(method.__func__):
+            return False
+        fn = method.__func__
+        first = [astutil.name(self.bind(cls.__name__, cls))] if isinstance(method, classmethod) else []
+        self.call(gast.copy_location(gast.Call(func=astutil.name(self.bind(fn.__name__, fn)),
+                                               args=first + list(e.args), keywords=list(e.keywords)), e), target)
+        return True
 
     def property_of_known_class(self, v, name):
         """(the function, whether it is the class's `__getattr__`) that computes `v.name` when v's class is

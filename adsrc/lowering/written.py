@@ -9,6 +9,7 @@ import gast
 import numpy as np
 
 from .. import astutil
+from ..keys import hashable
 from ..errors import TransformError
 from ..ir import nodes as ir
 from ..rules import by_source
@@ -54,6 +55,32 @@ class Written:
         call = gast.Call(func=astutil.name(self.bind(fn.__name__, fn)), args=args + list(e.args),
                          keywords=list(e.keywords))
         self.call(call, target)
+        return True
+
+    def argument_form(self, e, obj, target):
+        """A call of a NumPy function with a keyword its rule does not take (`np.sum(a, where=m)`), emitted as
+        the plain-NumPy form that takes it: True, or False."""
+        forms = by_source.ARGUMENT_FORMS.get(obj) if hashable(obj) else None
+        fn = next((forms[k.arg] for k in e.keywords if forms is not None and k.arg in forms), None)
+        if fn is None:
+            return False
+        self.call(self.helper_call(fn.__name__, list(e.args), e.keywords), target)
+        return True
+
+    def extremum_call(self, e, obj, target):
+        """`min`/`max` in the forms their rule does not take (three or more values, `key=`, `default=`),
+        emitted as by_source's min_by/min_of (max_...): True, or False for the rule's forms."""
+        keywords = {k.arg: k.value for k in e.keywords}
+        if any(isinstance(a, gast.Starred) for a in e.args) or set(keywords) - {"key", "default"} or not e.args:
+            return False
+        key = keywords.get("key")
+        key = None if isinstance(key, gast.Constant) and key.value is None else key
+        if len(e.args) <= 2 and key is None and "default" not in keywords:
+            return False
+        items = e.args[0] if len(e.args) == 1 else gast.List(elts=list(e.args), ctx=gast.Load())
+        extra = [keywords.get("default", astutil.const(None)), astutil.const("default" in keywords)]
+        name = obj.__name__ + ("_by" if key is not None else "_of")
+        self.call(self.helper_call(name, [items] + ([key] if key is not None else []) + extra), target)
         return True
 
     def vectorized_now(self, e, target):
