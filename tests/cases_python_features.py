@@ -179,3 +179,36 @@ def numpy_keywords_beyond_the_rules(x):
     strict = sum(a * b for a, b in zip(x[:3], x[3:], strict=True))
     return np.sum(x, where=x > 0) + np.mean(x.reshape(2, 3), axis=1, where=np.array([True, False, True])).sum() \
         + np.sum(counts * x[:3]) + strict + np.sum(np.unique(x * 2.0))
+
+
+@case(np.array([0.3, 1.2, 0.8, -0.5]))
+def iterators_advanced_with_next(x):
+    it = iter(x)
+    prev = next(it)
+    total = 0.0
+    for v in it:
+        total = total + (v - prev) ** 2
+        prev = v
+    pairs = (v * 2.0 for v in x)
+    a = next(pairs)
+    b = next(pairs, 0.0)
+    rest = iter(x[1:])
+    cubes = 0.0
+    while True:
+        try:
+            v = next(rest)
+        except StopIteration:
+            break
+        cubes = cubes + v ** 3
+    return total + a * b + cubes + next((v for v in x if v > 0.5), 0.0) * 3.0
+
+
+@case(rand(2))
+def loop_over_a_display_of_functions(x):
+    total = 0.0
+    for fn in (np.sin, np.cos):
+        total = total + fn(x[0])
+    s = x[1] * 2.0
+    for fn in [lambda v: v, lambda v: v ** 2 * s]:
+        total = total + fn(x[0])
+    return total

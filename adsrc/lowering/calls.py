@@ -29,6 +29,7 @@ from .. import rules as rules_mod
 from ..ir import nodes as ir
 from .builtins import Primitives
 from .function_values import FunctionValues
+from ..rules import by_source
 from ..rules.runtime_rules import COPYING
 from ..rules.sharing import call_changing
 from . import closures, factories, lifting, object_classes
@@ -99,6 +100,10 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
     def call(self, e, target):
         """Emit what the call e computes into target (None: the value is not used)."""
         f = e.func
+        if getattr(f, "adsrc_next", False):          # next(it) rewritten (frontend/next_calls.py)
+            fn = getattr(by_source, f.id)
+            return self.static_call(gast.Call(func=astutil.name(self.bind(f.id, fn)), args=e.args, keywords=[]),
+                                    fn, target)
         name = self.namespace_function(f)
         if name is not None:         # xp.exp(x) with xp = array_namespace(x) (namespaces.py)
             return self.namespace_call(e, name, target)

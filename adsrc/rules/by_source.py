@@ -629,6 +629,28 @@ def chain_from_iterable(iterables):
     return out
 
 
+def next_item(items):
+    """next(it) of an iterator read as the list of its items (frontend/next_calls.py)."""
+    if len(items) == 0:
+        raise StopIteration
+    return items[0]
+
+
+def next_item_or(items, default):
+    return items[0] if len(items) else default
+
+
+def next_split(items):
+    """(next(it), what is left of it) for an iterator read as the list of its items."""
+    if len(items) == 0:
+        raise StopIteration
+    return items[0], items[1:]
+
+
+def next_split_or(items, default):
+    return (items[0], items[1:]) if len(items) else (default, items)
+
+
 def islice(iterable, *args):
     items = list(iterable)
     if len(args) == 1:

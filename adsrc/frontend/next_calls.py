@@ -1,0 +1,127 @@
+"""`next(it)` on an iterator the function makes, read as taking the first item off a list.
+
+adsrc reads iterators as lists of their items (frontend/iterators.py). An iterator a function makes and then
+advances with `next` becomes a list that each `next` shortens:
+
+    it = iter(xs)                      it = list(xs)
+    first = next(it)           ->      first, it = next_split(it)
+    for v in it: ...                   for v in it: ...
+
+`next_split` (`v, it = next_split(it)`, one statement) raises StopIteration on an empty list as `next` does
+(`next(it, default)` gives the default), so `while True: try: v = next(it) except StopIteration: break` works
+too; `next(v for v in xs if ...)` of an iterator made in the call is the first item of the list. Only `next` calls that are a whole
+statement's value, or its right-hand side, are rewritten; a name read any other way than by `next` and by
+loops over it is left to iterators.py, which refuses what it cannot follow.
+"""
+
+import gast
+
+from .. import astutil
+from .generators import own_nodes
+
+_MAKERS = ("iter", "map", "filter", "zip", "enumerate", "reversed")
+
+
+def rewrite_next_calls(uf):
+    """Rewrite, in place, the iterators uf's own scope makes and advances with `next`; returns whether any."""
+    nodes = own_nodes(uf.node)
+    for n in nodes:          # next(v for v in xs if ...) of an iterator made right there
+        if _is_next(n) and _makes_iterator(uf, n.args[0]):
+            n.args[0] = _as_list(n.args[0])
+            _call_helper(n, "next_item" if len(n.args) == 1 else "next_item_or")
+    names = _advanced(uf, nodes)
+    if not names:
+        return False
+    for s in nodes:
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and \
+                s.targets[0].id in names:
+            s.value = _as_list(s.value)
+    for holder in [uf.node] + nodes:
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(holder, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                setattr(holder, field, _statements(stmts, names))
+        if isinstance(holder, gast.ExceptHandler):
+            holder.body = _statements(holder.body, names)
+    return True
+
+
+def _advanced(uf, nodes):
+    """Names bound once to an iterator the function makes, read only by `next` calls (as a statement's value)
+    and loops over them."""
+    bound = {}
+    for s in nodes:
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and \
+                _makes_iterator(uf, s.value):
+            bound.setdefault(s.targets[0].id, []).append(s)
+    out = set()
+    for name, assigns in bound.items():
+        stores = [n for n in nodes if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)]
+        if len(assigns) != 1 or len(stores) != 1:
+            continue
+        reads = [n for n in gast.walk(uf.node) if isinstance(n, gast.Name) and n.id == name and
+                 isinstance(n.ctx, gast.Load)]
+        nexts = [s for s in nodes if _next_of(s, name) is not None]
+        loops = [s for s in nodes if isinstance(s, gast.For) and isinstance(s.iter, gast.Name) and s.iter.id == name]
+        if nexts and len(reads) == len(nexts) + len(loops):
+            out.add(name)
+    return out
+
+
+def _makes_iterator(uf, value):
+    if isinstance(value, gast.GeneratorExp):
+        return True
+    return isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id in _MAKERS and \
+        value.func.id not in uf.locals and value.func.id not in uf.globals
+
+
+def _is_next(n):
+    return isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == "next" and \
+        not getattr(n.func, "adsrc_next", False) and 1 <= len(n.args) <= 2 and not n.keywords
+
+
+def _call_helper(call, name):
+    call.func = astutil.name(name)
+    call.func.adsrc_next = True          # (lowering/calls.py calls adsrc's helper of that name)
+
+
+def _next_of(s, name):
+    """The `next(name[, default])` call that is statement s's value (or right-hand side), else None."""
+    value = s.value if isinstance(s, (gast.Assign, gast.Expr, gast.Return, gast.AugAssign)) else None
+    if _is_next(value) and isinstance(value.args[0], gast.Name) and value.args[0].id == name:
+        return value
+    return None
+
+
+def _as_list(value):
+    if isinstance(value, gast.GeneratorExp):
+        return gast.ListComp(elt=value.elt, generators=value.generators)
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id == "iter" and \
+            len(value.args) == 1:
+        value = value.args[0]
+    return gast.copy_location(gast.Call(func=astutil.name("list"), args=[value], keywords=[]), value)
+
+
+def _statements(stmts, names):
+    out = []
+    for s in stmts:
+        call = next((c for c in (_next_of(s, n) for n in names) if c is not None), None)
+        if call is None:
+            out.append(s)
+            continue
+        name = call.args[0].id
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            # v = next(it): `v, it = next_split(it)`, one statement (a `try` around it sees no partial write)
+            _call_helper(call, "next_split" if len(call.args) == 1 else "next_split_or")
+            s.targets = [gast.Tuple(elts=[s.targets[0], astutil.name(name, gast.Store())], ctx=gast.Store())]
+            out.append(s)
+            continue
+        _call_helper(call, "next_item" if len(call.args) == 1 else "next_item_or")
+        rest = gast.Assign(targets=[astutil.name(name, gast.Store())],
+                           value=gast.Subscript(value=astutil.name(name), ctx=gast.Load(),
+                                                slice=gast.Slice(lower=astutil.const(1), upper=None, step=None)),
+                           type_comment=None)
+        out.append(s)
+        if not isinstance(s, gast.Return):
+            out.append(gast.fix_missing_locations(gast.copy_location(rest, s)))
+    return out
