@@ -944,6 +944,14 @@ def check_operand(x, symbol, name):
 
 
 @helper
+def check_unpacked_keys(d, allowed, fname):
+    """`f(..., **d)`: Python's TypeError for a key of d that is none of f's parameters left to pass."""
+    for k in d:
+        if k not in allowed:
+            raise TypeError(f"{fname}() got an unexpected keyword argument {k!r}")
+
+
+@helper
 def check_zip_lengths(rows, strict):
     """zip(..., strict=True)'s check: every argument has the same length."""
     if strict and len({len(r) for r in rows}) > 1:

@@ -212,3 +212,15 @@ def loop_over_a_display_of_functions(x):
     for fn in [lambda v: v, lambda v: v ** 2 * s]:
         total = total + fn(x[0])
     return total
+
+
+def _quadratic(x, a, b=0.5, *, c=2.0):
+    return a * x ** 2 + b * x + c
+
+
+@case(rand(3))
+def dict_unpacked_into_a_function(w):
+    xs = np.linspace(0.0, 1.0, 5)
+    params = {"a": w[0], "b": w[1]}
+    options = {"c": w[2] * 3.0}
+    return np.sum(_quadratic(xs, **params)) + np.sum(_quadratic(xs, w[1], **options))

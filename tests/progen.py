@@ -12,7 +12,8 @@ tuple unpacking (also starred and swaps), dicts (build, d[k] = v, d[k] += v,
 iterate keys/items/values, copies and comprehensions of the input dict),
 lambdas and nested functions (closures) called directly and through map, nested
 functions that assign an enclosing variable, call themselves or take *args (progen_try.py), try/except
-(progen_try.py), and module-level helpers with their own control flow, returning tuples, recursive,
+(progen_try.py), lambdas and closures passed to module functions, min/max with keys, next and itertools
+(progen_calls.py), and module-level helpers with their own control flow, returning tuples, recursive,
 or changing an argument in place, and objects of classes (progen_objects.py). Expressions are in progen_expr.py.
 
 The generator tracks, for each name, its shape and whether it may be changed
@@ -30,7 +31,8 @@ from progen_expr import ARRAYS, BOUND, INTO, SHAPES, Exprs, index_forms, meet
 STMTS = [("assign", 12), ("rebind", 5), ("setitem", 8), ("inplace", 4), ("copy_update", 4), ("view_update", 6),
          ("if", 7), ("for", 7), ("while", 3), ("list_new", 3), ("append", 4), ("list_use", 2), ("list_loop", 3),
          ("unpack", 3), ("dict_new", 3), ("dict_write", 4), ("dict_iter", 2), ("closure", 3), ("map", 2),
-         ("helper_stmt", 3), ("builtin_sum", 2), ("object", 3), ("try", 3), ("nonlocal", 2), ("nested_special", 2)]
+         ("helper_stmt", 3), ("builtin_sum", 2), ("object", 3), ("try", 3), ("nonlocal", 2), ("nested_special", 2),
+         ("passed", 3), ("extremum", 2), ("next", 1), ("itertools", 1)]
 KINDS, WEIGHTS = zip(*STMTS)
 
 
@@ -344,3 +346,4 @@ class Gen(Exprs):
                              s_helper_stmt, s_list_loop, s_list_new, s_list_use, s_map, s_unpack, helper, program)
     from progen_objects import s_object  # noqa
     from progen_try import s_nested_special, s_nonlocal, s_try  # noqa
+    from progen_calls import s_extremum, s_itertools, s_next, s_passed  # noqa

@@ -366,7 +366,8 @@ def helper(self, L):
 def program(self):
     """(module source with thresholds T0, T1, ... unset, the parameter names of f)."""
     r = self.r
-    L = ["import math", "import numpy as np", "", ""]
+    from progen_calls import HIGHER_ORDER
+    L = ["import itertools", "import math", "import numpy as np", "", ""] + HIGHER_ORDER
     for _ in range(r.choice([0, 1] if self.small else [0, 1, 1, 2])):
         self.helper(L)
         L += ["", ""]

@@ -9,9 +9,9 @@ advances with `next` becomes a list that each `next` shortens:
 
 `next_split` (`v, it = next_split(it)`, one statement) raises StopIteration on an empty list as `next` does
 (`next(it, default)` gives the default), so `while True: try: v = next(it) except StopIteration: break` works
-too; `next(v for v in xs if ...)` of an iterator made in the call is the first item of the list. Only `next` calls that are a whole
-statement's value, or its right-hand side, are rewritten; a name read any other way than by `next` and by
-loops over it is left to iterators.py, which refuses what it cannot follow.
+too; `next(v for v in xs if ...)` of an iterator made in the call is the first item of the list. Only
+`next` calls that are a whole statement's value, or its right-hand side, are rewritten; a name read any other
+way than by `next` and by loops over it is left to iterators.py, which refuses what it cannot follow.
 """
 
 import gast

@@ -32,7 +32,7 @@ from .function_values import FunctionValues
 from ..rules import by_source
 from ..rules.runtime_rules import COPYING
 from ..rules.sharing import call_changing
-from . import closures, factories, lifting, object_classes
+from . import closures, factories, lifting, object_classes, unpacked_dicts
 from .objects import Objects
 from .object_classes import _plain_class, _record_type, is_user_function, user_class
 from .checkpoint import checkpoint_call
@@ -40,6 +40,7 @@ from ..frontend.source import lambda_to_def
 from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
 from .written import Written
+from .deques import Deques
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
 _READS_NAMES = (eval, exec, locals, vars, globals, compile)
@@ -93,7 +94,7 @@ def _no_rule_hint(obj):
             "call it on values that are not differentiated.")
 
 
-class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written):
+class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -339,6 +340,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         if self.written_call(e, obj, target):      # a NumPy function written in plain NumPy (written.py)
             return
         if is_user_function(obj):
+            expanded = unpacked_dicts.expanded_call(self, e, obj)     # model(x, **params)
+            if expanded is not None:
+                return self.call(expanded, target)
             passing = closures.passing_closures(self, e, obj)    # f(lambda t: k * t, ...), k a variable here
             if passing is not None:
                 return self.call(passing, target)
@@ -488,13 +492,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                                 receiver=self.atom(f.value))
         if self.is_dict_view(e):
             return self.helper_apply(target, _DICT_VIEWS[name], [self.atom(f.value)], e)
-        if name in ("popleft", "appendleft") and not any(isinstance(a, gast.Starred) for a in e.args) and \
-                not e.keywords:
-            # a deque is followed as a list (deque_call): q.popleft() is q.pop(0), q.appendleft(v) q.insert(0, v)
-            name = "pop" if name == "popleft" else "insert"
-            e = gast.copy_location(gast.Call(func=gast.Attribute(value=f.value, attr=name, ctx=gast.Load()),
-                                             args=[astutil.const(0)] + list(e.args), keywords=[]), e)
-            f = e.func
+        e = self.deque_method(e)             # q.popleft(): q.pop(0) (deques.py)
+        f, name = e.func, e.func.attr
         if name in MUTATING_METHODS:
             receiver = self.item_receiver(f.value, e)
             if name == "update" and e.keywords and all(k.arg is not None for k in e.keywords) \
@@ -512,14 +511,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                                     "its arguments written out (no `*` or keywords).", "Pass the arguments one by one.")
             args = [self.atom(a) for a in e.args] + [self.raw(k.value) for k in e.keywords]
             self.emit(ir.MutatingCall(target, receiver, name if not e.keywords else "sort_reverse", args), e)
-            limits = self.deque_limits.get(receiver)
-            if limits is not None and name in ("append", "extend", "insert"):
-                # a deque with a maxlen drops the items at the other end: q = q[-n:] (q[:n] after appendleft)
-                limit, below = limits
-                cut = gast.Slice(lower=astutil.name(below), upper=None, step=None) if name != "insert" else \
-                    gast.Slice(lower=None, upper=astutil.name(limit), step=None)
-                self.assign_to(astutil.name(receiver, gast.Store()),
-                               gast.Subscript(value=astutil.name(receiver), slice=cut, ctx=gast.Load()))
+            self.cut_deque(receiver, name)
             return
         if name == "__array_namespace__":
             return self.namespace_made(e, target)
@@ -577,35 +569,6 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         self.emit(ir.SetItem(a, astutil.const(Ellipsis), astutil.name(new)), e)
         if target is not None:
             self.emit(ir.Const(target, astutil.const(None)), e)
-
-    def deque_call(self, e, target):
-        """`collections.deque(xs)`, followed as the list `list(xs)` (its methods popleft and appendleft as pop(0)
-        and insert(0, v)); a deque with a maxlen, which drops items as others arrive, is refused."""
-        maxlen = e.args[1] if len(e.args) > 1 else next((k.value for k in e.keywords if k.arg == "maxlen"), None)
-        if maxlen is not None and not (isinstance(maxlen, gast.Constant) and maxlen.value is None):
-            # its methods that add items then cut it to maxlen (method_call); a name bound to it once only
-            if not isinstance(target, str) or target not in self.single or len(self.scopes) > 1:
-                raise self.error(e, "adsrc follows a deque with a `maxlen` when it is bound to a name once.",
-                                 "Keep a list and cut it yourself: `window.append(v); window = window[-n:]`.")
-            limit, below = self.temp("maxlen"), self.temp("from_end")
-            self.assign_to(astutil.name(limit, gast.Store()), maxlen)
-            self.assign_to(astutil.name(below, gast.Store()), gast.UnaryOp(op=gast.USub(), operand=astutil.name(limit)))
-            self.deque_limits[target] = (limit, below)
-            items = e.args[:1] or [k.value for k in e.keywords if k.arg == "iterable"]
-            whole = gast.Call(func=self.builtin_name("list"), args=items, keywords=[])
-            cut = gast.Slice(lower=astutil.name(below), upper=None, step=None)
-            return self.value(gast.Subscript(value=whole, slice=cut, ctx=gast.Load()), target)
-        if any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg not in ("maxlen", "iterable")
-                                                                    for k in e.keywords):
-            raise self.error(e, "adsrc follows `deque(iterable)` with its argument written out.", None)
-        items = e.args[:1] or [k.value for k in e.keywords if k.arg == "iterable"]
-        call = gast.Call(func=self.builtin_name("list"), args=items, keywords=[])
-        return self.call(gast.copy_location(call, e), target)
-
-    def builtin_name(self, name):
-        """A name generated code reads the builtin `name` by (`list`, unless this function rebinds it)."""
-        obj = getattr(builtins, name)
-        return astutil.name(name) if self.static(astutil.name(name)) is obj else astutil.name(self.bind(name, obj))
 
     def writer(self, e, obj, target):
         """np.copyto(dst, src) is dst[...] = src; np.fill_diagonal(a, v) is a[diagonal] = v."""

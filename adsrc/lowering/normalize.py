@@ -52,8 +52,8 @@ _MADE = {}     # (adsrc.grad, f, options) -> the gradient object a call in a tra
 
 
 INPLACE_METHODS = {gast.Add: "__iadd__", gast.Sub: "__isub__", gast.Mult: "__imul__", gast.Div: "__itruediv__",
-                    gast.MatMult: "__imatmul__", gast.Pow: "__ipow__", gast.FloorDiv: "__ifloordiv__",
-                    gast.Mod: "__imod__"}
+                   gast.MatMult: "__imatmul__", gast.Pow: "__ipow__", gast.FloorDiv: "__ifloordiv__",
+                   gast.Mod: "__imod__"}
 
 
 class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStates):

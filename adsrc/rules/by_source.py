@@ -3,19 +3,17 @@ own code (in every mode and to any order): a call of `np.cov(x)` in a differenti
 below. Each follows NumPy's documented meaning for the arguments it takes; an argument it does not take is
 refused by name (`_unsupported`) rather than ignored.
 
-IMPLEMENTATIONS maps the NumPy callable to its implementation; `implementation(obj)` also finds those for values
-(a `np.vectorize` object, a ufunc's `outer`/`reduce`/`accumulate`).
+IMPLEMENTATIONS maps the NumPy callable (and Python's, from python_source.py) to its implementation;
+`implementation(obj)` also finds those for values (a `np.vectorize` object, a ufunc's `outer`/`reduce`/
+`accumulate`).
 """
-
-import itertools
-import math
-import operator
-import statistics
 
 import numpy as np
 
 from ..errors import TransformError
 from . import nondiff
+from .python_source import (PYTHON_IMPLEMENTATIONS, max_by, max_of, min_by, min_of, next_item,  # noqa: F401
+                            next_item_or, next_split, next_split_or)
 
 _np_insert = np.insert            # the real one, called on index arrays only (constants)
 
@@ -467,199 +465,6 @@ ARGUMENT_FORMS = {
 }
 
 
-# -- Python's own functions without rules ------------------------------------------------------------------
-
-def max_by(items, key, default=None, has_default=False):
-    """max(items, key=key): the first item whose key is largest (max_of, min_by, min_of: the same)."""
-    items = list(items)
-    if not items:
-        if has_default:
-            return default
-        raise ValueError("max() iterable argument is empty")
-    best, best_key = 0, key(items[0])
-    for i in range(1, len(items)):
-        k = key(items[i])
-        if k > best_key:
-            best, best_key = i, k
-    return items[best]
-
-
-def min_by(items, key, default=None, has_default=False):
-    items = list(items)
-    if not items:
-        if has_default:
-            return default
-        raise ValueError("min() iterable argument is empty")
-    best, best_key = 0, key(items[0])
-    for i in range(1, len(items)):
-        k = key(items[i])
-        if k < best_key:
-            best, best_key = i, k
-    return items[best]
-
-
-def max_of(items, default=None, has_default=False):
-    items = list(items)
-    if not items:
-        if has_default:
-            return default
-        raise ValueError("max() iterable argument is empty")
-    best = items[0]
-    for i in range(1, len(items)):
-        best = max(best, items[i])
-    return best
-
-
-def min_of(items, default=None, has_default=False):
-    items = list(items)
-    if not items:
-        if has_default:
-            return default
-        raise ValueError("min() iterable argument is empty")
-    best = items[0]
-    for i in range(1, len(items)):
-        best = min(best, items[i])
-    return best
-
-
-def fsum_correction(items, total):
-    """math.fsum(items) - total: what exact summation changes of a plain sum (a constant)."""
-    return math.fsum(items) - total
-
-
-nondiff(fsum_correction, "fsum_correction")
-
-
-def fsum(seq):
-    items = list(seq)
-    total = sum(items)
-    return total + fsum_correction(items, total)
-
-
-def prod(iterable, *, start=1):
-    out = start
-    for v in iterable:
-        out = out * v
-    return out
-
-
-def dist(p, q):
-    return math.sqrt(sum((a - b) ** 2 for a, b in zip(p, q)))
-
-
-def divmod_(a, b):
-    return a // b, a % b
-
-
-def mean(data):
-    items = list(data)
-    if not items:
-        raise ValueError("mean requires at least one data point")
-    return sum(items) / len(items)
-
-
-def median(data):
-    items = sorted(data)
-    n = len(items)
-    if n == 0:
-        raise ValueError("no median for empty data")
-    if n % 2 == 1:
-        return items[n // 2]
-    return (items[n // 2 - 1] + items[n // 2]) / 2
-
-
-def variance(data, xbar=None):
-    items = list(data)
-    if len(items) < 2:
-        raise ValueError("variance requires at least two data points")
-    centre = mean(items) if xbar is None else xbar
-    return sum((v - centre) ** 2 for v in items) / (len(items) - 1)
-
-
-def pvariance(data, mu=None):
-    items = list(data)
-    if not items:
-        raise ValueError("pvariance requires at least one data point")
-    centre = mean(items) if mu is None else mu
-    return sum((v - centre) ** 2 for v in items) / len(items)
-
-
-def stdev(data, xbar=None):
-    return math.sqrt(variance(data, xbar))
-
-
-def pstdev(data, mu=None):
-    return math.sqrt(pvariance(data, mu))
-
-
-def accumulate(iterable, func=operator.add, *, initial=None):
-    items = list(iterable)
-    if initial is None:
-        if not items:
-            return []
-        total = items[0]
-        out = [total]
-        rest = items[1:]
-    else:
-        total = initial
-        out = [total]
-        rest = items
-    for v in rest:
-        total = func(total, v)
-        out.append(total)
-    return out
-
-
-def pairwise(iterable):
-    items = list(iterable)
-    return [(items[i], items[i + 1]) for i in range(len(items) - 1)]
-
-
-def chain(*iterables):
-    out = []
-    for it in iterables:
-        out = out + list(it)
-    return out
-
-
-def chain_from_iterable(iterables):
-    out = []
-    for it in iterables:
-        out = out + list(it)
-    return out
-
-
-def next_item(items):
-    """next(it) of an iterator read as the list of its items (frontend/next_calls.py)."""
-    if len(items) == 0:
-        raise StopIteration
-    return items[0]
-
-
-def next_item_or(items, default):
-    return items[0] if len(items) else default
-
-
-def next_split(items):
-    """(next(it), what is left of it) for an iterator read as the list of its items."""
-    if len(items) == 0:
-        raise StopIteration
-    return items[0], items[1:]
-
-
-def next_split_or(items, default):
-    return (items[0], items[1:]) if len(items) else (default, items)
-
-
-def islice(iterable, *args):
-    items = list(iterable)
-    if len(args) == 1:
-        return items[:args[0]]
-    if len(args) == 2:
-        return items[args[0]:args[1]]
-    return items[args[0]:args[1]:args[2]]
-
-
 IMPLEMENTATIONS = {
     np.cov: cov, np.corrcoef: corrcoef, np.nanmedian: nanmedian, np.nanpercentile: nanpercentile,
     np.nanquantile: nanquantile, np.vander: vander, np.polyfit: polyfit, np.geomspace: geomspace,
@@ -672,15 +477,7 @@ IMPLEMENTATIONS = {
 }
 if hasattr(np, "astype"):
     IMPLEMENTATIONS[np.astype] = astype
-IMPLEMENTATIONS.update({
-    math.fsum: fsum, math.prod: prod, math.dist: dist, divmod: divmod_, statistics.mean: mean,
-    statistics.fmean: mean, statistics.median: median, statistics.variance: variance,
-    statistics.pvariance: pvariance, statistics.stdev: stdev, statistics.pstdev: pstdev,
-    itertools.accumulate: accumulate, itertools.chain: chain, itertools.chain.from_iterable: chain_from_iterable,
-    itertools.islice: islice,
-})
-if hasattr(itertools, "pairwise"):
-    IMPLEMENTATIONS[itertools.pairwise] = pairwise
+IMPLEMENTATIONS.update(PYTHON_IMPLEMENTATIONS)
 
 _UFUNC_METHODS = {"outer": ufunc_outer, "reduce": ufunc_reduce, "accumulate": ufunc_accumulate}
 

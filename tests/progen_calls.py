@@ -1,0 +1,81 @@
+"""Statements of the program generator (methods of progen.Gen) for calls people write that pass things on:
+a lambda or nested function handed to a module function of the program's (`HIGHER_ORDER` below), `min`/`max`
+of several values or with a key, `next` on an iterator, and itertools' accumulate and pairwise."""
+
+from progen_expr import ARRAYS
+
+# module functions that take a function, written into every program
+HIGHER_ORDER = [
+    "def _iterate(fn, y, n):",
+    "    for _ in range(n):",
+    "        y = y + 0.1 * fn(y)",
+    "    return y",
+    "",
+    "",
+    "def _twice(fn, v, scale=1.0):",
+    "    return fn(fn(v) * scale)",
+    "",
+    "",
+]
+
+
+def _pad(ind):
+    return "    " * ind
+
+
+def s_passed(self, L, ind, sc, ctx, depth):
+    """y = _iterate(lambda v: ..., x, k) with the lambda reading the function's variables, or a closure
+    defined before (sc.funcs) handed to _twice."""
+    r, pad = self.r, _pad(ind)
+    y = self.name("y")
+    t = r.choice([()] + ARRAYS)
+    ones = [g for g, a in sc.funcs.items() if a == 1]
+    if ones and r.random() < 0.4:
+        fn = r.choice(ones)
+    else:
+        c = self.e((), sc, 2)
+        fn = r.choice([f"lambda v: np.tanh(v) * {c}", f"lambda v: -v * {c} + np.sin(v) * 0.5",
+                       f"lambda v: np.sin(v + {c})"])
+    if r.random() < 0.5:
+        L.append(f"{pad}{y} = _iterate({fn}, {self.e(t, sc, 1)}, {r.choice([1, 2, 3])})")
+    else:
+        L.append(f"{pad}{y} = _twice({fn}, {self.e(t, sc, 1)}{', scale=0.5' if r.random() < 0.4 else ''})")
+    sc.set(y, t, t != ())
+
+
+def s_extremum(self, L, ind, sc, ctx, depth):
+    """min/max of three values, or of an array's elements by a key."""
+    r, pad = self.r, _pad(ind)
+    y = self.name("y")
+    if r.random() < 0.5:
+        values = ", ".join(str(self.e((), sc, 1)) for _ in range(r.choice([3, 4])))
+        L.append(f"{pad}{y} = {r.choice(['min', 'max'])}({values})")
+    else:
+        a = self.e(r.choice(ARRAYS), sc, 1)
+        key = r.choice(["abs", "lambda v: (v - 0.3) ** 2", "lambda v: -v"])
+        L.append(f"{pad}{y} = {r.choice(['min', 'max'])}(list(np.ravel({a})), key={key})")
+    sc.set(y, (), False)
+
+
+def s_next(self, L, ind, sc, ctx, depth):
+    """The first element by `next`, then a loop over the rest of the iterator."""
+    r, pad = self.r, _pad(ind)
+    it, y = self.name("it"), self.name("y")
+    a = self.e(r.choice(ARRAYS), sc, 1)
+    L.append(f"{pad}{it} = iter(np.ravel({a}))")
+    L.append(f"{pad}{y} = next({it})")
+    L.append(f"{pad}for v in {it}:")
+    L.append(f"{pad}    {y} = {y} * {r.choice(['0.5', '0.9'])} + np.tanh(v)")
+    sc.set(y, (), False)
+
+
+def s_itertools(self, L, ind, sc, ctx, depth):
+    """A running sum, or a sum over neighbouring pairs, of an array's elements."""
+    r, pad = self.r, _pad(ind)
+    y = self.name("y")
+    a = self.e(r.choice(ARRAYS), sc, 1)
+    if r.random() < 0.5:
+        L.append(f"{pad}{y} = list(itertools.accumulate(np.ravel({a})))[-1] * 0.5")
+    else:
+        L.append(f"{pad}{y} = sum(u * w for u, w in itertools.pairwise(np.ravel({a})))")
+    sc.set(y, (), False)
