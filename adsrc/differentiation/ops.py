@@ -39,8 +39,9 @@ class OpAdjoints:
             return
         if isinstance(s.target, str):
             self.accumulate(src.id, g, out)
-        elif self.values[src.id].kind != "container":
-            # unpacking an array `a, b = x` (or what may be one): the rows' cotangents stacked (stack_cot
+        elif self.values[src.id].kind != "container" or self.values[src.id].items is None:
+            # unpacking an array `a, b = x` (or what may be one: a container rule's result, such as the
+            # replace_obj of a changed view, may be its array): the rows' cotangents stacked (stack_cot
             # leaves them a tuple when x turns out not to be an array)
             self.accumulate(src.id, self.hcall("stack_cot", g, src), out)
         else:

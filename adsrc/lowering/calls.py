@@ -197,10 +197,12 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         if fdef is None or not isinstance(getattr(fdef, "body", None), list) or not lifting.calls_itself(fdef):
             return None
         lifted = lifting.lift(fdef, self.uf, self.is_local, recursive=True)
-        if lifted is None:
+        made = closures.with_functions(self, *lifted) if lifted is not None else None
+        if made is None:
             return None
-        passed = [gast.keyword(arg=p, value=astutil.name(p)) for p in lifted[1]]
-        return gast.Call(func=astutil.name(self.bind(fdef.name + "_lifted", lifted[0])), args=list(e.args),
+        fn, _, kws = made        # (a function of this one it calls is passed on: closures.py)
+        passed = [gast.keyword(arg=k, value=v) for k, v in kws]
+        return gast.Call(func=astutil.name(self.bind(fn.__name__, fn)), args=list(e.args),
                          keywords=list(e.keywords) + passed)
 
     def emit_op(self, cls, target, expr, node, **fields):

@@ -94,9 +94,13 @@ def _function_value(norm, node):
 
 def _lifted(norm, fdef):
     lifted = lifting.lift(fdef, norm.uf, norm.is_local)
-    if lifted is None:
-        return None
-    fn, params = lifted
+    return None if lifted is None else with_functions(norm, *lifted)
+
+
+def with_functions(norm, fn, params):
+    """(fn, [], [(keyword, value)]) calling the lifted function fn with its variables `params` from here;
+    those that hold functions defined here are passed on as their own variables (a copy of fn takes
+    them), or None when that cannot be done."""
     kws = [(p, astutil.name(p)) for p in params]
     passed = {p: v for p, v in ((p, _function_value(norm, node)) for p, node in kws) if v is not None}
     if not passed:
@@ -111,9 +115,14 @@ def _lifted(norm, fdef):
 
 
 def _copyable(callee):
-    """A plain function of the user's (or of adsrc's NumPy versions) whose source adsrc can copy (no closure
-    cells: the copy would not share them). An installed library's functions are not copied."""
-    if not inspect.isfunction(callee) or callee.__code__.co_freevars or callee.__name__ == "<lambda>":
+    """A plain function of the user's (or of adsrc's NumPy versions) whose source adsrc can copy (its closure's
+    values are the copy's: a closure variable the function assigns would not be shared, but a function whose
+    source adsrc reads assigns none). An installed library's functions are not copied."""
+    if not inspect.isfunction(callee) or callee.__name__ == "<lambda>":
+        return False
+    try:
+        [c.cell_contents for c in callee.__closure__ or ()]
+    except ValueError:          # an empty cell: the copy could not have its value
         return False
     library = any(part in callee.__code__.co_filename for part in _LIBRARY_PATHS)
     return not library or (callee.__module__ or "").startswith("adsrc.rules.")
@@ -136,7 +145,9 @@ def _make(callee, closures):
     taken |= {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
     node.decorator_list = []
     node.name = f"{callee.__name__}_with_{'_'.join(closures)}"
-    values = {}
+    # its own closure's values (a lifted recursive copy reads itself so) stay its copy's closure values
+    values = {name: cell.cell_contents for name, cell in zip(callee.__code__.co_freevars, callee.__closure__ or ())}
+    taken |= set(values)
     partial_name = _fresh("partial", taken)
     values[partial_name] = functools.partial
     env = {}

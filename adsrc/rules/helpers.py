@@ -342,6 +342,8 @@ def item_vjp(g, x, args):
 @helper
 def reshape_like(g, x, order="C"):
     """Cotangent of x from the cotangent of a reshape (or ravel) of x that read it in `order`."""
+    if np.ndim(g) == 0 and np.size(x) != 1:
+        return full(g, x)            # a number standing for its broadcast (the symbolic zero, say)
     if order in (None, "C", "F"):
         return np.reshape(g, np.shape(x), order=order or "C")
     x = as_array(x)
