@@ -406,11 +406,6 @@ def _add_mixed(a, b):
         a, b = b, a
     if isinstance(b, dict):
         raise TypeError("internal error: adding an array cotangent to a dict cotangent")
-    if np.ndim(a) == 0 and not is_duck(a):
-        # a number standing for the broadcast cotangent of an array: b holds its rows' cotangents
-        shapes = [np.shape(v) for v in b if np.ndim(v) > 0]
-        rows = np.stack([np.broadcast_to(v, shapes[0] if shapes else ()) for v in b])
-        return rows + a
     parts = [add_cot(a[i], v) for i, v in enumerate(b)]
     return type(b)(parts) if isinstance(b, list) else tuple(parts)
 
