@@ -224,3 +224,21 @@ def dict_unpacked_into_a_function(w):
     params = {"a": w[0], "b": w[1]}
     options = {"c": w[2] * 3.0}
     return np.sum(_quadratic(xs, **params)) + np.sum(_quadratic(xs, w[1], **options))
+
+
+class Path:
+    def __init__(self, points):
+        self.points = points
+
+    def __iter__(self):
+        for i in range(len(self.points) - 1):
+            yield self.points[i], self.points[i + 1]
+
+
+@case(np.array([0.0, 0.1, 1.0, 1.0, 2.0, 0.5]))
+def iterating_an_object_whose_iter_yields(x):
+    path = Path([x[0:2], x[2:4], x[4:6]])
+    total = 0.0
+    for a, b in path:
+        total = total + np.sqrt(np.sum((a - b) ** 2))
+    return total

@@ -17,6 +17,8 @@ function or something adsrc cannot see into.
 import operator
 import types
 
+import inspect
+
 import gast
 
 
@@ -512,6 +514,12 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
     def sequence(self, e):
         """An atom that can be indexed by position: lists, tuples and arrays as they are, a dict's keys..."""
         if self.user_method(e, "__iter__"):
+            method = inspect.getattr_static(self.expression_class(e), "__iter__")
+            if method.__code__.co_flags & inspect.CO_GENERATOR:
+                # `def __iter__(self): ... yield ...`: a call of the method, which adsrc reads as returning
+                # the list of what it yields (frontend/generators.py)
+                items = gast.Call(func=gast.Attribute(value=e, attr="__iter__", ctx=gast.Load()), args=[], keywords=[])
+                return self.atom(gast.Call(func=self.builtin_name("list"), args=[items], keywords=[]))
             raise self.error(e, "adsrc iterates over a sequence by position, and this object's class defines its "
                                 "own `__iter__`, which adsrc does not follow.",
                              "Iterate over the data the object holds (`for v in obj.values:`), or give the class "
