@@ -943,6 +943,20 @@ def check_operand(x, symbol, name):
                              f"yourself (`{name}.{own[0]}(...)`).")
 
 
+def copy_object(obj):
+    """A shallow copy of an object of the user's class: a new object of its class with the same fields,
+    made without its copy protocol (which asks a class's `__getattr__` for `__setstate__` on an object with
+    no fields yet, and recurses, on Python 3.10), unless the class defines its own copying."""
+    cls = type(obj)
+    if isinstance(getattr(obj, "__dict__", None), dict) and cls.__new__ is object.__new__ and \
+            not any("__copy__" in vars(k) or "__reduce_ex__" in vars(k) or "__reduce__" in vars(k) or
+                    "__slots__" in vars(k) for k in cls.__mro__[:-1]):
+        out = object.__new__(cls)
+        out.__dict__.update(obj.__dict__)
+        return out
+    return copy.copy(obj)
+
+
 @helper
 def check_unpacked_keys(d, allowed, fname):
     """`f(..., **d)`: Python's TypeError for a key of d that is none of f's parameters left to pass."""

@@ -16,7 +16,7 @@ import types
 import numpy as np
 
 from . import pytree_nodes
-from .runtime import ARRAY_ATTRIBUTES, has_array_attributes, helper, is_zero, refuse_computed_attribute
+from .runtime import ARRAY_ATTRIBUTES, copy_object, has_array_attributes, helper, is_zero, refuse_computed_attribute
 
 _nd = np.ndarray
 
@@ -55,7 +55,7 @@ def zeros_tangent(x):
     if hasattr(type(x), "shape") and hasattr(type(x), "dtype"):      # (a class's __getattr__ is not asked)
         return np.zeros(np.shape(x), _float_dtype(np.dtype(x.dtype)))
     if isinstance(getattr(x, "__dict__", None), dict) and not isinstance(x, NOT_OBJECTS):
-        out = copy.copy(x)      # an object of the user's class: its attributes' tangents
+        out = copy_object(x)    # an object of the user's class: its attributes' tangents
         vars(out).update({k: zeros_tangent(v) for k, v in vars(x).items()})
         return out
     return 0.0
@@ -151,7 +151,7 @@ def record_tangent(ans, names, ts):
         return out
     if isinstance(out, tuple):
         return out._replace(**given)
-    out = copy.copy(out)
+    out = copy_object(out)
     for k, t in given.items():
         object.__setattr__(out, k, t)        # (a frozen dataclass too; no __post_init__ on tangents)
     return out

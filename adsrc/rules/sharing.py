@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 
-from ..runtime import add_cot, full, helper, is_zero, item_cot, unbroadcast
+from ..runtime import add_cot, copy_object, full, helper, is_zero, item_cot, unbroadcast
 from . import general, nondiff
 
 _nd = np.ndarray
@@ -179,7 +179,7 @@ def replace_field(obj, name, value):
         return obj._replace(**{name: value})
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return dataclasses.replace(obj, **{name: value})
-    out = copy.copy(obj)
+    out = copy_object(obj)
     setattr(out, name, value)
     return out
 
