@@ -242,3 +242,36 @@ def iterating_an_object_whose_iter_yields(x):
     for a, b in path:
         total = total + np.sqrt(np.sum((a - b) ** 2))
     return total
+
+
+class SquaredLoss:
+    def total(self, p):
+        return np.sum(p ** 2)
+
+
+class AbsoluteLoss:
+    def total(self, p):
+        return np.sum(np.abs(p))
+
+
+class CountedLayer:
+    made = 0
+
+    def __init__(self, w):
+        self.w = w
+        CountedLayer.made += 1            # a class-level counter: an effect, not a derivative
+
+    def __call__(self, x):
+        return np.tanh(self.w * x)
+
+
+@case(np.array([0.3, -1.2, 0.7]))
+def sort_by_key_losses_of_several_classes_and_a_class_counter(x):
+    rows = [{"v": x[0]}, {"v": x[1]}, {"v": x[2]}]
+    rows.sort(key=lambda r: r["v"])
+    vals = [x[0], x[1], x[2]]
+    vals.sort(key=abs, reverse=True)
+    total = rows[0]["v"] * 2.0 + rows[-1]["v"] ** 2 + vals[0] * 10.0 + vals[2]
+    for loss in [SquaredLoss(), AbsoluteLoss()]:
+        total = total + loss.total(x)
+    return total + np.sum(CountedLayer(x[0])(x))

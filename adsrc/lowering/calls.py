@@ -508,6 +508,16 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                 if target is not None:
                     self.emit(ir.Const(target, astutil.const(None)), e)
                 return
+            key = next((k.value for k in e.keywords if k.arg == "key"), None)
+            if name == "sort" and key is not None and not (isinstance(key, gast.Constant) and key.value is None):
+                # v.sort(key=f, reverse=r): v[:] = sorted(v, key=f, reverse=r), the same list changed in place
+                whole = gast.Subscript(value=astutil.clone(f.value), slice=gast.Slice(lower=None, upper=None, step=None),
+                                       ctx=gast.Store())
+                call = gast.Call(func=self.builtin_name("sorted"), args=[astutil.clone(f.value)], keywords=e.keywords)
+                self.assign_to(gast.copy_location(whole, e), gast.copy_location(call, e))
+                if target is not None:
+                    self.emit(ir.Const(target, astutil.const(None)), e)
+                return
             if any(isinstance(a, gast.Starred) for a in e.args) or e.keywords and name != "sort":
                 raise self.error(e, f"`.{name}()` changes its object in place, and adsrc follows that only with "
                                     "its arguments written out (no `*` or keywords).", "Pass the arguments one by one.")

@@ -12,6 +12,7 @@ import gast
 
 from .. import astutil, rules as rules_mod
 from ..ir import nodes as ir
+from . import object_classes
 
 
 class _Range:
@@ -129,6 +130,8 @@ class Loops:
             return False
         for k in range(n):
             self.unrolled_target(s.target, _plan_item(plan, k), s)
+            if plan[0] == "display" and plan[3][k] is not None and isinstance(s.target, gast.Name):
+                self.local_classes[s.target.id] = plan[3][k]      # this copy's object: its methods are followed
             for inner in astutil.clone(s.body):
                 self.stmt = inner
                 self.statement(inner)
@@ -157,17 +160,21 @@ class Loops:
         return None if values is None else ("seq", values, node)
 
     def functions_display(self, node):
-        """`for fn in (np.sin, np.cos):` or `[lambda v: v, lambda v: v ** 2]`: a tuple or list display of
-        functions (known when transforming, or lambdas), unrolled so that each call `fn(x)` is followed."""
+        """`for fn in (np.sin, np.cos):`, `[lambda v: v, lambda v: v ** 2]` or `[MSE(), L1()]`: a tuple or list
+        display of functions (known when transforming, or lambdas) or of new objects, unrolled so that each call
+        `fn(x)` or `loss.total(x)` is followed."""
         if not isinstance(node, (gast.Tuple, gast.List)) or not node.elts:
             return None
-        known = []
+        known, classes = [], []
         for elt in node.elts:
-            value = self.static(elt) if not isinstance(elt, gast.Lambda) else None
-            if value is rules_mod.NOT_STATIC or value is not None and (not callable(value) or isinstance(value, type)):
+            made = object_classes.made_class(self.resolved(elt.func)) if isinstance(elt, gast.Call) else None
+            value = self.static(elt) if not isinstance(elt, (gast.Lambda, gast.Call)) else None
+            if made is None and isinstance(elt, gast.Call) or value is rules_mod.NOT_STATIC or \
+                    value is not None and (not callable(value) or isinstance(value, type)):
                 return None
             known.append(value)
-        return ("display", node, known)
+            classes.append(made)        # `for loss in [MSE(), L1()]:` objects of classes adsrc follows
+        return ("display", node, known, classes)
 
     def unrolled_target(self, target, item, node):
         """Bind a loop target to one item of an unrolled iteration (objects become known)."""

@@ -28,6 +28,7 @@ from ..ir import nodes as ir
 from ..names import Namer
 from .. import rules as rules_mod
 from . import factories
+from .object_classes import user_class
 from .calls import Calls
 from .expressions import Expressions, subscript_temp
 from .local_classes import LocalClasses
@@ -300,6 +301,12 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
                                                    ctx=gast.Load())), s)
             self.foreign_item(t, gast.BinOp(left=astutil.name(old), op=s.op, right=s.value))
             return
+        if isinstance(t, gast.Attribute) and self.foreign_class(t) is not None:
+            # Layer.count += 1 in __init__: the class's attribute as it is now, then the new value written back
+            old = self.temp(t.attr)
+            self.emit(ir.Const(old, gast.Attribute(value=self.foreign_class(t), attr=t.attr, ctx=gast.Load())), s)
+            self.foreign_attribute(t, gast.BinOp(left=astutil.name(old), op=s.op, right=s.value))
+            return
         method = INPLACE_METHODS.get(type(s.op))
         if isinstance(t, gast.Name) and method is not None and self.user_method(t, method):
             # a += v on an object of the user's class with its own __iadd__: a = a.__iadd__(v)
@@ -437,6 +444,8 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
             base = self.subscript_base(t)
             index = self.index(t.slice)
             self.emit(ir.SetItem(base, index, self.atom(value)), t)
+        elif isinstance(t, gast.Attribute) and self.foreign_class(t) is not None:
+            self.foreign_attribute(t, value)        # Model.default_scale = 2.0: a class's attribute
         elif isinstance(t, gast.Attribute) and self.property_setter(t.value, t.attr) is not None:
             # o.a = v with `a` a property of o's class: its setter called with o and v
             setter = self.property_setter(t.value, t.attr)
@@ -474,6 +483,20 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
             return None
         obj = self.static(t.value)
         return astutil.name(self.bind(t.value.id, obj)) if type(obj) in (dict, list) else None
+
+    def foreign_class(self, t):
+        """For `C.a` with C a global or closure name of a class of the user's (a class-level counter): a name
+        bound to the class in generated code, else None."""
+        if not isinstance(t.value, gast.Name) or self.is_local(t.value.id):
+            return None
+        obj = self.static(t.value)
+        return astutil.name(self.bind(t.value.id, obj)) if isinstance(obj, type) and user_class(obj) else None
+
+    def foreign_attribute(self, t, value):
+        """`C.a = value` on a class, run for its effect with value as it is (like a global dict's item)."""
+        expr = astutil.call(astutil.name(self.bind("setattr", setattr)),
+                            [self.foreign_class(t), astutil.const(t.attr), self.atom(value)])
+        self.emit(ir.Effect(expr, writes=t.value.id), t)
 
     def foreign_item(self, t, value):
         """`G[k] = value` into a container adsrc does not own, run for its effect with value as it is; the
