@@ -511,8 +511,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             key = next((k.value for k in e.keywords if k.arg == "key"), None)
             if name == "sort" and key is not None and not (isinstance(key, gast.Constant) and key.value is None):
                 # v.sort(key=f, reverse=r): v[:] = sorted(v, key=f, reverse=r), the same list changed in place
-                whole = gast.Subscript(value=astutil.clone(f.value), slice=gast.Slice(lower=None, upper=None, step=None),
-                                       ctx=gast.Store())
+                everything = gast.Slice(lower=None, upper=None, step=None)
+                whole = gast.Subscript(value=astutil.clone(f.value), slice=everything, ctx=gast.Store())
                 call = gast.Call(func=self.builtin_name("sorted"), args=[astutil.clone(f.value)], keywords=e.keywords)
                 self.assign_to(gast.copy_location(whole, e), gast.copy_location(call, e))
                 if target is not None:
