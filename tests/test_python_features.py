@@ -135,3 +135,24 @@ def test_methods_of_a_differentiated_dataclass_or_namedtuple_are_followed(fn, pa
             return fn(moved, data)
         expected = (along(1e-6) - along(-1e-6)) / 2e-6
         np.testing.assert_allclose(getattr(g, field), expected, rtol=1e-6, atol=1e-8)
+
+
+def next_in_a_nested_function(x):
+    def first_two(v):
+        it = iter(v)
+        a = next(it)
+        b = next(it)
+        return a * b
+    return first_two(x) + first_two(x[1:])
+
+
+def test_next_in_a_nested_function_is_followed_and_next_inside_an_expression_is_refused_by_name():
+    x = np.array([0.3, 1.2, 0.8])
+    np.testing.assert_allclose(adsrc.grad(next_in_a_nested_function)(x),
+                               central_grad(next_in_a_nested_function, x), rtol=1e-6, atol=1e-8)
+
+    def inside_an_expression(v):
+        it = iter(v)
+        return next(it) * next(it)
+    with pytest.raises(TransformError, match=r"advanced by `next` inside an expression"):
+        adsrc.grad(inside_an_expression)(x)

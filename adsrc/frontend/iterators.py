@@ -45,6 +45,12 @@ def check_iterators(uf):
                  isinstance(n.ctx, gast.Load)]
         if not reads:
             continue
+        advanced = [r for r in reads if _advanced_by_next(r, parents)]
+        if advanced:
+            raise uf.error(advanced[0], f"`{name}`, {what}, is advanced by `next` inside an expression, which adsrc "
+                                        "does not follow.",
+                           f"Write `v = next({name})` as a statement of its own (adsrc follows that), or make "
+                           f"`{name}` a list and index it.")
         if len(reads) > 1:
             _refuse(uf, reads[1], name, what, "is read a second time; in Python it is empty by then")
         read = reads[0]
@@ -57,25 +63,31 @@ def check_iterators(uf):
                                           "when they are read")
 
 
+def _advanced_by_next(read, parents):
+    call = parents.get(read)
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id == "next" and \
+        call.args and call.args[0] is read
+
+
 def _iterator(uf, value):
     """A description of the iterator `value` makes, or None."""
     if isinstance(value, gast.GeneratorExp):
-        return "generator expression"
+        return "a generator expression"
     if not isinstance(value, gast.Call) or not isinstance(value.func, gast.Name):
         return None
     fname = value.func.id
     local = [n for n in own_nodes(uf.node) if isinstance(n, gast.FunctionDef) and n.name == fname]
     if local:
         generator = len(local) == 1 and (yields(local[0]) or getattr(local[0], "adsrc_generator", False))
-        return "generator" if generator else None
+        return "a generator" if generator else None
     if fname in uf.locals:
         return None
     obj = uf.globals.get(fname, getattr(builtins, fname, None))
     if obj is getattr(builtins, fname, None) and fname in _ITERATOR_BUILTINS:
-        return f"`{fname}(...)` iterator"
+        return f"the iterator of `{fname}(...)`"
     code = getattr(obj, "__code__", None)
     if code is not None and code.co_flags & 0x20:       # CO_GENERATOR
-        return "generator"
+        return "a generator"
     return None
 
 
@@ -119,6 +131,6 @@ _CHANGING = frozenset({"append", "extend", "insert", "pop", "clear", "update", "
 
 
 def _refuse(uf, node, name, what, problem):
-    raise uf.error(node, f"`{name}`, a {what}, {problem}. adsrc computes its items once, where it is made.",
+    raise uf.error(node, f"`{name}`, {what}, {problem}. adsrc computes its items once, where it is made.",
                    f"Make it a list (`{name} = [...]` or `list(...)`) if it is read more than once, or pass it "
                    "straight to what reads it.")

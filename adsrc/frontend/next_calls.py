@@ -23,20 +23,26 @@ _MAKERS = ("iter", "map", "filter", "zip", "enumerate", "reversed")
 
 
 def rewrite_next_calls(uf):
-    """Rewrite, in place, the iterators uf's own scope makes and advances with `next`; returns whether any."""
-    nodes = own_nodes(uf.node)
+    """Rewrite, in place, the iterators uf's scopes (its own and its nested functions') make and advance with
+    `next`; returns whether any."""
+    scopes = [uf.node] + [n for n in gast.walk(uf.node) if isinstance(n, gast.FunctionDef) and n is not uf.node]
+    return any([_rewrite_scope(uf, scope) for scope in scopes])
+
+
+def _rewrite_scope(uf, scope):
+    nodes = own_nodes(scope)
     for n in nodes:          # next(v for v in xs if ...) of an iterator made right there
         if _is_next(n) and _makes_iterator(uf, n.args[0]):
             n.args[0] = _as_list(n.args[0])
             _call_helper(n, "next_item" if len(n.args) == 1 else "next_item_or")
-    names = _advanced(uf, nodes)
+    names = _advanced(uf, scope, nodes)
     if not names:
         return False
     for s in nodes:
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and \
                 s.targets[0].id in names:
             s.value = _as_list(s.value)
-    for holder in [uf.node] + nodes:
+    for holder in [scope] + nodes:
         for field in ("body", "orelse", "finalbody"):
             stmts = getattr(holder, field, None)
             if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
@@ -46,7 +52,7 @@ def rewrite_next_calls(uf):
     return True
 
 
-def _advanced(uf, nodes):
+def _advanced(uf, scope, nodes):
     """Names bound once to an iterator the function makes, read only by `next` calls (as a statement's value)
     and loops over them."""
     bound = {}
@@ -59,7 +65,7 @@ def _advanced(uf, nodes):
         stores = [n for n in nodes if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)]
         if len(assigns) != 1 or len(stores) != 1:
             continue
-        reads = [n for n in gast.walk(uf.node) if isinstance(n, gast.Name) and n.id == name and
+        reads = [n for n in gast.walk(scope) if isinstance(n, gast.Name) and n.id == name and
                  isinstance(n.ctx, gast.Load)]
         nexts = [s for s in nodes if _next_of(s, name) is not None]
         loops = [s for s in nodes if isinstance(s, gast.For) and isinstance(s.iter, gast.Name) and s.iter.id == name]
