@@ -15,8 +15,6 @@ from . import nondiff
 from .python_source import (PYTHON_IMPLEMENTATIONS, max_by, max_of, min_by, min_of, next_item,  # noqa: F401
                             next_item_or, next_split, next_split_or)
 
-_np_insert = np.insert            # the real one, called on index arrays only (constants)
-
 
 def frexp_exponent(x):
     return np.frexp(x)[1]
@@ -33,7 +31,18 @@ def histogram_bins(a, edges):
     return np.where((a < edges[0]) | (a > edges[-1]), -1, index)
 
 
+def insert_positions(shape, obj, values_shape, axis):
+    """Where np.insert(arr, obj, values, axis) puts arr's elements and values' (positions in each, -1 for the
+    other's), found by NumPy's own insert on index arrays."""
+    size = int(np.prod(shape))
+    from_arr = np.insert(np.reshape(np.arange(size), shape), obj, -1, axis=axis)
+    from_values = np.insert(np.full(shape, -1), obj, np.reshape(np.arange(int(np.prod(values_shape))), values_shape),
+                            axis=axis)
+    return from_arr, from_values
+
+
 nondiff(frexp_exponent, "frexp_exponent")     # constants: no derivative flows through them
+nondiff(insert_positions, "insert_positions")
 nondiff(unwrap_shift, "unwrap_shift")
 nondiff(histogram_bins, "histogram_bins")
 
@@ -191,15 +200,12 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 
 
 def insert(arr, obj, values, axis=None):
-    """Through index arrays: where arr's elements and values' elements go, found by NumPy's own insert."""
+    """Through index arrays: where arr's elements and values' elements go (insert_positions)."""
     arr = np.asarray(arr)
     if axis is None:
         arr = np.ravel(arr)
         axis = 0
-    positions = np.reshape(np.arange(arr.size), arr.shape)
-    from_arr = _np_insert(positions, obj, -1, axis=axis)
-    from_values = _np_insert(np.full(arr.shape, -1), obj, np.reshape(np.arange(np.size(values)), np.shape(values)),
-                             axis=axis)
+    from_arr, from_values = insert_positions(arr.shape, obj, np.shape(values), axis)
     kept = np.ravel(arr)[np.maximum(from_arr, 0)]
     if np.size(values) == 0:
         return kept
