@@ -134,10 +134,11 @@ def attribute_classes(cls, attr):
 
 
 def instance_fields(cls):
-    """The names any method of cls (and of its bases) assigns as `self.name = ...`."""
+    """The names any method of cls (and of its bases) assigns as `self.name = ...`, and a dataclass's fields."""
     found = _FIELDS.get(cls)
     if found is None:
-        found = set()
+        import dataclasses
+        found = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
         for k in cls.__mro__[:-1]:
             for fn in vars(k).values():
                 fdef = _parse(fn) if inspect.isfunction(fn) else None
