@@ -101,19 +101,18 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
-    if out is not None:
-        _unsupported("np.nanpercentile", "out=")
-    if method != "linear":
-        _unsupported("np.nanpercentile", "method=")
+    _linear_only("np.nanpercentile", out, method)
     return _nan_reduced("np.nanpercentile", a, axis, keepdims, lambda r: np.percentile(r, q))
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
-    if out is not None:
-        _unsupported("np.nanquantile", "out=")
-    if method != "linear":
-        _unsupported("np.nanquantile", "method=")
+    _linear_only("np.nanquantile", out, method)
     return _nan_reduced("np.nanquantile", a, axis, keepdims, lambda r: np.quantile(r, q))
+
+
+def _linear_only(name, out, method):
+    if out is not None or method != "linear":
+        _unsupported(name, "out= or a method but 'linear'")
 
 
 def histogram(a, bins=10, range=None, density=None, weights=None):

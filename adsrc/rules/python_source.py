@@ -9,57 +9,43 @@ import statistics
 from . import nondiff
 
 
-def max_by(items, key, default=None, has_default=False):
-    """max(items, key=key): the first item whose key is largest (max_of, min_by, min_of: the same)."""
-    items = list(items)
+def best_position(keys, larger):
+    """The position of the first largest (larger) or smallest key (a constant: keys are only compared)."""
+    best = 0
+    for i in range(1, len(keys)):
+        if keys[i] > keys[best] if larger else keys[i] < keys[best]:
+            best = i
+    return best
+
+
+nondiff(best_position, "best_position")
+
+
+def _first_best(items, key, default, has_default, larger):
+    """max/min(items, key=key, default=default): the first item whose key is largest (smallest)."""
     if not items:
         if has_default:
             return default
-        raise ValueError("max() iterable argument is empty")
-    best, best_key = 0, key(items[0])
-    for i in range(1, len(items)):
-        k = key(items[i])
-        if k > best_key:
-            best, best_key = i, k
-    return items[best]
+        raise ValueError(f"{'max' if larger else 'min'}() iterable argument is empty")
+    if key is None:
+        return items[best_position(items, larger)]
+    return items[best_position([key(v) for v in items], larger)]
+
+
+def max_by(items, key, default=None, has_default=False):
+    return _first_best(list(items), key, default, has_default, True)
 
 
 def min_by(items, key, default=None, has_default=False):
-    items = list(items)
-    if not items:
-        if has_default:
-            return default
-        raise ValueError("min() iterable argument is empty")
-    best, best_key = 0, key(items[0])
-    for i in range(1, len(items)):
-        k = key(items[i])
-        if k < best_key:
-            best, best_key = i, k
-    return items[best]
+    return _first_best(list(items), key, default, has_default, False)
 
 
 def max_of(items, default=None, has_default=False):
-    items = list(items)
-    if not items:
-        if has_default:
-            return default
-        raise ValueError("max() iterable argument is empty")
-    best = items[0]
-    for i in range(1, len(items)):
-        best = max(best, items[i])
-    return best
+    return _first_best(list(items), None, default, has_default, True)
 
 
 def min_of(items, default=None, has_default=False):
-    items = list(items)
-    if not items:
-        if has_default:
-            return default
-        raise ValueError("min() iterable argument is empty")
-    best = items[0]
-    for i in range(1, len(items)):
-        best = min(best, items[i])
-    return best
+    return _first_best(list(items), None, default, has_default, False)
 
 
 def fsum_correction(items, total):
