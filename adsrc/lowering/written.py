@@ -32,7 +32,16 @@ class Written:
                 target in self.single:
             # v = np.vectorize(f): calls v(x) are calls of by_source.vectorized_1(f, x)
             self.functions[target] = ("vectorized", e.args[0])
-            self.emit_op(ir.Const, target, astutil.const(None), e)
+            reads = [n for n in gast.walk(self.uf.node) if isinstance(n, gast.Name) and n.id == target and
+                     isinstance(n.ctx, gast.Load)]
+            calls = [n.func for n in gast.walk(self.uf.node) if isinstance(n, gast.Call) and n.func in reads]
+            if len(calls) == len(reads):        # only ever called: nothing reads the object itself
+                self.emit_op(ir.Const, target, astutil.const(None), e)
+                return True
+            made = gast.Call(func=astutil.name(self.bind("vectorize", np.vectorize)), args=[self.atom(e.args[0])],
+                             keywords=[])
+            self.emit_op(ir.Opaque, target, made, e, describe="a np.vectorize object used as a value",
+                         hint="Call it in this function.", function=True)
             return True
         try:
             written = by_source.implementation(obj)
