@@ -16,7 +16,8 @@ import numpy as np
 import adsrc
 
 CASE_FILES = ["cases_core", "cases_control", "cases_methods", "cases_ordinary", "cases_programs", "cases_changes",
-              "cases_nested", "cases_passed", "cases_numpy_written", "cases_python_features", "cases_try", "cases_syntax"]
+              "cases_nested", "cases_passed", "cases_numpy_written", "cases_python_features", "cases_try",
+              "cases_syntax"]
 
 
 def all_cases():

@@ -258,7 +258,7 @@ class Objects:
         """`v.name(...)` with name a staticmethod (or classmethod) of v's known class: the function called with
         the call's arguments (after the class): True, or False for any other call."""
         v, name = e.func.value, e.func.attr
-        cls = self.known_class(v) or self.inferred_class(v)
+        cls = self.known_class(v)
         method = inspect.getattr_static(cls, name, None) if cls is not None else None
         if not isinstance(method, (staticmethod, classmethod)) or not is_user_function(method.__func__):
             return False
@@ -279,11 +279,34 @@ class Objects:
         if isinstance(attr, property) and is_user_function(attr.fget):
             return attr.fget, False
         if isinstance(attr, functools.cached_property) and is_user_function(attr.func):
-            return attr.func, False        # computed at each read (the object does not change in between)
+            if self.read_again(v, name) and self.changes_object(v):
+                raise self.error(v, f"`{cls.__name__}.{name}` is a functools.cached_property, which Python computes "
+                                    f"once, and this function changes `{v.id}` (or calls its methods): adsrc "
+                                    "computes it at each read, and could differ.",
+                                 "Use a plain @property, or read it into a variable once.")
+            return attr.func, False        # computed at each read: the object does not change in between
         hook = inspect.getattr_static(cls, "__getattr__", None)
         if attr is None and is_user_function(hook) and name not in object_classes.instance_fields(cls):
             return hook, True
         return None
+
+    def read_again(self, v, name):
+        """Is `v.name` read more than once (in two places, or in a loop)?"""
+        loops = [n for n in gast.walk(self.uf.node) if isinstance(n, (gast.For, gast.While))]
+        reads = [n for n in gast.walk(self.uf.node) if isinstance(n, gast.Attribute) and n.attr == name and
+                 isinstance(n.value, gast.Name) and n.value.id == v.id and isinstance(n.ctx, gast.Load)]
+        return len(reads) > 1 or any(r in list(gast.walk(loop)) for r in reads for loop in loops)
+
+    def changes_object(self, v):
+        """Does the function assign an attribute of the name v, or call a method on it?"""
+        for n in gast.walk(self.uf.node):
+            if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id == v.id and \
+                    isinstance(n.ctx, gast.Store):
+                return True
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                    isinstance(n.func.value, gast.Name) and n.func.value.id == v.id:
+                return True
+        return False
 
     def property_setter(self, v, name):
         """The setter `v.name = x` calls when v's class is known and gives `name` a property with one written

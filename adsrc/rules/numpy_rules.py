@@ -232,6 +232,8 @@ if _np("matrix_transpose"):
 general(np.broadcast_to, "np.broadcast_to", "array, shape", array="sum_like(g, array)")
 general(np.broadcast_arrays, "np.broadcast_arrays", "x, y=None, z=None, /", tuple_output=True,
         x="sum_like_tuple(g, x, 0)", y="sum_like_tuple(g, y, 1)", z="sum_like_tuple(g, z, 2)")
+
+
 def _copies(copy=True, **_):
     if copy is not True:
         raise TypeError("adsrc's rule for np.array supports only `copy=True` (a new array); for an array that "
