@@ -116,6 +116,12 @@ def _lookup(node, fun):
     return None
 
 
+def computes_first(fun):
+    """Is fun a function of the user's that makes a function but computes something first (not a factory)?"""
+    from .object_classes import is_user_function
+    return is_user_function(fun) and not is_factory(fun)
+
+
 def call_early(fun, args, kwargs):
     """fun(*args, **kwargs) now, if fun is a factory: the function it makes, else NOT_STATIC."""
     if not is_factory(fun):

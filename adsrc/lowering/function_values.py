@@ -77,7 +77,7 @@ class FunctionValues:
             if obj is not rules_mod.NOT_STATIC:
                 self.functions[target] = ("alias", astutil.name(self.bind(target, obj)))
             elif factories.fixed_arguments(value, self.single, self.uf.node) and \
-                    factories.is_factory(self.static(value.func)):
+                    not factories.computes_first(self.static(value.func)):
                 # step = make_step(a); step(x), with make_step only making the function: running its body again
                 # at each call changes nothing (a body that computes first, say draws random numbers, would)
                 self.functions[target] = ("applied", value)
