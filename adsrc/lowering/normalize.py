@@ -14,10 +14,9 @@ function or something adsrc cannot see into.
 """
 
 
+import inspect
 import operator
 import types
-
-import inspect
 
 import gast
 
@@ -493,7 +492,13 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         return astutil.name(self.bind(t.value.id, obj)) if isinstance(obj, type) and user_class(obj) else None
 
     def foreign_attribute(self, t, value):
-        """`C.a = value` on a class, run for its effect with value as it is (like a global dict's item)."""
+        """`C.a = value` on a class, run for its effect with value as it is (like a global dict's item); refused
+        if the function also reads `C.a`, which adsrc reads when it transforms (it would not see the change)."""
+        if any(isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Load) and n.attr == t.attr and
+               isinstance(n.value, gast.Name) and n.value.id == t.value.id for n in gast.walk(self.uf.node)):
+            raise self.error(t, f"this function changes `{t.value.id}.{t.attr}` and reads it too; adsrc reads a "
+                                "class's attribute when it transforms the function, so it would not see the change.",
+                             "Keep the value in a variable of the function, or in a global dict.")
         expr = astutil.call(astutil.name(self.bind("setattr", setattr)),
                             [self.foreign_class(t), astutil.const(t.attr), self.atom(value)])
         self.emit(ir.Effect(expr, writes=t.value.id), t)
