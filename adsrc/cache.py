@@ -18,6 +18,18 @@ import threading
 
 log = logging.getLogger("adsrc.cache")
 
+
+def made_once(table, key, make, limit=256):
+    """table[key], made by make() the first time; the table is emptied when it grows past limit (what
+    transformations make once per function: lifted copies, rewritten callees, classes)."""
+    made = table.get(key)
+    if made is None:
+        if len(table) > limit:
+            table.clear()
+        made = table[key] = make()
+    return made
+
+
 CacheInfo = collections.namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize"])
 
 DEFAULT_MAXSIZE = 64

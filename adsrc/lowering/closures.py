@@ -23,6 +23,7 @@ import inspect
 import gast
 
 from .. import astutil
+from ..cache import made_once
 from .. import rules as rules_mod
 from ..frontend.source import define_made, lambda_to_def, load
 from . import lifting
@@ -131,12 +132,7 @@ def _copyable(callee):
 
 def _copy(callee, closures):
     key = (callee, tuple((p, fn, len(pos), tuple(k for k, _ in kws)) for p, (fn, pos, kws) in closures.items()))
-    made = _COPIES.get(key)
-    if made is None:
-        if len(_COPIES) > 256:
-            _COPIES.clear()
-        made = _COPIES[key] = _make(callee, closures)
-    return made
+    return made_once(_COPIES, key, lambda: _make(callee, closures))
 
 
 def _make(callee, closures):

@@ -35,6 +35,7 @@ import types
 import gast
 
 from .. import astutil
+from ..cache import made_once
 from ..frontend.source import _file_tree, _find_def, define
 from ..rules import NOT_STATIC
 
@@ -145,13 +146,7 @@ def then_call(fun, nargs):
         return None
     if not is_factory(fun) and not _returns_functions(fun):
         return None
-    key = (fun.__code__, nargs)
-    made = _APPLIED.get(key)
-    if made is None:
-        if len(_APPLIED) > 256:
-            _APPLIED.clear()
-        made = _APPLIED[key] = _make_then_call(fun, nargs)
-    return made
+    return made_once(_APPLIED, (fun.__code__, nargs), lambda: _make_then_call(fun, nargs))
 
 
 def _returns_functions(fun):

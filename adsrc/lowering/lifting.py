@@ -31,6 +31,7 @@ import copy
 import gast
 
 from .. import astutil
+from ..cache import made_once
 from ..frontend.source import define, define_made, lambda_to_def, local_names
 
 _LIFTED = {}      # (outer code, the def's text, parameters) -> the lifted function (bounded)
@@ -90,12 +91,7 @@ def lift(fdef, uf, is_local, recursive=False):
     free = [n for n in free if not (recursive and n == fdef.name)]
     params = [n for n in free if is_local(n) or n in uf.cells or (n not in uf.globals and not hasattr(builtins, n))]
     key = (uf.fun.__code__, gast.dump(fdef), tuple(params), recursive)   # (two lambdas on a line differ in text)
-    made = _LIFTED.get(key)
-    if made is None:
-        if len(_LIFTED) > 256:
-            _LIFTED.clear()
-        made = _LIFTED[key] = _make(fdef, uf, params, recursive)
-    return made, params
+    return made_once(_LIFTED, key, lambda: _make(fdef, uf, params, recursive)), params
 
 
 def _make(fdef, uf, params, recursive):
@@ -123,11 +119,6 @@ def gradient(maker, fn, options, keywords):
     not accepted or not hashable."""
     try:
         key = (maker, fn, tuple(options), tuple(sorted(keywords.items())))
-        made = _GRADIENTS.get(key)
-        if made is None:
-            if len(_GRADIENTS) > 256:
-                _GRADIENTS.clear()
-            made = _GRADIENTS[key] = maker(fn, *options, **keywords)
+        return made_once(_GRADIENTS, key, lambda: maker(fn, *options, **keywords))
     except TypeError:
         return None
-    return made

@@ -12,6 +12,7 @@ import copy
 
 import gast
 
+from ..cache import made_once
 from ..frontend.source import define_made
 from .lifting import free_names
 
@@ -33,11 +34,7 @@ class LocalClasses:
                              f"Pass `{reads[0]}` to the class's `__init__`, or define the class at module level.")
         given = {n: self.static_locals[n] for n in sorted(_free_in_class(s)) if n in self.static_locals}
         key = (self.uf.fun.__code__, gast.dump(s), tuple((n, id(v)) for n, v in given.items()))
-        cls = _MADE.get(key)
-        if cls is None:
-            if len(_MADE) > 256:
-                _MADE.clear()
-            cls = _MADE[key] = _make(s, self.uf, given)
+        cls = made_once(_MADE, key, lambda: _make(s, self.uf, given))
         self.static_locals[s.name] = cls
         from ..ir import nodes as ir
         from .. import astutil
