@@ -154,14 +154,22 @@ def instance_fields(cls):
 _FIELDS = {}
 
 
-def returns_self_or(fn, cls):
-    """Does each `return` of the method fn give its first parameter, or a new object of cls?"""
+def _returns(fn):
+    """(the name of fn's first parameter, a resolver of fn's globals, the values of fn's `return`s), or None
+    when fn has no source or no parameter."""
     fdef = _parse(fn)
     if fdef is None or not fdef.args.args:
+        return None
+    return fdef.args.args[0].arg, _resolver(fn.__globals__), [n.value for n in ast.walk(fdef)
+                                                              if isinstance(n, ast.Return)]
+
+
+def returns_self_or(fn, cls):
+    """Does each `return` of the method fn give its first parameter, or a new object of cls?"""
+    found = _returns(fn)
+    if found is None:
         return False
-    me = fdef.args.args[0].arg
-    returns = [n.value for n in ast.walk(fdef) if isinstance(n, ast.Return)]
-    resolve = _resolver(fn.__globals__)
+    me, resolve, returns = found
     return bool(returns) and all(isinstance(v, ast.Name) and v.id == me or
                                  isinstance(v, ast.Call) and made_class(resolve(v.func)) is cls for v in returns)
 
@@ -171,12 +179,10 @@ def factory_class(fn):
     calls its first parameter (`return cls(w, 0.5)`) or makes one of one class; else None."""
     if not (isinstance(fn, types.MethodType) and isinstance(fn.__self__, type) and is_user_function(fn.__func__)):
         return None
-    fdef = _parse(fn.__func__)
-    if fdef is None or not fdef.args.args:
+    found = _returns(fn.__func__)
+    if found is None:
         return None
-    me = fdef.args.args[0].arg
-    resolve = _resolver(fn.__func__.__globals__)
-    returns = [n.value for n in ast.walk(fdef) if isinstance(n, ast.Return)]
+    me, resolve, returns = found
     classes = {fn.__self__ if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == me else
                made_class(resolve(v.func)) if isinstance(v, ast.Call) else None for v in returns}
     found = classes.pop() if len(classes) == 1 else None
