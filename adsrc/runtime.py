@@ -553,6 +553,15 @@ def add_attr(dx, x, name, g):
 
 
 _STORED_FIELDS = set()
+_SETATTR = {}       # class -> does it define its own __setattr__ in Python (a frozen dataclass's does not count)
+
+
+def own_setattr(cls):
+    found = _SETATTR.get(cls)
+    if found is None:
+        found = _SETATTR[cls] = isinstance(inspect.getattr_static(cls, "__setattr__", None), types.FunctionType) \
+            and not getattr(getattr(cls, "__dataclass_params__", None), "frozen", False)
+    return found
 
 
 def refuse_computed_attribute(x, name):
@@ -561,8 +570,7 @@ def refuse_computed_attribute(x, name):
     if (type(x), name) in _STORED_FIELDS or (isinstance(x, tuple) and hasattr(x, "_fields")):
         return
     from .errors import TransformError
-    if isinstance(inspect.getattr_static(type(x), "__setattr__", None), types.FunctionType) and \
-            not getattr(getattr(type(x), "__dataclass_params__", None), "frozen", False):
+    if own_setattr(type(x)):
         raise TransformError(f"adsrc differentiated `.{name}` of a {type(x).__name__} as a stored field, but "
                              f"{type(x).__name__} defines its own `__setattr__`, which adsrc does not follow, so "
                              "the derivative of what it stores would be lost. Give the class a property for the "

@@ -15,6 +15,7 @@ import gast
 from .. import astutil
 from .. import rules as rules_mod
 from ..ir import nodes as ir
+from ..runtime import own_setattr
 from . import object_classes
 from .object_classes import is_user_function
 
@@ -314,8 +315,7 @@ class Objects:
         cls = self.known_class(v)
         if cls is None:
             return None
-        if is_user_function(inspect.getattr_static(cls, "__setattr__", None)) and \
-                not getattr(getattr(cls, "__dataclass_params__", None), "frozen", False):
+        if own_setattr(cls):
             raise self.error(v, f"`{cls.__name__}` defines its own `__setattr__`, which adsrc does not follow, so "
                                 "the derivative of the value it stores would be lost.",
                              "Give the class a property for the attribute, or a method that sets it.")
