@@ -565,3 +565,19 @@ def nested_function_called_in_a_conditional_expression_test(x, s):
         out = out + (x if g(1.0) > 1.0 or s > 5.0 else x * x)
         s = s - 0.6
     return out * s
+
+
+@case(rand(2), 3, False)
+def loop_with_a_branch_adsrc_refuses_that_does_not_run(x, n, exact):
+    # the refused branch (np.i0 has no derivative rule) is refused only if it runs; the values the loop's
+    # other statements keep for the backward pass were lost with it, and the gradient was wrong
+    s = 0.0
+    for i in range(n):
+        if exact or i > 100:
+            c = np.sum(np.i0(x))
+        elif i % 2 == 0:
+            c = np.sum(np.sin(x))
+        else:
+            c = np.sum(np.cos(x))
+        s = s + c * (i + 1.0) ** 2
+    return s

@@ -71,12 +71,15 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
         self.frames.append(set())
         fwd_parts = [None] * len(body)
         bwd = []
-        for i in range(len(body) - 1, -1, -1):
-            f, b = self.stmt(body[i], repeated)
-            fwd_parts[i] = f
-            bwd.extend(b)
-            self.frame.update(defines(body[i]))
-        frame = self.frames.pop()
+        try:
+            for i in range(len(body) - 1, -1, -1):
+                f, b = self.stmt(body[i], repeated)
+                fwd_parts[i] = f
+                bwd.extend(b)
+                self.frame.update(defines(body[i]))
+        finally:
+            # a branch refused when it runs (control.py) stops here: the enclosing block's names stay its own
+            frame = self.frames.pop()
         return [x for part in fwd_parts for x in part], bwd, frame
 
     def stmt(self, s, repeated):
