@@ -989,6 +989,16 @@ def refuse_now(error):
 
 
 @helper
+def table_miss(table, key):
+    """`table[key](...)` for a key none of the branches adsrc made for the table's entries matches: Python's
+    KeyError or IndexError, or, for a key added to the table after adsrc transformed the call, a refusal."""
+    table[key]
+    raise TypeError(f"the table of functions called with key {key!r} gained that entry after adsrc transformed "
+                    "the call: adsrc made a branch for each entry it had then. Make the table before the first "
+                    "call of the gradient, or pass the function itself.")
+
+
+@helper
 def check_no_field(x, name):
     """adsrc differentiated `x.name` as a call of the class's `__getattr__` (no method of the class sets
     `self.name`): refuse, when it runs, an object that has the field after all (Python reads the field)."""

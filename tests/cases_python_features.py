@@ -275,3 +275,37 @@ def sort_by_key_losses_of_several_classes_and_a_class_counter(x):
     for loss in [SquaredLoss(), AbsoluteLoss()]:
         total = total + loss.total(x)
     return total + np.sum(CountedLayer(x[0])(x))
+
+
+# -- tables of functions ------------------------------------------------------------------------------------
+
+def leaky(z):
+    return np.where(z > 0, z, 0.1 * z)
+
+
+ACTIVATIONS = {"tanh": np.tanh, "leaky": leaky, "softplus": lambda z: np.log1p(np.exp(z))}
+
+
+@case(rand(4), kwargs={"kind": "leaky"})
+@case(rand(4), kwargs={"kind": "softplus"})
+def global_table_of_activations_by_name(x, kind="tanh"):
+    return np.sum(ACTIVATIONS[kind](x) * x)
+
+
+@case(rand(3))
+def local_list_of_functions_indexed_by_the_loop(x):
+    fs = [np.sin, leaky, lambda t: t * t * x[0]]
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(fs[i](x)) * (i + 1)
+    return s + np.sum(fs[-1](x))
+
+
+@case(rand(3))
+def local_dict_of_functions_chosen_by_a_value(x):
+    def cube(v):
+        return v ** 3
+
+    ops = {"square": lambda v: v * v, "cube": cube}
+    name = "square" if x[0] > 0 else "cube"
+    return np.sum(ops[name](x)) + ops["cube"](x[1])

@@ -156,3 +156,46 @@ def test_next_in_a_nested_function_is_followed_and_next_inside_an_expression_is_
         return next(it) * next(it)
     with pytest.raises(TransformError, match=r"advanced by `next` inside an expression"):
         adsrc.grad(inside_an_expression)(x)
+
+
+# -- tables of functions: a key without an entry fails as in Python -------------------------------------------
+
+TABLE = {"sin": np.sin, "cube": lambda v: v ** 3}
+
+
+def through_global_table(x, kind):
+    return np.sum(TABLE[kind](x))
+
+
+def through_local_list(x, i):
+    fs = [np.sin, np.cos]
+    return np.sum(fs[i](x))
+
+
+def test_a_key_a_table_of_functions_lacks_raises_pythons_error():
+    x = np.array([0.4, -0.3])
+    g = adsrc.grad(through_global_table)
+    np.testing.assert_allclose(g(x, "cube"), 3 * x ** 2, rtol=1e-12)
+    with pytest.raises(KeyError):
+        g(x, "tanh")
+    h = adsrc.grad(through_local_list)
+    np.testing.assert_allclose(h(x, -1), -np.sin(x), rtol=1e-12)
+    with pytest.raises(IndexError):
+        h(x, 2)
+
+
+def test_an_entry_added_to_a_table_after_the_transformation_is_refused_not_skipped():
+    table = {"sin": np.sin}
+    globals()["GROWING"] = table
+
+    def through(x, kind):
+        return np.sum(GROWING[kind](x))
+
+    x = np.array([0.4, -0.3])
+    g = adsrc.grad(through)
+    np.testing.assert_allclose(g(x, "sin"), np.cos(x), rtol=1e-12)
+    table["cos"] = np.cos
+    with pytest.raises(TypeError, match="gained that entry"):
+        g(x, "cos")
+    table["sin"] = np.tanh           # an entry replaced: the guards notice, and it is transformed again
+    np.testing.assert_allclose(g(x, "sin"), 1 - np.tanh(x) ** 2, rtol=1e-12)

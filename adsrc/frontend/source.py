@@ -127,11 +127,12 @@ def static_value(node, uf, local):
     return value
 
 
-def static_sequence(node, uf, local):
-    """A list or tuple a Name/Attribute/Subscript chain means now, guarded item by item, or None.
+def static_sequence(node, uf, local, kinds=(list, tuple)):
+    """A list or tuple (or, in kinds, a dict) a Name/Attribute/Subscript chain means now, guarded item by item,
+    or None.
 
-    The guards notice when an item is replaced or the sequence grows or shrinks.
-    A slice with constant bounds of such a sequence is one too (`layers[:-1]`).
+    The guards notice when an item is replaced or the sequence grows or shrinks (a key added to a dict is not
+    noticed). A slice with constant bounds of such a sequence is one too (`layers[:-1]`).
     """
     if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice):
         bounds = [_int_constant(b) for b in (node.slice.lower, node.slice.upper, node.slice.step)]
@@ -143,12 +144,13 @@ def static_sequence(node, uf, local):
         value, (kind, namespace, name, path) = _resolve(node, uf, local, [], final=False)
     except LookupError:
         return None
-    if type(value) not in (list, tuple) or kind is None:
+    if type(value) not in kinds or kind is None:
         return None
-    for k, item in enumerate(value):
+    for k, item in (value.items() if type(value) is dict else enumerate(value)):
         uf.guards.record(kind, namespace, name, path + [(False, k)], item)
-    from ..guards import _MISSING
-    uf.guards.record(kind, namespace, name, path + [(False, len(value))], _MISSING)
+    if type(value) is not dict:
+        from ..guards import _MISSING
+        uf.guards.record(kind, namespace, name, path + [(False, len(value))], _MISSING)
     return value
 
 

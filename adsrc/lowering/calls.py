@@ -41,6 +41,7 @@ from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
 from .written import Written
 from .deques import Deques
+from .tables import Tables
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
 _READS_NAMES = (eval, exec, locals, vars, globals, compile)
@@ -94,7 +95,7 @@ def _no_rule_hint(obj):
             "call it on values that are not differentiated.")
 
 
-class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques):
+class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -139,6 +140,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return self.call(call, target)
         if isinstance(f, gast.Attribute):
             return self.method_call(e, target)
+        if isinstance(f, gast.Subscript) and self.table_call(e, target):      # acts[kind](x)
+            return None
         what = dotted(f)
         if isinstance(f, gast.Call):
             lifted = self.gradient_of_nested(e)                     # adsrc.grad(inner)(w), inner defined here

@@ -72,6 +72,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         self.stmt = None        # the user statement being normalized
         self.bindings = {}      # name in generated code -> object (partial's bound values...)
         self.functions = {}     # local name -> what calling it means (see calls.py)
+        self.tables = {}        # local name bound once to a display of functions (tables.py)
         self.local_defs = set()  # names of nested defs and lambdas emitted so far
         self.static_locals = {}  # loop targets bound to objects known when transforming (loops.py)
         self.single = _assigned_once(uf.node)
@@ -420,6 +421,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
                 return
             self.value(value, t.id)
             self.note_alias(t.id, value)
+            self.note_table(t.id, value)
             self.note_class(t.id, value)
         elif isinstance(t, (gast.Tuple, gast.List)):
             self.note_unravel(t, value)

@@ -1,0 +1,143 @@
+"""Calls through a table of functions: `ACTIVATIONS[name](x)`, `acts[kind](z)`, `fs[i](x)`.
+
+The table is a dict, list or tuple of functions, either a global (or closure variable) known when
+transforming, or a display bound once in the function and never changed:
+
+    acts = {"relu": relu, "tanh": np.tanh}          fs = [np.sin, lambda t: t * t]
+    y = acts[kind](x)                               s = s + fs[i](x)
+
+When the key is known when transforming (a constant, a static argument), the call is the call of that entry.
+Otherwise it becomes a chain of branches on the key, one per entry, each calling its function (so each is
+followed and differentiated), and a last branch that does what Python does with a key the table lacks:
+
+    if kind == "relu": y = relu(x)
+    elif kind == "tanh": y = np.tanh(x)
+    else: y = table_miss(acts, kind)        # KeyError, as `acts[kind]` raises
+
+A list's entry k also answers the key k - len (Python's negative indices). The arguments are computed once,
+before the branches.
+"""
+
+import gast
+
+from .. import astutil
+from .. import rules as rules_mod
+from ..frontend.source import static_sequence
+
+_MOST = 32                      # entries: more would make a long chain of branches
+_CHANGING = frozenset({"append", "extend", "insert", "pop", "clear", "update", "setdefault", "remove",
+                       "popitem", "sort", "reverse", "__setitem__", "__delitem__"})
+
+
+class Tables:
+    """Mixin of the Normalizer (calls.py)."""
+
+    def note_table(self, target, value):
+        """Remember `acts = {"relu": relu, ...}`: a name bound once to a display of functions, never changed."""
+        if not isinstance(target, str) or target not in self.single or \
+                not isinstance(value, (gast.Dict, gast.List, gast.Tuple)):
+            return
+        if isinstance(value, gast.Dict):
+            if any(k is None or not isinstance(k, gast.Constant) for k in value.keys):
+                return
+            keys, items = [k.value for k in value.keys], value.values
+        else:
+            if any(isinstance(v, gast.Starred) for v in value.elts):
+                return
+            keys, items = list(range(len(value.elts))), value.elts
+        if not items or len(items) > _MOST or not all(self.function_entry(v) for v in items) or \
+                not _never_changed(self.uf.node, target):
+            return
+        self.tables[target] = (type(value) is gast.Dict, list(zip(keys, items)), len(items))
+
+    def function_entry(self, node):
+        """Is node, an item of a display, a function adsrc can follow (known, a lambda, a nested def)?"""
+        if isinstance(node, gast.Lambda):
+            return True
+        if isinstance(node, gast.Name) and (node.id in self.def_names or node.id in self.local_defs):
+            return True
+        value = self.static(node) if isinstance(node, (gast.Name, gast.Attribute)) else rules_mod.NOT_STATIC
+        return value is not rules_mod.NOT_STATIC and callable(value)
+
+    def table_entries(self, node):
+        """(is a dict, [(key, the expression of its function)], length) of the table node names, or None."""
+        if isinstance(node, gast.Name) and node.id in self.tables and not self.shadowed(node.id):
+            return self.tables[node.id]
+        if not isinstance(node, (gast.Name, gast.Attribute)) or \
+                isinstance(node, gast.Name) and self.is_local(node.id):
+            return None
+        table = static_sequence(node, self.uf, self.is_local, kinds=(dict, list, tuple))
+        if table is None or not table or len(table) > _MOST:
+            return None
+        pairs = list(table.items()) if type(table) is dict else list(enumerate(table))
+        if not all(callable(v) for _, v in pairs):
+            return None
+        return (type(table) is dict, [(k, astutil.name(self.bind(_stem(v), v))) for k, v in pairs], len(pairs))
+
+    def shadowed(self, name):
+        return len(self.scopes) > 1 and name in self.scopes[-1]
+
+    def table_call(self, e, target):
+        """Emit `table[key](args)` as the call of each entry on its own branch; False if e is not such a call."""
+        f = e.func
+        if not isinstance(f, gast.Subscript) or isinstance(f.slice, gast.Slice) or \
+                not (target is None or isinstance(target, str)) or any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
+            return False
+        found = self.table_entries(f.value)
+        if found is None:
+            return False
+        is_dict, entries, length = found
+        args = [self.atom(a) for a in e.args]
+        keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in e.keywords]
+        key = self.atom(f.slice)
+
+        def call_of(func):
+            return gast.Call(func=astutil.clone(func), args=[astutil.clone(a) for a in args],
+                             keywords=[gast.keyword(arg=k.arg, value=astutil.clone(k.value)) for k in keywords])
+
+        def assign(value):
+            if target is None:
+                return gast.Expr(value=value)
+            return gast.Assign(targets=[astutil.store(target)], value=value, type_comment=None)
+
+        local = isinstance(f.value, gast.Name) and f.value.id in self.tables
+        # a local display never changes: a stand-in with its keys raises Python's error (and leaves the display
+        # itself unread: its lambdas are only called)
+        table = astutil.name(self.bind("keys", dict.fromkeys(k for k, _ in entries) if is_dict else
+                                       [None] * length)) if local else self.atom(f.value)
+        miss = astutil.call(astutil.name(self.namer.helper("table_miss")), [table, astutil.clone(key)])
+        chain = [gast.Expr(value=miss)] + ([assign(astutil.const(None))] if target is not None else [])
+        for k, func in reversed(entries):
+            test = _equals(key, k) if is_dict else \
+                gast.Compare(left=astutil.clone(key), ops=[gast.In()], comparators=[astutil.const((k, k - length))])
+            chain = [gast.If(test=test, body=[assign(call_of(func))], orelse=chain)]
+        stmt = gast.copy_location(chain[0], e)
+        gast.fix_missing_locations(stmt)
+        self.statement(stmt)
+        return True
+
+
+def _equals(key, k):
+    return gast.Compare(left=astutil.clone(key), ops=[gast.Eq()], comparators=[astutil.const(k)])
+
+
+def _stem(fn):
+    name = getattr(fn, "__name__", "fn")
+    return name if name.isidentifier() and not name.startswith("<") else "fn"
+
+
+def _never_changed(fdef, name):
+    """Is the local `name` only read in fdef (never written into, nor handed to a call that could change it)?"""
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and node.value.id == name and \
+                not isinstance(node.ctx, gast.Load):
+            return False
+        if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and node.value.id == name and \
+                node.attr in _CHANGING:
+            return False
+        if isinstance(node, gast.Call) and any(isinstance(a, gast.Name) and a.id == name
+                                               for a in list(node.args) + [k.value for k in node.keywords]):
+            return False
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and node.target.id == name:
+            return False
+    return True
