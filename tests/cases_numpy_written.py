@@ -131,3 +131,42 @@ def put_into_a_copy(x):
     np.put_along_axis(z, np.array([[1], [2]]), x[3:5, None] * 3.0, axis=1)
     np.put(y, [1, -1], x[5])
     return np.sum(y * np.arange(6.0)) + np.sum(z ** 2)
+
+
+@case(rand(7))
+def quantiles_by_several_methods(x):
+    total = np.quantile(x, 0.3, method="lower") + np.quantile(x, 0.62, method="midpoint")
+    total = total + np.percentile(x, 40.0, method="hazen") * 2.0
+    return total + np.sum(np.quantile(x, [0.1, 0.5, 0.85], method="median_unbiased") * np.array([1.0, 2.0, 3.0]))
+
+
+@case(rand(4, 5))
+def quantiles_along_an_axis_kept(m):
+    q = np.quantile(m, [0.25, 0.7], axis=1, method="weibull", keepdims=True)
+    p = np.percentile(m, 55.0, axis=0, method="nearest")
+    return np.sum(q * np.arange(8.0).reshape(2, 4, 1)) + np.sum(p ** 2) + np.quantile(m, 0.4, method="linear")
+
+
+@case(rand(2, 2, 2, 2))
+def tensorsolve_of_a_well_conditioned_system(a):
+    a = a * 0.2 + np.eye(4).reshape(2, 2, 2, 2) * 2.0
+    x = np.linalg.tensorsolve(a, np.array([[1.0, 2.0], [0.5, -1.0]]))
+    return np.sum(x ** 2)
+
+
+@case(rand(8), rand(3, 5))
+def moving_averages_over_sliding_windows(x, m):
+    from numpy.lib.stride_tricks import sliding_window_view
+    smooth = sliding_window_view(x, 3).mean(axis=-1)
+    patches = sliding_window_view(m, (2, 3))
+    cols = sliding_window_view(m, 2, axis=0)
+    return np.sum(smooth ** 2) + np.sum(patches.max(axis=(-1, -2))) + np.sum(cols[:, :, 0] * cols[:, :, 1])
+
+
+@case(rand(3))
+def complex_numbers_through_cmath(x):
+    import cmath
+    z = cmath.exp(1j * x[0]) * cmath.sqrt(2.0 + x[1])
+    w = cmath.rect(1.0 + x[2] ** 2, x[0]) + cmath.log(z + 3.0)
+    r, phi = cmath.polar(w)
+    return z.real + z.imag * x[1] + r * phi + cmath.phase(cmath.tanh(z)) + abs(cmath.sin(w))

@@ -309,3 +309,18 @@ def local_dict_of_functions_chosen_by_a_value(x):
     ops = {"square": lambda v: v * v, "cube": cube}
     name = "square" if x[0] > 0 else "cube"
     return np.sum(ops[name](x)) + ops["cube"](x[1])
+
+
+@case(rand(6))
+def priority_queue_with_heapq(x):
+    import heapq
+    heap = []
+    for i in range(6):
+        heapq.heappush(heap, (x[i] * x[i], i))
+    first, _ = heapq.heappop(heap)
+    second, j = heapq.heappop(heap)
+    rest = [v * 2.0 for v in x]
+    heapq.heapify(rest)
+    top = heapq.heapreplace(rest, x[0] * 3.0)
+    kept = heapq.heappushpop(rest, x[1] - 1.0)
+    return first + second * j + top * rest[0] + kept + heap[0][0] * heap[1][0]

@@ -11,7 +11,8 @@ IMPLEMENTATIONS maps the NumPy callable (and Python's, from python_source.py) to
 import numpy as np
 
 from ..errors import TransformError
-from . import nondiff
+from . import by_source_more, nondiff
+from .by_source_more import percentile_method, quantile_method  # noqa: F401
 from .python_source import (PYTHON_IMPLEMENTATIONS, max_by, max_of, min_by, min_of, next_item,  # noqa: F401
                             next_item_or, next_split, next_split_or)
 
@@ -483,6 +484,8 @@ IMPLEMENTATIONS = {
 if hasattr(np, "astype"):
     IMPLEMENTATIONS[np.astype] = astype
 IMPLEMENTATIONS.update(PYTHON_IMPLEMENTATIONS)
+IMPLEMENTATIONS.update(by_source_more.IMPLEMENTATIONS)
+ARGUMENT_FORMS.update(by_source_more.ARGUMENT_FORMS)
 
 _UFUNC_METHODS = {"outer": ufunc_outer, "reduce": ufunc_reduce, "accumulate": ufunc_accumulate}
 

@@ -1,6 +1,7 @@
 """Python's own functions without rules (`min`/`max` with a key, itertools, math, statistics, `next`), written
 in plain Python that adsrc differentiates like the user's code (rules/by_source.py calls them)."""
 
+import heapq
 import itertools
 import math
 import operator
@@ -186,12 +187,80 @@ def islice(iterable, *args):
     return items[args[0]:args[1]:args[2]]
 
 
+# -- heapq: CPython's algorithms (the same order of the heap's items, so ties go where Python puts them) ----------
+
+def _sift_toward_root(heap, start, pos):
+    """Move heap[pos] up toward `start` past the parents larger than it."""
+    item = heap[pos]
+    while pos > start:
+        parent = (pos - 1) // 2
+        if item < heap[parent]:
+            heap[pos] = heap[parent]
+            pos = parent
+        else:
+            break
+    heap[pos] = item
+
+
+def _sift_to_leaf(heap, pos):
+    """Move the smaller child up until a leaf, put heap[pos] there, then move it back up where it belongs."""
+    end = len(heap)
+    start = pos
+    item = heap[pos]
+    child = 2 * pos + 1
+    while child < end:
+        if child + 1 < end and not heap[child] < heap[child + 1]:
+            child = child + 1
+        heap[pos] = heap[child]
+        pos = child
+        child = 2 * pos + 1
+    heap[pos] = item
+    _sift_toward_root(heap, start, pos)
+
+
+def heappush(heap, item):
+    heap.append(item)
+    _sift_toward_root(heap, 0, len(heap) - 1)
+
+
+def heappop(heap):
+    last = heap.pop()
+    if not heap:
+        return last
+    top = heap[0]
+    heap[0] = last
+    _sift_to_leaf(heap, 0)
+    return top
+
+
+def heapify(x):
+    for i in range(len(x) // 2 - 1, -1, -1):
+        _sift_to_leaf(x, i)
+
+
+def heapreplace(heap, item):
+    top = heap[0]
+    heap[0] = item
+    _sift_to_leaf(heap, 0)
+    return top
+
+
+def heappushpop(heap, item):
+    if heap and heap[0] < item:
+        top = heap[0]
+        heap[0] = item
+        _sift_to_leaf(heap, 0)
+        return top
+    return item
+
+
 PYTHON_IMPLEMENTATIONS = {
     math.fsum: fsum, math.prod: prod, math.dist: dist, divmod: divmod_, statistics.mean: mean,
     statistics.fmean: mean, statistics.median: median, statistics.variance: variance,
     statistics.pvariance: pvariance, statistics.stdev: stdev, statistics.pstdev: pstdev,
     itertools.accumulate: accumulate, itertools.chain: chain, itertools.chain.from_iterable: chain_from_iterable,
-    itertools.islice: islice,
+    itertools.islice: islice, heapq.heappush: heappush, heapq.heappop: heappop,
+    heapq.heapify: heapify, heapq.heapreplace: heapreplace, heapq.heappushpop: heappushpop,
 }
 if hasattr(itertools, "pairwise"):
     PYTHON_IMPLEMENTATIONS[itertools.pairwise] = pairwise

@@ -1,0 +1,134 @@
+"""More NumPy functions written in plain NumPy that adsrc differentiates like the user's code (see by_source.py):
+quantiles by any of NumPy's methods, `np.linalg.tensorsolve`, `sliding_window_view`, and `cmath`'s functions.
+"""
+
+import cmath
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view as _sliding_window_view
+
+from . import nondiff
+from ..errors import TransformError
+
+
+def _unsupported(name, what):
+    raise TransformError(f"adsrc differentiates `{name}` without {what}. Write the computation out in NumPy.")
+
+
+# -- quantiles --------------------------------------------------------------------------------------------------
+
+def quantile_positions(n, q, method):
+    """Where, among n sorted values, NumPy's quantile q by `method` lies: a position between two neighbours
+    (an integer for the methods that pick one value). Every method weighs two neighbouring sorted values by
+    weights that depend on n and q only, so NumPy's own answer for the values 0, 1, ..., n-1 is that position."""
+    return np.quantile(np.arange(n, dtype=float), q, method=method)
+
+
+nondiff(quantile_positions, "quantile_positions")
+
+
+def quantile_method(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    """np.quantile with `method=`: the two sorted neighbours of each quantile's position, weighed."""
+    if out is not None or not (axis is None or isinstance(axis, int)):
+        _unsupported("np.quantile", "out= or a tuple of axes")
+    a = np.asarray(a)
+    values = np.sort(np.ravel(a)) if axis is None else np.sort(a, axis=axis)
+    ax = 0 if axis is None else axis % a.ndim
+    n = values.shape[ax]
+    pos = quantile_positions(n, q, method)
+    lo = np.floor(pos).astype(np.intp)
+    hi = np.minimum(lo + 1, n - 1)
+    k = np.ndim(pos)
+    low = np.moveaxis(np.take(values, lo, axis=ax), list(range(ax, ax + k)), list(range(k)))
+    high = np.moveaxis(np.take(values, hi, axis=ax), list(range(ax, ax + k)), list(range(k)))
+    weight = np.reshape(pos - lo, np.shape(pos) + (1,) * (np.ndim(low) - k))
+    out = low + (high - low) * weight
+    if keepdims:
+        kept = list(range(k, k + a.ndim)) if axis is None else [k + ax]
+        out = np.expand_dims(out, kept) if axis is not None else np.reshape(out, np.shape(pos) + (1,) * a.ndim)
+    return out
+
+
+def percentile_method(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    return quantile_method(a, np.asarray(q) / 100.0, axis, out, overwrite_input, method, keepdims)
+
+
+# -- linear algebra and windows ---------------------------------------------------------------------------------
+
+def tensorsolve(a, b, axes=None):
+    """x with np.tensordot(a, x, x.ndim) == b: a solve of a's matrix form (NumPy's own reshaping)."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if axes is not None:
+        order = [k for k in range(a.ndim) if k not in [ax % a.ndim for ax in axes]] + [ax % a.ndim for ax in axes]
+        a = np.transpose(a, order)
+    shape = a.shape[b.ndim:]
+    size = int(np.prod(shape))
+    return np.reshape(np.linalg.solve(np.reshape(a, (-1, size)), np.ravel(b)), shape)
+
+
+def window_starts(length, width):
+    """The index array of every window of `width` along an axis of `length`: row i is i, i + 1, ..."""
+    if width < 0 or width > length:
+        raise ValueError("window shape cannot be larger than input array shape")
+    return np.arange(length - width + 1)[:, None] + np.arange(width)[None, :]
+
+
+nondiff(window_starts, "window_starts")
+
+
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    """The windows NumPy's view shows, as a new array (adsrc's arrays are not changed in place through it)."""
+    if writeable:
+        _unsupported("sliding_window_view", "writeable=True")
+    x = np.asarray(x)
+    widths = tuple(window_shape) if np.iterable(window_shape) else (window_shape,)
+    axes = tuple(range(x.ndim)) if axis is None else tuple(axis) if np.iterable(axis) else (axis,)
+    if len(widths) != len(axes):
+        raise ValueError("Must provide matching length window_shape and axis")
+    out = x
+    for ax, width in zip(axes, widths):
+        ax = ax % x.ndim
+        out = np.moveaxis(np.take(out, window_starts(out.shape[ax], width), axis=ax), ax + 1, -1)
+    return out
+
+
+# -- cmath: NumPy's complex functions on one number --------------------------------------------------------------
+
+def _complex_of(ufunc):
+    def one(z):
+        return ufunc(np.complex128(z))          # an np.complex128, which is a Python complex
+    one.__name__ = f"cmath_{ufunc.__name__}"
+    return one
+
+
+_CMATH = {name: _complex_of(getattr(np, ufunc)) for name, ufunc in {
+    "exp": "exp", "log10": "log10", "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan",
+    "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
+    "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh"}.items()}
+
+
+def cmath_log(z, base=None):
+    value = np.log(np.complex128(z))
+    return value if base is None else value / np.log(np.complex128(base))
+
+
+def cmath_phase(z):
+    return float(np.angle(np.complex128(z)))
+
+
+def cmath_polar(z):
+    return abs(z), cmath_phase(z)
+
+
+def cmath_rect(r, phi):
+    return np.complex128(r * np.cos(phi) + 1j * (r * np.sin(phi)))
+
+
+ARGUMENT_FORMS = {np.quantile: {"method": quantile_method}, np.percentile: {"method": percentile_method}}
+
+IMPLEMENTATIONS = {
+    np.linalg.tensorsolve: tensorsolve, _sliding_window_view: sliding_window_view, cmath.log: cmath_log,
+    cmath.phase: cmath_phase, cmath.polar: cmath_polar, cmath.rect: cmath_rect,
+}
+IMPLEMENTATIONS.update({getattr(cmath, name): fn for name, fn in _CMATH.items()})
