@@ -324,3 +324,19 @@ def priority_queue_with_heapq(x):
     top = heapq.heapreplace(rest, x[0] * 3.0)
     kept = heapq.heappushpop(rest, x[1] - 1.0)
     return first + second * j + top * rest[0] + kept + heap[0][0] * heap[1][0]
+
+
+@case(rand(6))
+def next_inside_expressions(x):
+    it = iter(x)
+    a = np.zeros(3)
+    a[0] = next(it) * 2.0
+    total = 0.0
+    for k in range(2):
+        total += next(it) * (k + 1.0) + 1.0
+    pair = (next(it), next(it, 5.0) ** 2)
+    if next(it, -1.0) > 100.0:
+        total = total * 2.0
+    squares = (v * v for v in x)
+    first = next(squares) + 3.0 * next(squares)
+    return np.sum(a) + total + pair[0] * pair[1] + first * next(squares)

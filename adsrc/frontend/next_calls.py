@@ -9,9 +9,10 @@ advances with `next` becomes a list that each `next` shortens:
 
 `next_split` (`v, it = next_split(it)`, one statement) raises StopIteration on an empty list as `next` does
 (`next(it, default)` gives the default), so `while True: try: v = next(it) except StopIteration: break` works
-too; `next(v for v in xs if ...)` of an iterator made in the call is the first item of the list. Only
-`next` calls that are a whole statement's value, or its right-hand side, are rewritten; a name read any other
-way than by `next` and by loops over it is left to iterators.py, which refuses what it cannot follow.
+too; `next(v for v in xs if ...)` of an iterator made in the call is the first item of the list. A `next` inside
+an expression (`y = next(it) * 2.0 + next(it)`) first becomes a statement of its own, in Python's order of
+evaluation, unless Python may skip it (`and`, `or`, `a if c else b`); a name read any other way than by
+`next` and by loops over it is left to iterators.py, which refuses what it cannot follow.
 """
 
 import gast
@@ -35,6 +36,8 @@ def _rewrite_scope(uf, scope):
         if _is_next(n) and _makes_iterator(uf, n.args[0]):
             n.args[0] = _as_list(n.args[0])
             _call_helper(n, "next_item" if len(n.args) == 1 else "next_item_or")
+    if _hoist_nested(uf, scope, nodes):
+        nodes = own_nodes(scope)
     names = _advanced(uf, scope, nodes)
     if not names:
         return False
@@ -72,6 +75,90 @@ def _advanced(uf, scope, nodes):
         if nexts and len(reads) == len(nexts) + len(loops):
             out.add(name)
     return out
+
+
+def _hoist_nested(uf, scope, nodes):
+    """`y = next(it) * 2.0 + next(it)` -> `it_next = next(it); it_next_1 = next(it); y = it_next * 2.0 + it_next_1`
+    for the iterators the scope makes: each `next` becomes a statement of its own, in the order Python
+    evaluates them. Calls in parts Python may skip (`and`/`or`, `a if c else b`, lambdas, comprehensions) or
+    evaluate in another order (dict displays, assignment targets) stay where they are. Returns whether any."""
+    made = {s.targets[0].id for s in nodes if isinstance(s, gast.Assign) and len(s.targets) == 1 and
+            isinstance(s.targets[0], gast.Name) and _makes_iterator(uf, s.value)}
+    if not made:
+        return False
+    taken = {n.id for n in gast.walk(scope) if isinstance(n, gast.Name)}
+    changed = False
+    for holder in [scope] + nodes:
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(holder, field, None)
+            if not (isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt)):
+                continue
+            out = []
+            for st in stmts:
+                calls = [] if any(_next_of(st, n) is not None for n in made) else \
+                    [c for part in _evaluated(st) for c in _nexts_in_order(part, made)]
+                for call in calls:
+                    name = _fresh(f"{call.args[0].id}_next", taken)
+                    out.append(gast.fix_missing_locations(gast.copy_location(
+                        gast.Assign(targets=[astutil.name(name, gast.Store())], value=_replace(st, call, name),
+                                    type_comment=None), st)))
+                    changed = True
+                out.append(st)
+            setattr(holder, field, out)
+    return changed
+
+
+def _evaluated(s):
+    """The expressions of statement s evaluated before it does anything else (in that order)."""
+    if isinstance(s, (gast.Assign, gast.Expr, gast.Return)) and s.value is not None:
+        return [s.value]
+    if isinstance(s, gast.AugAssign):
+        return [s.value]
+    if isinstance(s, gast.If):
+        return [s.test]
+    if isinstance(s, gast.For):
+        return [s.iter]
+    return []
+
+
+_LAZY = (gast.BoolOp, gast.IfExp, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+         gast.Dict)
+
+
+def _nexts_in_order(node, names):
+    """The `next(name)` calls inside node that Python always evaluates, in the order it evaluates them."""
+    if isinstance(node, _LAZY):
+        return []
+    if _is_next(node) and isinstance(node.args[0], gast.Name) and node.args[0].id in names:
+        return [c for a in node.args[1:] for c in _nexts_in_order(a, names)] + [node]
+    out = []
+    for field in node._fields:
+        value = getattr(node, field, None)
+        for child in value if isinstance(value, list) else [value]:
+            if isinstance(child, gast.AST):
+                out.extend(_nexts_in_order(child, names))
+    return out
+
+
+def _replace(s, call, name):
+    """Put the Name `name` where `call` is inside statement s; returns the call."""
+    for node in gast.walk(s):
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if value is call:
+                setattr(node, field, astutil.name(name))
+            elif isinstance(value, list) and any(v is call for v in value):
+                setattr(node, field, [astutil.name(name) if v is call else v for v in value])
+    return call
+
+
+def _fresh(stem, taken):
+    name, k = stem, 0
+    while name in taken:
+        k += 1
+        name = f"{stem}_{k}"
+    taken.add(name)
+    return name
 
 
 def _makes_iterator(uf, value):
