@@ -273,3 +273,23 @@ def test_a_gradient_with_static_arguments_called_inside():
     close(hk(w, 4), np.array([fd_along(lambda y: outer_k(y, 4), w, e) for e in np.eye(2)]))
     with pytest.raises(adsrc.TransformError, match="static argument `k`"):
         adsrc.grad(outer_k)(w, 4)
+
+
+def _sum_of_sines_over_keys(d):
+    total = 0.0
+    for k in sorted(d):
+        total = total + np.sum(np.sin(d[k]))
+    return total
+
+
+def _reads_one_key_of_the_gradient(d):
+    g = adsrc.grad(_sum_of_sines_over_keys)(d)
+    return np.sum(np.sin(g["a"]))
+
+
+def test_second_order_through_a_gradient_of_which_only_some_keys_are_read():
+    d = {"a": np.array([0.3, -0.7]), "b": np.array([1.1])}
+    g = adsrc.grad(_reads_one_key_of_the_gradient)(d)
+    # d/da sum(sin(cos(a))) = -cos(cos(a)) sin(a); nothing reaches b
+    np.testing.assert_allclose(g["a"], -np.cos(np.cos(d["a"])) * np.sin(d["a"]), rtol=1e-12)
+    np.testing.assert_array_equal(g["b"], [0.0])
