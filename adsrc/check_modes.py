@@ -15,7 +15,7 @@ import linecache
 import numpy as np
 
 from . import api
-from .checks import GradientMismatch, _check_rev, _dot, _leaves, _map, _nonfinite, _shifted, _step, _trials
+from .checks import GradientMismatch, _check_rev, _dot, _leaves, _map, _nonfinite, _shifted, _step, _trials, random_like
 from .custom import custom_vjp
 from .forward_api import jvp
 
@@ -57,8 +57,7 @@ def _direction(args, argnums, seed):
     """A random direction with the structure of the differentiated arguments (as adsrc.grad returns them)."""
     rng = np.random.default_rng(seed)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    dirs = [_map(args[i], lambda p, v: rng.standard_normal(np.shape(v)) if np.ndim(v)
-                 else float(rng.standard_normal())) for i in nums]
+    dirs = [_map(args[i], lambda p, v: random_like(rng, v)) for i in nums]
     return dirs[0] if isinstance(argnums, int) else tuple(dirs)
 
 
@@ -69,8 +68,9 @@ def _pair_fwd(grad, u):
 def _pair_bwd(res, c):
     grad, u = res
     directions = dict(_leaves(u))
+    # the cotangent of Re(sum(grad * u)) for grad: c * u, for real and complex leaves alike
     return _map(grad, lambda path, v: c * np.asarray(directions[path], dtype=np.result_type(v, float))
-                if np.ndim(v) else c * float(directions[path])), None
+                if np.ndim(v) else c * directions[path]), None
 
 
 @custom_vjp

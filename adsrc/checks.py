@@ -25,9 +25,23 @@ def _leaves(x, path="x"):
     if hasattr(type(x), "__dataclass_fields__"):
         import dataclasses
         return [p for f in dataclasses.fields(x) for p in _leaves(getattr(x, f.name), f"{path}.{f.name}")]
-    if isinstance(x, np.ndarray) and x.dtype.kind in "fc" or isinstance(x, (float, np.floating)):
+    if _inexact(x):
         return [(path, x)]
     return []
+
+
+def _inexact(x):
+    """A leaf adsrc differentiates: a float or complex array or number."""
+    return isinstance(x, np.ndarray) and x.dtype.kind in "fc" or \
+        isinstance(x, (float, complex, np.floating, np.complexfloating))
+
+
+def random_like(rng, v):
+    """A random direction for the leaf v: normal entries, complex ones (both parts random) for a complex v."""
+    shape = np.shape(v)
+    d = rng.standard_normal(shape) + 1j * rng.standard_normal(shape) if np.iscomplexobj(v) else \
+        rng.standard_normal(shape)
+    return d if np.ndim(v) else d.item()
 
 
 def _map(x, fn, other=None):
@@ -48,7 +62,7 @@ def _map(x, fn, other=None):
             import dataclasses
             return dataclasses.replace(v, **{f.name: go(getattr(v, f.name), f"{path}.{f.name}")
                                              for f in dataclasses.fields(v)})
-        if isinstance(v, np.ndarray) and v.dtype.kind in "fc" or isinstance(v, (float, np.floating)):
+        if _inexact(v):
             return fn(path, v)
         return v if other is None else other(v)
     return go(x, "x")
@@ -66,7 +80,9 @@ def _dot(grad, direction):
         g = g_leaves.get(path)
         if g is None:
             raise GradientMismatch(f"the gradient has no entry for {path}")
-        total += float(np.sum(np.asarray(g) * np.asarray(d)))
+        # the real part: a complex leaf's gradient is d/dx - i d/dy (JAX's convention), so Re(g d) is the
+        # derivative along d = dx + i dy
+        total += float(np.real(np.sum(np.asarray(g) * np.asarray(d))))
     return total
 
 
@@ -120,20 +136,22 @@ def _trials(args, nums, directions, seed, full):
     if full:
         for k, i in enumerate(nums):
             for path, leaf in _leaves(args[i]):
-                arr = np.asarray(leaf, dtype=float)
+                arr = np.asarray(leaf)
                 for idx in np.ndindex(arr.shape):
-                    def unit(p, v, path=path, idx=idx):
-                        e = np.zeros(np.shape(v))
-                        if p == path:
-                            e[idx] = 1.0
-                        return e if np.ndim(v) else float(e)
-                    dirs = [_map(args[j], unit) if j == i else _map(args[j], lambda p, v: np.zeros(np.shape(v)))
-                            for j in nums]
-                    trials.append((f"{path}{list(idx) if idx else ''}", dirs))
+                    for unit_value in (1.0, 1j) if np.iscomplexobj(arr) else (1.0,):
+                        def unit(p, v, path=path, idx=idx, one=unit_value):
+                            e = np.zeros(np.shape(v), dtype=np.result_type(v, float))
+                            if p == path:
+                                e[idx] = one
+                            return e if np.ndim(v) else e.item()
+                        dirs = [_map(args[j], unit) if j == i else
+                                _map(args[j], lambda p, v: np.zeros(np.shape(v), dtype=np.result_type(v, float)))
+                                for j in nums]
+                        part = "" if unit_value == 1.0 else " (imaginary part)"
+                        trials.append((f"{path}{list(idx) if idx else ''}{part}", dirs))
     else:
         for t in range(directions):
-            dirs = [_map(args[i], lambda p, v: rng.standard_normal(np.shape(v)) if np.ndim(v)
-                         else float(rng.standard_normal())) for i in nums]
+            dirs = [_map(args[i], lambda p, v: random_like(rng, v)) for i in nums]
             trials.append((f"random direction {t}", dirs))
     return trials
 
@@ -209,7 +227,7 @@ def _nonfinite(leaf):
 def _shift(v, d, step):
     if isinstance(v, np.ndarray):
         return v + step * np.asarray(d, dtype=v.dtype)
-    return type(v)(v + step * float(d))
+    return type(v)(v + step * (complex(d) if isinstance(v, (complex, np.complexfloating)) else float(d)))
 
 
 _ = runtime

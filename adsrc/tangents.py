@@ -110,24 +110,37 @@ def jvp_from_vjp(pullback, tangents, ans):
     tangent in `tangents`, each broadcastable to its argument.
     """
     outs = ans if isinstance(ans, tuple) else (ans,)
+    complex_in = any(_has_complex(t) for t in tangents)
     results = []
     for j, out in enumerate(outs):
         shape = np.shape(out)
-        dtype = np.result_type(out, *[t for t in tangents if not isinstance(t, (list, tuple, dict))], float)
-        flat = np.zeros(int(np.prod(shape)), dtype)
+        complex_out = np.iscomplexobj(out)
+        flat = np.zeros(int(np.prod(shape)), complex if complex_out else float)
         for k in range(flat.size):
-            e = np.zeros(flat.size)
-            e[k] = 1.0
-            g = e.reshape(shape)
-            if isinstance(ans, tuple):
-                g = tuple(g if i == j else np.zeros(np.shape(o)) for i, o in enumerate(outs))
-            cots = pullback(g)
-            flat[k] = sum(_pair(c, t) for c, t in zip(cots, tangents))
+            def along(seed):
+                e = np.zeros(flat.size, type(seed))
+                e[k] = seed
+                g = e.reshape(shape)
+                if isinstance(ans, tuple):
+                    g = tuple(g if i == j else np.zeros(np.shape(o)) for i, o in enumerate(outs))
+                return sum(_pair(c, t) for c, t in zip(pullback(g), tangents))
+            if not (complex_in or complex_out):
+                flat[k] = along(1.0)
+            else:
+                # cotangents pair with tangents by Re(c t) (a complex leaf's gradient is d/dx - i d/dy), so the
+                # seed 1 gives the change of the real part and the seed 1j minus that of the imaginary part
+                flat[k] = np.real(along(1.0)) - (1j * np.real(along(1j)) if complex_out else 0.0)
         results.append(flat.reshape(shape) if shape else flat[0])
     if not isinstance(ans, tuple):
         r = results[0]
         return float(r) if type(ans) is float and not np.iscomplexobj(r) else r
     return tuple(results)
+
+
+def _has_complex(t):
+    if isinstance(t, (list, tuple)):
+        return any(_has_complex(v) for v in t)
+    return np.iscomplexobj(t)
 
 
 def _pair(c, t):

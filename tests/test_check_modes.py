@@ -206,3 +206,29 @@ def sum_of_squares(x):
 def test_autograds_curried_form_fails_loudly():
     with pytest.raises(AssertionError):
         adsrc.check_grads(sum_of_squares, modes=["rev"], order=1)(np.array([0.3, 0.4]))
+
+
+# -- complex arguments: numbers and arrays are leaves, checked along complex directions ------------------------
+def _abs_squared_with_bwd(bwd):
+    @adsrc.custom_vjp
+    def abs_squared(z):
+        return np.abs(z) ** 2
+    abs_squared.defvjp(lambda z: (np.abs(z) ** 2, z), bwd)
+    return lambda z: np.sum(abs_squared(z))
+
+
+def mixed_complex(z):
+    return np.real(z * np.conj(z) * 0.5) + np.angle(z + 2.0) * np.abs(z) + np.imag(np.exp(z))
+
+
+@pytest.mark.parametrize("z", [0.4 + 0.3j, np.complex128(-0.2 + 0.9j), np.array([0.4 + 0.3j, -1.1 + 0.2j])],
+                         ids=["python complex", "np.complex128", "complex array"])
+def test_complex_arguments_are_checked_not_skipped(z):
+    right = _abs_squared_with_bwd(lambda z, g: (2.0 * np.conj(z) * g,))     # d/dx - i d/dy of x^2 + y^2
+    wrong = _abs_squared_with_bwd(lambda z, g: (2.0 * z * g,))              # the conjugate: wrong
+    adsrc.check_grads(right, (z,), modes=BOTH)
+    with pytest.raises(adsrc.GradientMismatch, match="gradient of"):
+        adsrc.check_grads(wrong, (z,), modes="rev")
+    scalar = mixed_complex if np.ndim(z) == 0 else (lambda v: np.sum(mixed_complex(v)))
+    adsrc.check_grads(scalar, (z,), modes=BOTH, order=2)
+    adsrc.check_grads(scalar, (z,), modes=BOTH, order=2, full=True)

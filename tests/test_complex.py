@@ -285,3 +285,37 @@ def test_every_differentiable_numpy_rule_is_complex_ready_or_refuses():
     missing = sorted(names - ready - refused - NUMPY_REFUSES)
     assert not missing, f"rules neither checked with complex arguments nor refusing them: {missing}"
     assert not (ready & refused), sorted(ready & refused)
+
+
+# -- forward mode through a custom_vjp: the tangent from the pullback keeps Re(c t) ------------------------------
+@adsrc.custom_vjp
+def conj_squared(z):
+    return np.conj(z) ** 2             # not holomorphic: its output depends on conj(z)
+
+
+conj_squared.defvjp(lambda z: (np.conj(z) ** 2, z), lambda z, ct: (2.0 * z * np.conj(ct),))
+
+
+@adsrc.custom_vjp
+def abs_squared(z):
+    return np.abs(z) ** 2              # a real output of a complex input
+
+
+abs_squared.defvjp(lambda z: (np.abs(z) ** 2, z), lambda z, ct: (2.0 * np.conj(z) * ct,))
+
+
+def through_custom(z):
+    return conj_squared(z) * 0.5 + abs_squared(z) * (1.0 + 2.0j)
+
+
+@pytest.mark.parametrize("z", [0.4 - 0.7j, np.array([0.4 - 0.7j, 1.2 + 0.1j])])
+def test_jvp_through_a_custom_vjp_with_complex_values(z):
+    for t in (0.3 + 0.9j, 1.0, 1j):
+        t = t * np.ones_like(z)
+        value, tangent = adsrc.jvp(through_custom, (z,), (t,))
+        expected = (through_custom(z + 1e-6 * t) - through_custom(z - 1e-6 * t)) / 2e-6
+        np.testing.assert_allclose(value, through_custom(z), rtol=1e-12)
+        np.testing.assert_allclose(tangent, expected, rtol=1e-6, atol=1e-8)
+        assert not np.any(np.isnan(tangent))
+    real_value, real_tangent = adsrc.jvp(abs_squared, (z,), ((0.3 + 0.9j) * np.ones_like(z),))
+    assert not np.iscomplexobj(real_tangent)
