@@ -32,7 +32,7 @@ STMTS = [("assign", 12), ("rebind", 5), ("setitem", 8), ("inplace", 4), ("copy_u
          ("if", 7), ("for", 7), ("while", 3), ("list_new", 3), ("append", 4), ("list_use", 2), ("list_loop", 3),
          ("unpack", 3), ("dict_new", 3), ("dict_write", 4), ("dict_iter", 2), ("closure", 3), ("map", 2),
          ("helper_stmt", 3), ("builtin_sum", 2), ("object", 3), ("try", 3), ("nonlocal", 2), ("nested_special", 2),
-         ("passed", 3), ("extremum", 2), ("next", 1), ("itertools", 1)]
+         ("passed", 3), ("extremum", 2), ("next", 1), ("itertools", 1), ("table", 2), ("debug_branch", 1)]
 KINDS, WEIGHTS = zip(*STMTS)
 
 
@@ -346,4 +346,4 @@ class Gen(Exprs):
                              s_helper_stmt, s_list_loop, s_list_new, s_list_use, s_map, s_unpack, helper, program)
     from progen_objects import s_object  # noqa
     from progen_try import s_nested_special, s_nonlocal, s_try  # noqa
-    from progen_calls import s_extremum, s_itertools, s_next, s_passed  # noqa
+    from progen_calls import s_debug_branch, s_extremum, s_itertools, s_next, s_passed, s_table  # noqa

@@ -1,6 +1,7 @@
 """Statements of the program generator (methods of progen.Gen) for calls people write that pass things on:
 a lambda or nested function handed to a module function of the program's (`HIGHER_ORDER` below), `min`/`max`
-of several values or with a key, `next` on an iterator, and itertools' accumulate and pairwise."""
+of several values or with a key, `next` on an iterator, itertools' accumulate and pairwise, calls through a
+table of functions, and a branch that never runs calling what adsrc cannot differentiate (a debugging aid)."""
 
 from progen_expr import ARRAYS
 
@@ -14,6 +15,9 @@ HIGHER_ORDER = [
     "",
     "def _twice(fn, v, scale=1.0):",
     "    return fn(fn(v) * scale)",
+    "",
+    "",
+    "_ACTS = {'tanh': np.tanh, 'sin': np.sin, 'soft': lambda v: np.log1p(np.exp(v)), 'sq': lambda v: v * v}",
     "",
     "",
 ]
@@ -79,3 +83,32 @@ def s_itertools(self, L, ind, sc, ctx, depth):
     else:
         L.append(f"{pad}{y} = sum(u * w for u, w in itertools.pairwise(np.ravel({a})))")
     sc.set(y, (), False)
+
+
+def s_table(self, L, ind, sc, ctx, depth):
+    """A call through a table of functions: the module's dict by a name chosen when the code runs, or a list
+    made here indexed by a loop counter or an int."""
+    r, pad = self.r, _pad(ind)
+    y = self.name("y")
+    t = r.choice([()] + ARRAYS)
+    arg = self.e(t, sc, 1)
+    if r.random() < 0.5 or not sc.ints:
+        a, b = r.sample(["tanh", "sin", "soft", "sq"], 2)
+        L.append(f"{pad}{y} = _ACTS['{a}' if {self.cond(sc)} else '{b}']({arg})")
+    else:
+        fs = self.name("fs")
+        c = self.e((), sc, 2)
+        L.append(f"{pad}{fs} = [np.sin, lambda v: v * {c}, np.tanh]")
+        L.append(f"{pad}{y} = {fs}[{r.choice(sorted(sc.ints))} % 3]({arg})")
+    sc.set(y, t, True)
+
+
+def s_debug_branch(self, L, ind, sc, ctx, depth):
+    """`if np.isnan(...)` around what adsrc refuses (np.i0 has no derivative): it never runs, so it must not
+    stop the program or change its gradient."""
+    names = [n for n, (t, _) in sc.arrays.items()]
+    if not names:
+        return False
+    pad, v = _pad(ind), self.r.choice(names)
+    L.append(f"{pad}if np.isnan(np.sum({v})):")
+    L.append(f"{pad}    {v} = np.i0({v})")
