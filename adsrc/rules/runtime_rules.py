@@ -145,11 +145,18 @@ def _summed_to(g, c, x):
     if isinstance(x, dict) and isinstance(c, dict):
         if c.keys() != x.keys():
             raise _Mismatch("keys differ")
-        # a dict cotangent may lack keys: their cotangent is zero (the gradient read only some of them)
-        return {k: _summed_to(g.get(k, 0.0) if isinstance(g, dict) else g, c[k], x[k]) for k in x}
+        return {k: _summed_to(_item(g, k) if isinstance(g, dict) else g, c[k], x[k]) for k in x}
     if _tree(c, x) or _tree(g):
         raise _Mismatch("structures differ")
     return runtime.unbroadcast(g, c, x)
+
+
+def _item(g, k):
+    """g[k] of a dict cotangent; zero for a key it lacks (the gradient read only some of them)."""
+    try:
+        return g[k]
+    except KeyError:
+        return 0.0
 
 
 def _tree(*values):
