@@ -284,6 +284,8 @@ def grad_output(g, x, borrowed=False):
         if np.ndim(g) != 0:
             return _scalar_error(g)
         return x.dtype.type(_real_for(g, x.dtype))
+    if type(x) is complex:
+        return complex(g) if np.ndim(g) == 0 else _scalar_error(g)
     return grad_tree(g, x)
 
 
@@ -1072,7 +1074,7 @@ class NonScalarOutput(TypeError):
 def check_scalar(out, fname):
     """The seed of the backward pass for out, the output of a function given to grad: 1.0, or ones of its shape
     for an array of one element (as autograd and PyTorch accept); raise unless out is a real scalar or that."""
-    if isinstance(out, (float, int)) and not isinstance(out, bool):
+    if type(out) is float or isinstance(out, (float, int)) and not isinstance(out, (bool, np.complexfloating)):
         return 1.0
     if is_duck(out) and out.shape == () and np.dtype(out.dtype).kind in "fiu":
         return 1.0          # a 0-d duck array (a lazy Dask scalar)
@@ -1081,6 +1083,11 @@ def check_scalar(out, fname):
         return np.ones(shp) if shp else 1.0
     if is_duck(out) and np.size(out) == 1 and np.dtype(out.dtype).kind in "fiu":
         return 1.0
+    if np.iscomplexobj(out) and np.size(out) == 1:
+        raise NonScalarOutput(
+            f"adsrc.grad needs `{fname}` to return a real scalar, but it returned a complex number "
+            f"({type(out).__name__}). Differentiate a real function of it (np.real, np.abs, np.abs(...) ** 2), as "
+            "JAX's and autograd's grad ask, or use adsrc.vjp or adsrc.jvp for the complex output.")
     if shp is None:
         what = f"a {type(out).__name__}"
     else:

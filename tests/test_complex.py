@@ -297,15 +297,15 @@ conj_squared.defvjp(lambda z: (np.conj(z) ** 2, z), lambda z, ct: (2.0 * z * np.
 
 
 @adsrc.custom_vjp
-def abs_squared(z):
+def abs_squared_custom(z):
     return np.abs(z) ** 2              # a real output of a complex input
 
 
-abs_squared.defvjp(lambda z: (np.abs(z) ** 2, z), lambda z, ct: (2.0 * np.conj(z) * ct,))
+abs_squared_custom.defvjp(lambda z: (np.abs(z) ** 2, z), lambda z, ct: (2.0 * np.conj(z) * ct,))
 
 
 def through_custom(z):
-    return conj_squared(z) * 0.5 + abs_squared(z) * (1.0 + 2.0j)
+    return conj_squared(z) * 0.5 + abs_squared_custom(z) * (1.0 + 2.0j)
 
 
 @pytest.mark.parametrize("z", [0.4 - 0.7j, np.array([0.4 - 0.7j, 1.2 + 0.1j])])
@@ -317,5 +317,26 @@ def test_jvp_through_a_custom_vjp_with_complex_values(z):
         np.testing.assert_allclose(value, through_custom(z), rtol=1e-12)
         np.testing.assert_allclose(tangent, expected, rtol=1e-6, atol=1e-8)
         assert not np.any(np.isnan(tangent))
-    real_value, real_tangent = adsrc.jvp(abs_squared, (z,), ((0.3 + 0.9j) * np.ones_like(z),))
+    real_value, real_tangent = adsrc.jvp(abs_squared_custom, (z,), ((0.3 + 0.9j) * np.ones_like(z),))
     assert not np.iscomplexobj(real_tangent)
+
+
+def scaled_by_a_complex_constant(x):
+    return x * (1.0 + 0.2j)
+
+
+def sum_of_a_spectrum(x):
+    return np.sum(np.fft.fft(x))
+
+
+@pytest.mark.parametrize("fn,x", [(scaled_by_a_complex_constant, 1.0), (sum_of_a_spectrum, np.array([0.3, 0.5]))])
+def test_a_complex_output_of_real_inputs_is_refused_not_cut_to_its_real_part(fn, x):
+    # the gradient of the real part alone came back (1.0, [2, 0]), as if the function were real
+    with pytest.raises(TypeError, match="returned a complex number"):
+        adsrc.grad(fn)(x)
+
+
+def test_the_gradient_for_a_python_complex_is_a_python_complex():
+    g = adsrc.grad(lambda z: np.real(z) * 2.0 + np.imag(z) ** 2)(0.5 + 1.5j)
+    assert type(g) is complex
+    assert g == 2.0 - 3.0j
