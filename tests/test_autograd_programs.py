@@ -218,3 +218,32 @@ def test_a_branch_adsrc_refuses_is_refused_only_when_it_runs():
     g = adsrc.grad(simulate)
     g(x)
     assert "refuse_now(" in g.source()
+
+
+def _evaluated(v):
+    return eval("v * 2.0")               # adsrc refuses eval: it cannot read what the string computes
+
+
+def _either_way(x, flag):
+    if flag:
+        y = _evaluated(x)
+    else:
+        y = _evaluated(x + 1.0)
+    return y
+
+
+def _times_either_way(x, flag):
+    return _either_way(x, flag) * x
+
+
+def _either_way_of_a_constant(x, flag):
+    return _either_way(2.0, flag) * x
+
+
+def test_a_callee_whose_every_branch_is_refused_is_not_taken_for_a_constant():
+    # the caller took the refused calls' values for constants: d/dx (2x * x) came back as 2x, not 4x
+    for flag in (False, True):
+        with pytest.raises(adsrc.TransformError, match="_either_way|_evaluated"):
+            adsrc.grad(_times_either_way)(1.5, flag)
+    # nothing is differentiated through the refused calls here: they run as they are
+    assert adsrc.grad(_either_way_of_a_constant)(1.5, True) == 4.0

@@ -53,6 +53,8 @@ class OpAdjoints:
     def adj_Opaque(self, s, g, out):
         if s.function:
             return       # a function value: calls of it that adsrc cannot follow are refused where they are
+        if s.refusal is not None:
+            raise s.refusal
         raise self.error(s, f"adsrc cannot differentiate through {s.describe}.", s.hint)
 
     def adj_CallLocal(self, s, g, out):

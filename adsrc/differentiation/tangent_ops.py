@@ -35,6 +35,8 @@ class TangentOps(OpAdjoints):
     def tan_Opaque(self, s, out):
         if s.function:
             return
+        if s.refusal is not None:
+            raise s.refusal
         raise self.error(s, f"adsrc cannot differentiate through {s.describe}.", s.hint)
 
     def tan_CallLocal(self, s, out):

@@ -182,11 +182,13 @@ class Opaque(Op):
     function: the value is a function (a functools.partial): it has no cotangent of its own, and
     a call of it that adsrc cannot follow is refused where it is made if it depends on
     differentiated values.
+    refusal: a call of a function whose source adsrc refused (lowering/refused_branches.py).
     """
     describe: str = ""
     hint: Optional[str] = None
     fresh: bool = False
     function: bool = False
+    refusal: Optional[Exception] = None     # raised instead, if set: why adsrc could not follow the call
 
 
 OPS = (Copy, Const, Apply, CallUser, CallCustom, CallLocal, GetItem, GetAttr, Pack, Update, Append, ScanSlice, Opaque)

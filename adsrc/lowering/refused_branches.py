@@ -3,13 +3,13 @@
 `if ax: plot(x)` in a simulation that is differentiated with `ax=None` is ordinary code: Python never runs
 `plot`, and neither should its refusal stop the program. Before the function's changes in place are followed
 (functionalize.py), every call in a branch whose callee adsrc cannot read (its summary fails) becomes a
-statement that raises that refusal when it runs; the differentiator does the same for a branch it cannot
-differentiate (differentiation/control.py). A call on every path is refused when transforming, as before.
+statement that raises that refusal when it runs (its value, an Opaque call that carries the refusal, still
+depends on the arguments); the differentiator does the same for a branch it cannot differentiate
+(differentiation/control.py). A call on every path is refused when transforming, as before.
 """
 
-import gast
-
 from .. import astutil
+from ..analysis.summaries import callee_name
 from ..errors import TransformError
 from ..ir import nodes as ir
 
@@ -37,11 +37,13 @@ def refuse_in_branches(fn, namer, oracle):
 
 
 def _raising(fn, namer, s, error):
+    """The refusal, raised when the branch runs; then the call's value as a call adsrc cannot see into (never
+    run: the refusal comes first). Its value depends on the call's arguments, so that neither this function's
+    derivative nor a caller's takes it for a constant (they raised nothing and lost its derivative)."""
     name = namer.fresh("refusal")
     fn.bindings[name] = error
-    raise_it = ir.Effect(astutil.call(astutil.name(namer.helper("refuse_now")), [astutil.name(name)]), loc=s.loc)
-    out = [raise_it]
-    for t in ([s.target] if isinstance(s.target, str) else
-              [n.id for n in gast.walk(s.target) if isinstance(n, gast.Name)] if s.target is not None else []):
-        out.append(ir.Const(t, astutil.const(None), loc=s.loc))     # (never reached: the names stay defined)
+    out = [ir.Effect(astutil.call(astutil.name(namer.helper("refuse_now")), [astutil.name(name)]), loc=s.loc)]
+    if s.target is not None:
+        out.append(ir.Opaque(s.target, s.expr, loc=s.loc, describe=f"the call to `{callee_name(s.callee)}`",
+                             refusal=error))
     return out
