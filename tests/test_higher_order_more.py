@@ -293,3 +293,37 @@ def test_second_order_through_a_gradient_of_which_only_some_keys_are_read():
     # d/da sum(sin(cos(a))) = -cos(cos(a)) sin(a); nothing reaches b
     np.testing.assert_allclose(g["a"], -np.cos(np.cos(d["a"])) * np.sin(d["a"]), rtol=1e-12)
     np.testing.assert_array_equal(g["b"], [0.0])
+
+
+EINSUMS = [("ij,jk->ik", [(2, 3), (3, 4)]), ("i,i->", [(3,), (3,)]), ("ij->ji", [(2, 3)]),
+           ("i->i", [(3,)]), ("...ij,...jk->...ik", [(2, 2, 3), (3, 2)]), ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]),
+           ("ii->i", [(3, 3)]), ("ij,ij->i", [(2, 3), (2, 3)])]
+
+
+@pytest.mark.parametrize("spec, shapes", EINSUMS, ids=[s for s, _ in EINSUMS])
+def test_einsum_second_derivatives_match_differences_of_the_gradient(spec, shapes):
+    # they came back zero (and wrong through a nonlinear outside) before einsum's helpers could be differentiated
+    rng = np.random.default_rng(3)
+    ops = [rng.normal(size=s) for s in shapes]
+    weights = rng.normal(size=np.einsum(spec, *ops).shape)
+    n = len(ops)
+
+    def f(*xs):
+        return np.sum(np.sin(np.einsum(spec, *[x * 1.0 for x in xs])) * weights)
+
+    argnums = tuple(range(n))
+    grad = adsrc.grad(f, argnums=argnums)
+    directions = [rng.normal(size=s) for s in shapes]
+
+    def along(*xs):
+        return sum(np.sum(g * d) for g, d in zip(grad(*xs), directions))
+
+    got = adsrc.grad(along, argnums=argnums)(*ops)
+    for k in range(n):
+        for idx in np.ndindex(shapes[k]):
+            e = np.zeros(shapes[k])
+            e[idx] = 1e-6
+            plus = [o + e if j == k else o for j, o in enumerate(ops)]
+            minus = [o - e if j == k else o for j, o in enumerate(ops)]
+            expected = (along(*plus) - along(*minus)) / 2e-6
+            np.testing.assert_allclose(got[k][idx], expected, rtol=1e-5, atol=1e-7)

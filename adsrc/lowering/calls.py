@@ -313,6 +313,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return
         if e.keywords and self.argument_form(e, obj, target):      # np.sum(a, where=m)
             return
+        if self.starred_einsum(e, obj, target):                     # np.einsum(spec, *ops)
+            return
         special = _BUILTIN_CALLS.get(obj) if hashable(obj) else None
         if special is not None:
             return getattr(self, special)(e, target)

@@ -76,6 +76,26 @@ class Written:
         self.call(self.helper_call(fn.__name__, list(e.args), e.keywords), target)
         return True
 
+    def starred_einsum(self, e, obj, target):
+        """`np.einsum(spec, *ops)` (operands of a length known only when the code runs): einsum_of(spec, [...]),
+        a call with a rule that takes the operands as one list. True, or False for another call."""
+        if obj is not np.einsum or e.keywords or len(e.args) < 2 or isinstance(e.args[0], gast.Starred) or \
+                not any(isinstance(a, gast.Starred) for a in e.args[1:]):
+            return False
+        parts = []
+        for a in e.args[1:]:
+            if isinstance(a, gast.Starred):
+                parts.append(gast.Call(func=self.builtin_name("list"), args=[a.value], keywords=[]))
+            else:
+                parts.append(gast.List(elts=[a], ctx=gast.Load()))
+        operands = parts[0]
+        for p in parts[1:]:
+            operands = gast.BinOp(left=operands, op=gast.Add(), right=p)
+        from ..rules.helpers import einsum_of
+        self.call(gast.Call(func=astutil.name(self.bind("einsum_of", einsum_of)), args=[e.args[0], operands],
+                            keywords=[]), target)
+        return True
+
     def extremum_call(self, e, obj, target):
         """`min`/`max` in the forms their rule does not take (three or more values, `key=`, `default=`),
         emitted as by_source's min_by/min_of (max_...): True, or False for the rule's forms."""

@@ -1244,6 +1244,18 @@ def _einsum_labels(subscripts, shapes):
     return labels, out_labels, size
 
 
+def einsum_of(subscripts, operands):
+    """np.einsum(subscripts, *operands), for a list of operands of any length (its rule in numpy_rules.py: the
+    helpers below are differentiated again through it, for higher order)."""
+    return np.einsum(subscripts, *operands)
+
+
+@helper
+def einsum_operands_vjp(g, subscripts, operands):
+    """The cotangents of einsum_of's operands, one per operand, in a list."""
+    return [einsum_vjp(g, subscripts, operands, k) for k in range(len(operands))]
+
+
 @helper
 def einsum_vjp(g, subscripts, operands, k):
     """Cotangent of operand k of np.einsum: contract g with the other operands onto operand k's labels.
@@ -1261,13 +1273,15 @@ def einsum_vjp(g, subscripts, operands, k):
             seen.update(lab)
     avail = [c for c in uniq if c in seen]
     spec = ",".join(["".join(out_labels)] + ["".join(lab) for j, lab in enumerate(labels) if j != k])
-    r = np.einsum(spec + "->" + "".join(avail), g, *[o for j, o in enumerate(ops) if j != k])
+    r = einsum_of(spec + "->" + "".join(avail), [g] + [o for j, o in enumerate(ops) if j != k])
     r = np.reshape(r, [size[c] if c in seen else 1 for c in uniq])
     r = np.broadcast_to(r, [size[c] for c in uniq])
     if len(uniq) == len(mine):
         return np.transpose(r, [uniq.index(c) for c in mine]) if uniq != mine else r
+    # r goes on the diagonal: each of its elements to the one place whose repeated labels share its index
+    grid = np.indices([size[c] for c in uniq])
     out = _zeros(ops[k].shape, r)
-    np.einsum("".join(mine) + "->" + "".join(uniq), out)[...] = r      # a writable view of the diagonal
+    out[tuple(grid[uniq.index(c)] for c in mine)] = r
     return out
 
 
