@@ -340,3 +340,24 @@ def test_the_gradient_for_a_python_complex_is_a_python_complex():
     g = adsrc.grad(lambda z: np.real(z) * 2.0 + np.imag(z) ** 2)(0.5 + 1.5j)
     assert type(g) is complex
     assert g == 2.0 - 3.0j
+
+
+def imaginary_parts_of_eigenvalues(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(np.imag(w) ** 2) + np.sum(np.abs(v[:, 0]) ** 2 * np.arange(3.0))
+
+
+def test_second_derivative_through_complex_eigenvalues_in_reverse_over_reverse():
+    # a helper's transpose, taken entry by entry, probed only the real direction of complex cotangents
+    rng = np.random.default_rng(0)
+    a = np.array([[0.0, -1.0, 0.2], [1.0, 0.0, 0.3], [0.1, 0.2, 0.5]]) + 0.1 * rng.normal(size=(3, 3))
+    u, w = rng.normal(size=(3, 3)), rng.normal(size=(3, 3))
+    grad = adsrc.grad(imaginary_parts_of_eigenvalues)
+
+    def paired(x):
+        return np.sum(grad(x) * w)
+    expected = (paired(a + 1e-5 * u) - paired(a - 1e-5 * u)) / 2e-5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        got = np.sum(adsrc.grad(paired)(a) * u)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)

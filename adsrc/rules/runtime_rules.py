@@ -368,7 +368,8 @@ def transpose_linear(fn, k, g, args):
                 f"adsrc cannot transpose `{getattr(fn, '__name__', fn)}` here: a cotangent of a container "
                 f"({type(a).__name__}) meets one of another structure ({type(b).__name__}). Please report this "
                 "program; differentiating once less works.")
-        return float(np.sum(np.broadcast_to(a, np.broadcast_shapes(np.shape(a), np.shape(b))) * b))
+        # Re(sum(a b)): cotangents pair with values by the real part (a complex one is d/dx - i d/dy)
+        return float(np.real(np.sum(np.broadcast_to(a, np.broadcast_shapes(np.shape(a), np.shape(b))) * b)))
 
     def entry(path, leaf):
         if runtime.is_zero(leaf):
@@ -379,15 +380,18 @@ def transpose_linear(fn, k, g, args):
         return column(path, leaf)
 
     def column(path, leaf):
-        flat = np.zeros(np.size(leaf))
+        complex_leaf = np.iscomplexobj(leaf)
+        flat = np.zeros(np.size(leaf), complex if complex_leaf else float)
         for e in range(flat.size):
-            def basis(p, v, e=e):
-                z = np.zeros(np.shape(v))
+            def basis(p, v, e=e, one=1.0):
+                z = np.zeros(np.shape(v), type(one))
                 if p == path:
-                    z.reshape(-1)[e] = 1.0
-                return float(z) if np.ndim(v) == 0 and not isinstance(v, np.ndarray) else z
+                    z.reshape(-1)[e] = one
+                return z.item() if np.ndim(v) == 0 and not isinstance(v, np.ndarray) else z
             flat[e] = pair(apply_linear(fn, k, _map(c, basis), args), g)
-        return float(flat[0]) if np.ndim(leaf) == 0 and not isinstance(leaf, np.ndarray) else flat.reshape(np.shape(leaf))
+            if complex_leaf:        # the imaginary direction too: the entry is <g, L(e)> - i <g, L(i e)>
+                flat[e] -= 1j * pair(apply_linear(fn, k, _map(c, lambda p, v, e=e: basis(p, v, e, 1j)), args), g)
+        return flat[0].item() if np.ndim(leaf) == 0 and not isinstance(leaf, np.ndarray) else flat.reshape(np.shape(leaf))
     return _map(c, entry)
 
 
