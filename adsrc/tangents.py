@@ -194,6 +194,16 @@ def abs_jvp(g, x, ans):
 
 
 @helper
+def sign_jvp(g, x, ans):
+    """d sign(x): 0 for real x; (t - sign(x) Re(conj(sign(x)) t)) / |x| for complex x (0 where x = 0)."""
+    if not np.iscomplexobj(x):
+        return 0.0 * np.real(g)
+    r = np.abs(x)
+    safe = np.where(r == 0, 1.0, r)
+    return np.where(r == 0, 0.0, (g - ans * np.real(np.conjugate(ans) * g)) / safe)
+
+
+@helper
 def angle_jvp(g, z, deg):
     """d angle(z) = Im(conj(z) t) / |z|^2 (0 for real z, whose angle is piecewise constant)."""
     if not np.iscomplexobj(z):

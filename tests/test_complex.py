@@ -361,3 +361,14 @@ def test_second_derivative_through_complex_eigenvalues_in_reverse_over_reverse()
         warnings.simplefilter("error", np.exceptions.ComplexWarning)
         got = np.sum(adsrc.grad(paired)(a) * u)
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
+
+
+def through_sign(z):
+    return np.sum(np.real(np.sign(z) * (1.0 - 2.0j)) + np.abs(np.sign(z) + 0.5) ** 2 + np.sign(np.real(z)))
+
+
+def test_sign_of_complex_values_is_differentiated_as_z_over_its_modulus():
+    z = np.array([0.3 + 0.4j, -1.0 + 0.2j, 0.0 + 0.0j])
+    adsrc.check_grads(through_sign, (z[:2],), modes=("fwd", "rev"), order=2)
+    g = adsrc.grad(through_sign)(z)
+    assert g[2] == 0.0 and np.all(np.isfinite(g))          # no derivative at 0, as for |z|

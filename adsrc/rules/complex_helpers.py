@@ -60,6 +60,17 @@ def abs_cot(g, x, ans):
 
 
 @helper
+def sign_cot(g, x, ans):
+    """Cotangent of x in sign(x): none for a real x (piecewise constant); for a complex x, sign(x) = x / |x|
+    (NumPy 2), whose cotangent is (g - conj(g) conj(sign(x))^2) / (2 |x|) (0 at x = 0)."""
+    if not np.iscomplexobj(x):
+        return 0.0
+    r = np.abs(x)
+    safe = np.where(r == 0, 1.0, r)
+    return np.where(r == 0, 0.0, (g - np.conjugate(g) * np.conjugate(ans) ** 2) / (2 * safe))
+
+
+@helper
 def imag_cot(g, x):
     """Cotangent of x in imag(x): -i Re(g); none for a real x (imag(x) is then a constant 0)."""
     if not np.iscomplexobj(x):
@@ -131,6 +142,8 @@ def _mixing_rules():
 # -- rules ---------------------------------------------------------------------------------------------
 for _fn, _name in ((np.absolute, "np.absolute"), (np.fabs, "np.fabs")):
     elementwise(_fn, _name, "abs_cot(g, x, ans)")
+if np.lib.NumpyVersion(np.__version__) >= "2.0.0":        # sign(z) = z / |z| (before: the sign of its real part)
+    elementwise(np.sign, "np.sign", "sign_cot(g, x, ans)")
 elementwise(np.real, "np.real", "real_cot(g, val)", signature="val")
 elementwise(np.imag, "np.imag", "imag_cot(g, val)", signature="val")
 elementwise(np.angle, "np.angle", "angle_cot(g, z, deg)", signature="z, deg=False")

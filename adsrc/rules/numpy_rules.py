@@ -323,8 +323,8 @@ _CONSTANT = [
     # constructors from shapes, and *_like (the values do not depend on the argument's values)
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.eye, np.identity, np.tri,
     np.indices,
-    # piecewise constant: zero derivative except at jumps
-    np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix, np.floor_divide, np.spacing,
+    # piecewise constant: zero derivative except at jumps (np.sign too, for real values: complex_helpers.py)
+    np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix, np.floor_divide, np.spacing,
     # indices and positions
     np.argmax, np.argmin, np.nanargmax, np.nanargmin, np.argsort, np.argpartition, np.lexsort, np.nonzero,
     np.flatnonzero, np.argwhere, np.searchsorted, np.digitize, np.tril_indices, np.triu_indices,
