@@ -194,6 +194,19 @@ def abs_jvp(g, x, ans):
 
 
 @helper
+def einsum_of_jvp(g, subscripts, operands):
+    """d einsum_of(subscripts, operands): one einsum per operand with a tangent, that operand replaced by it."""
+    if is_zero(g):
+        return 0.0
+    total = 0.0
+    for j, t in enumerate(g):
+        if not is_zero(t):
+            term = np.einsum(subscripts, *[t if i == j else o for i, o in enumerate(operands)])
+            total = term if is_zero(total) else total + term
+    return total
+
+
+@helper
 def sign_jvp(g, x, ans):
     """d sign(x): 0 for real x; (t - sign(x) Re(conj(sign(x)) t)) / |x| for complex x (0 where x = 0)."""
     if not np.iscomplexobj(x):

@@ -99,7 +99,7 @@ UNARY_DOMAINS = {
     np.arctan: rand, np.sinh: rand, np.cosh: rand, np.tanh: rand, np.arcsinh: rand,
     np.arccosh: lambda *s: rand(*s, low=1.2, high=3.0), np.arctanh: lambda *s: rand(*s, low=-0.8, high=0.8),
     np.absolute: away, np.fabs: away, np.deg2rad: rand, np.rad2deg: rand, np.radians: rand, np.degrees: rand,
-    np.sinc: away, np.conjugate: rand, np.real: rand, np.nan_to_num: rand, np.copy: rand,
+    np.sinc: away, np.conjugate: rand, np.real: rand, np.nan_to_num: rand, np.copy: rand, np.sign: away,
 }
 for _op, _dom in UNARY_DOMAINS.items():
     _f = unary(_op)

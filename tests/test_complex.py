@@ -13,6 +13,7 @@ dL/dx - i dL/dy (a holomorphic function's rule multiplies by its derivative, no 
 
 import collections
 import warnings
+import zlib
 
 import numpy as np
 import pytest
@@ -157,7 +158,9 @@ def test_complex_values_through_calls_loops_branches_and_setitem():
 # -- every rule case, made complex ------------------------------------------------------------------------------
 
 _RNG = np.random.default_rng(31)
-_SKIP = {"max_tie_shares_gradient"}        # built on ties: a kink, where finite differences mean nothing
+# built on ties (a kink, where finite differences mean nothing), or on np.arange, whose length with a complex start
+# or step jumps with the sign of their imaginary parts
+_SKIP = {"max_tie_shares_gradient", "arange"}
 
 
 def _complex_variants():
@@ -173,8 +176,8 @@ def _complex_variants():
     return out
 
 
-def _complexify(a):
-    z = a + 0.4j * _RNG.uniform(-1.0, 1.0, np.shape(a)) * np.maximum(np.abs(a), 0.3)
+def _complexify(a, rng):
+    z = a + 0.4j * rng.uniform(-1.0, 1.0, np.shape(a)) * np.maximum(np.abs(a), 0.3)
     return complex(z) if isinstance(a, float) else z
 
 
@@ -184,7 +187,8 @@ OUTCOMES = collections.defaultdict(set)      # outcome -> rule names
 @pytest.mark.parametrize("case, i", _complex_variants())
 def test_rule_case_with_a_complex_argument(case, i):
     args = list(case.args)
-    args[i] = _complexify(args[i])
+    rng = np.random.default_rng(zlib.crc32(f"{case.id}-{i}".encode()))   # a case's draws do not depend on others
+    args[i] = _complexify(args[i], rng)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -193,8 +197,8 @@ def test_rule_case_with_a_complex_argument(case, i):
         OUTCOMES["numpy refuses"].update(case.rules)
         return
     outs = out if isinstance(out, (tuple, list)) else (out,)
-    W1 = [_RNG.standard_normal(np.shape(o)) for o in outs]
-    W2 = [_RNG.standard_normal(np.shape(o)) for o in outs]
+    W1 = [rng.standard_normal(np.shape(o)) for o in outs]
+    W2 = [rng.standard_normal(np.shape(o)) for o in outs]
     if not isinstance(out, (tuple, list)):
         W1, W2 = W1[0], W2[0]
     f = complex_objective(case.fn, len(args), W1, W2)
@@ -282,7 +286,7 @@ def test_every_differentiable_numpy_rule_is_complex_ready_or_refuses():
     refused = {r.name for r in rules.FUNCTIONS.values() if r.real_only}
     if not ready:
         pytest.skip("run with the parametrized complex cases")       # -k selected this test alone
-    missing = sorted(names - ready - refused - NUMPY_REFUSES)
+    missing = sorted(names - ready - refused - NUMPY_REFUSES - {"np.arange"})      # (see _SKIP)
     assert not missing, f"rules neither checked with complex arguments nor refusing them: {missing}"
     assert not (ready & refused), sorted(ready & refused)
 

@@ -47,6 +47,7 @@ TEMPLATES = {
     "np.fabs": {"x": "abs_jvp(g, x, ans)"},
     "np.angle": {"z": "angle_jvp(g, z, deg)"},
     "np.sign": {"x": "sign_jvp(g, x, ans)"},
+    "einsum_of": {"operands": "einsum_of_jvp(g, subscripts, operands)"},
     "np.linalg.inv": {"a": "-(ans @ g @ ans)"},
     "np.linalg.solve": {"a": "-np.linalg.solve(a, g @ ans)", "b": "np.linalg.solve(a, g)"},
     "np.linalg.det": {"a": "det_jvp(g, a, ans)"},
