@@ -15,7 +15,8 @@ import linecache
 import numpy as np
 
 from . import api
-from .checks import GradientMismatch, _check_rev, _dot, _leaves, _map, _nonfinite, _shifted, _step, _trials, random_like
+from .checks import (GradientMismatch, _check_rev, _dot, _leaves, _map, _nonfinite, _shifted, _step, _trials,
+                     random_like)
 from .custom import custom_vjp
 from .forward_api import jvp
 
@@ -34,14 +35,15 @@ def parse_modes(modes, order):
     return modes
 
 
-def check_modes(f, args, argnums, modes, order, options):
-    """The checks other than reverse mode at order 1 (which check_grads runs itself)."""
+def check_modes(f, scalar_f, args, argnums, modes, order, options):
+    """The checks other than reverse mode at order 1 (which check_grads runs itself); scalar_f is f, or
+    x -> <f(x), w> when f does not return a real number (as_scalar)."""
     name = getattr(f, "__qualname__", repr(f))
     if "fwd" in modes:
         check_fwd(f, args, argnums, what=f"jvp of {name}", **options)
     if order < 2:
         return
-    grad_f = api.grad(f, argnums=argnums, static_argnums=options["static_argnums"],
+    grad_f = api.grad(scalar_f, argnums=argnums, static_argnums=options["static_argnums"],
                       static_argnames=options["static_argnames"])
     if "rev" in modes:
         u = _direction(args, argnums, options["seed"] + 1)
@@ -85,17 +87,44 @@ _pair.defvjp(_pair_fwd, _pair_bwd)
 _PAIRED = "def paired_with_direction(*args, **kwargs):\n    return pair(grad_f(*args, **kwargs), u)\n"
 
 
-def _paired(grad_f, u):
+def _paired(grad_f, u, label="x -> <adsrc.grad(f)(x), u>"):
     """x -> <grad_f(x), u>: a scalar function whose adsrc gradient differentiates grad_f's generated code.
 
     adsrc transforms user code, not its own modules, so this small function
     is compiled from source of its own (shown in tracebacks through linecache).
     """
-    filename = "<adsrc check_grads: x -> <adsrc.grad(f)(x), u>>"
+    filename = f"<adsrc check_grads: {label}>"
     linecache.cache[filename] = (len(_PAIRED), None, _PAIRED.splitlines(True), filename)
     namespace = {"pair": _pair, "grad_f": grad_f, "u": u}
     exec(compile(_PAIRED, filename, "exec"), namespace)
     return namespace["paired_with_direction"]
+
+
+def as_scalar(f, args, kwargs, seed):
+    """f when it returns a real number, else x -> <f(x), w> for a random w of its output's structure (the
+    reverse-mode check of any output, as autograd checks a vector-Jacobian product); None for an output with
+    no float or complex leaf."""
+    out = f(*args, **(kwargs or {}))
+    if isinstance(out, (float, int, np.floating, np.integer)) and not isinstance(out, bool) or \
+            isinstance(out, np.ndarray) and out.shape == () and out.dtype.kind in "fiu":
+        return f
+    if not _leaves(out):
+        return None
+    rng = np.random.default_rng(seed + 7)
+    leaves = [(path, random_like(rng, v)) for path, v in _leaves(out, "out")]
+    if any("<" in path for path, _ in leaves):       # a pytree's child without a name: paired by _pair
+        paired = _paired(f, _map(out, lambda p, v: random_like(rng, v)), "x -> <f(x), w>")
+    else:
+        # written out leaf by leaf in plain NumPy, which adsrc differentiates to any order
+        terms = " + ".join(f"np.real(np.sum({path} * w{i}))" for i, (path, _) in enumerate(leaves))
+        text = f"def paired_with_output(*args, **kwargs):\n    out = f(*args, **kwargs)\n    return {terms}\n"
+        filename = "<adsrc check_grads: x -> <f(x), w>>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        namespace = {"np": np, "f": f, **{f"w{i}": w for i, (_, w) in enumerate(leaves)}}
+        exec(compile(text, filename, "exec"), namespace)
+        paired = namespace["paired_with_output"]
+    paired.__qualname__ = f"<{getattr(f, '__qualname__', 'f')}(x), w>"
+    return paired
 
 
 def check_fwd(f, args, argnums, *, directions, eps, rtol, atol, seed, kwargs, full, static_argnums,
@@ -133,6 +162,8 @@ def check_fwd(f, args, argnums, *, directions, eps, rtol, atol, seed, kwargs, fu
                 raise GradientMismatch(f"{what}: the output tangent of {path} has shape {ad.shape}, the "
                                        f"output {fd.shape}")
             excess = np.abs(ad - fd) - (atol + rtol * np.abs(fd))
+            if excess.size == 0:
+                continue            # an empty output: nothing to compare
             k = tuple(int(j) for j in np.unravel_index(int(np.argmax(excess)), excess.shape)) if excess.ndim else ()
             if excess[k] > 0 and (worst[1] is None or excess[k] > worst[0]):
                 worst = (float(excess[k]), (label, f"{path}{list(k) if k else ''}", ad[k].item(), fd[k].item()))

@@ -86,14 +86,16 @@ def _dot(grad, direction):
     return total
 
 
-def check_grads(f, args=None, argnums=0, *, directions=3, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0,
-                kwargs=None, full=False, static_argnums=(), static_argnames=(), modes=None, order=None):
+def check_grads(f, args=None, argnums=0, modes=None, order=None, *, directions=3, eps=1e-6, rtol=1e-5, atol=1e-7,
+                seed=0, kwargs=None, full=False, static_argnums=(), static_argnames=(), argnum=None):
     """Check adsrc's derivatives of f at args against central finite differences.
 
     modes "rev" (the default): for each of `directions` random directions v
     (one per differentiated argument, same structure), compares the
     directional derivative <adsrc.grad(f), v> with
-    (f(x + eps v) - f(x - eps v)) / (2 eps); f must return a scalar.
+    (f(x + eps v) - f(x - eps v)) / (2 eps). An f that does not return a
+    real number is checked as x -> <f(x), w> for a random w of its output's
+    structure (its vector-Jacobian product, as autograd checks it).
     "fwd": compares adsrc.jvp(f, args, v)'s output tangent, leaf by leaf,
     with the same differences (f may return any pytree), and its output
     with f(*args). With full=True, every coordinate of every array is a
@@ -110,23 +112,44 @@ def check_grads(f, args=None, argnums=0, *, directions=3, eps=1e-6, rtol=1e-5, a
     with the worst mismatch (NaN or inf in a derivative is a failure).
     Returns adsrc's gradient when "rev" is among the modes, else None.
 
-    Without args, as autograd's `check_grads(f, modes=["fwd", "rev"], order=2)(*args)`: a function of the
-    arguments that checks there (its defaults are autograd's, both modes to order 2).
+    Without args, or with an argument number (or a tuple of them) in their place, as autograd's
+    `check_grads(f[, argnum][, modes][, order])(*args)` (`argnum=` too): a function of the arguments that
+    checks there (its defaults are autograd's: argument 0, both modes to order 2).
     """
     options = dict(directions=directions, eps=eps, rtol=rtol, atol=atol, seed=seed, full=full,
                    static_argnums=static_argnums, static_argnames=static_argnames)
-    if args is None:
+    if args is None or _argnum_like(args):
+        if args is not None:
+            argnum = args
+        if _modes_like(argnums):                # check_grads(f, 0, ["fwd", "rev"])
+            modes, argnums = argnums, 0
+        nums = argnums if argnum is None else argnum
+
         def check_at(*call_args, **call_kwargs):
-            return check_grads(f, call_args, argnums, kwargs=call_kwargs or kwargs, **options,
+            return check_grads(f, call_args, nums, kwargs=call_kwargs or kwargs, **options,
                                modes=("fwd", "rev") if modes is None else modes, order=2 if order is None else order)
         return check_at
-    from .check_modes import check_modes, parse_modes
+    from .check_modes import as_scalar, check_modes, parse_modes
     modes, order = ("rev",) if modes is None else modes, 1 if order is None else order
     modes = parse_modes(modes, order)
     options["kwargs"] = kwargs
-    grads = _check_rev(f, args, argnums, **options) if "rev" in modes else None
-    check_modes(f, args, argnums, modes, order, options)
+    scalar_f = as_scalar(f, args, kwargs, seed)
+    if scalar_f is None:
+        return None             # an output with no float leaf (an empty list, an integer array): nothing to check
+    grads = _check_rev(scalar_f, args, argnums, **options) if "rev" in modes else None
+    check_modes(f, scalar_f, args, argnums, modes, order, options)
     return grads
+
+
+def _argnum_like(x):
+    """An argument number or a tuple of them, where autograd's check_grads takes `argnum`."""
+    return isinstance(x, int) and not isinstance(x, bool) or \
+        isinstance(x, (tuple, list)) and len(x) > 0 and all(isinstance(i, int) and not isinstance(i, bool) for i in x)
+
+
+def _modes_like(x):
+    return isinstance(x, str) and x in ("fwd", "rev") or \
+        isinstance(x, (tuple, list)) and len(x) > 0 and all(isinstance(m, str) for m in x)
 
 
 def _trials(args, nums, directions, seed, full):

@@ -75,9 +75,33 @@ def test_forward_mode_checks_functions_with_pytree_outputs():
     assert adsrc.check_grads(vector_out, (RNG.normal(size=3),), modes="fwd", full=True) is None
 
 
-def test_reverse_mode_still_needs_a_scalar_output():
-    with pytest.raises(Exception, match="scalar"):     # adsrc.grad refuses it, as always
-        adsrc.check_grads(lambda x: np.sin(x) * 2.0, (np.ones(3),), modes=BOTH)
+def _elementwise_square_with_bwd(bwd):
+    @adsrc.custom_vjp
+    def square(x):
+        return x * x
+    square.defvjp(lambda x: (x * x, x), bwd)
+    return lambda x: (np.sin(square(x)), {"twice": 2.0 * square(x)})
+
+
+def test_any_output_is_checked_in_reverse_mode_through_a_random_pairing():
+    # as autograd checks a vector-Jacobian product: x -> <f(x), w> for a random w of the output's structure
+    x = np.array([0.2, -0.7, 1.1])
+    adsrc.check_grads(lambda v: np.sin(v) * 2.0, (x,), modes=BOTH, order=2)
+    adsrc.check_grads(_elementwise_square_with_bwd(lambda x, g: (2.0 * x * g,)), (x,), modes=BOTH, order=2)
+    with pytest.raises(adsrc.GradientMismatch, match="gradient of"):
+        adsrc.check_grads(_elementwise_square_with_bwd(lambda x, g: (3.0 * x * g,)), (x,), modes="rev")
+    assert adsrc.check_grads(lambda v: v[:0] * 2.0, (x,), modes=BOTH) is not None     # an empty output
+
+
+def test_autograds_argnum_and_positional_modes():
+    from adsrc.test_util import check_grads
+    x, y = np.array([1.0, 2.0]), np.array([3.0, -1.0])
+    check_grads(lambda a, b: a * np.sin(b), argnum=(0, 1))(x, y)
+    check_grads(lambda a, b: a * np.sin(b), 1, ["rev"])(x, y)
+    check_grads(np.sum, 0)(x)
+    wrong = _elementwise_square_with_bwd(lambda x, g: (3.0 * x * g,))
+    with pytest.raises(AssertionError):
+        check_grads(lambda a, b: wrong(a)[0] * b, (0, 1), ["fwd", "rev"], 1)(x, y)
 
 
 def test_kwargs_and_static_arguments_in_forward_mode():
@@ -186,7 +210,7 @@ def test_autograds_curried_form_checks_both_modes_to_order_2(monkeypatch):
     check_grads(logistic, modes=["rev"])(np.zeros(4), X, Y)           # autograd's spelling
     seen = []
     real = check_modes.check_modes
-    monkeypatch.setattr(check_modes, "check_modes", lambda *a: seen.append(a[3:5]) or real(*a))
+    monkeypatch.setattr(check_modes, "check_modes", lambda *a: seen.append(a[4:6]) or real(*a))
     check_grads(logistic)(np.zeros(4), X, Y)
     assert seen == [(("fwd", "rev"), 2)]
 
@@ -232,3 +256,16 @@ def test_complex_arguments_are_checked_not_skipped(z):
     scalar = mixed_complex if np.ndim(z) == 0 else (lambda v: np.sum(mixed_complex(v)))
     adsrc.check_grads(scalar, (z,), modes=BOTH, order=2)
     adsrc.check_grads(scalar, (z,), modes=BOTH, order=2, full=True)
+
+
+def test_autograds_combo_check_checks_every_combination(monkeypatch):
+    from adsrc import test_util
+    seen = []
+    real = test_util.check_grads
+    monkeypatch.setattr(test_util, "check_grads", lambda *a, **k: (lambda *x, **kw: seen.append((x, kw)) or
+                                                                   real(*a, **k)(*x, **kw)))
+    A, B = np.array([[0.3, 1.2], [0.5, -0.4]]), np.array([0.2, 0.7])
+    test_util.combo_check(lambda a, axis=0: np.sum(np.tanh(a), axis=axis), [0], modes=["rev"], order=1)(
+        [A, B], axis=[0, -1])
+    assert len(seen) == 4 and {id(x[0]) for x, _ in seen} == {id(A), id(B)}
+    assert sorted(kw["axis"] for _, kw in seen) == [-1, -1, 0, 0]
