@@ -62,6 +62,9 @@ def split(fun):
     if isinstance(fun, Checkpointed):
         return split(fun.fun)         # checkpointing all of the differentiated function changes nothing
     if isinstance(fun, functools.partial):
+        wrapper = _rule_partial(fun)
+        if wrapper is not None:
+            return Split(wrapper, what="a functools.partial of a function with a rule")
         inner = split(fun.func)
         params = _positional_params(inner.function, fun)
         start = len(inner.positional)
@@ -137,6 +140,36 @@ def _rule_wrapper(fun):
     wrapper = types.FunctionType(template.__code__, {**template.__globals__, "_fn": fun}, name)
     wrapper.__qualname__ = getattr(fun, "__name__", template.__name__)    # errors name `sqrt`
     return wrapper
+
+
+def _rule_partial(partial):
+    """`functools.partial(np.sum, axis=0)` or `partial(logsumexp, b=w)` of a function adsrc has a rule for and
+    no source of: a Python function of the remaining required parameters that calls it with the partial's
+    arguments, each a global of its own (`def sum(a): return _fn(a, axis=_axis)`), so the rule binds them by
+    name. None for a partial of anything else."""
+    from . import rules
+    from .frontend.source import define
+    fun = partial.func
+    if isinstance(fun, functools.partial) or rules.lookup(fun) is None or \
+            not all(isinstance(k, str) and k.isidentifier() for k in partial.keywords):
+        return None
+    if isinstance(fun, np.ufunc):
+        params = [f"x{i}" for i in range(fun.nin)]
+    else:
+        try:
+            params = [p.name for p in inspect.signature(fun).parameters.values()
+                      if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            params = ["x"]
+    params = [p for p in params if p != "self"][len(partial.args):] or ["x"]
+    values = {f"_arg{i}": v for i, v in enumerate(partial.args)}
+    values.update({f"_kw_{k}": v for k, v in partial.keywords.items()})
+    call = ", ".join(list(values)[:len(partial.args)] + params +
+                     [f"{k}=_kw_{k}" for k in partial.keywords])
+    name = getattr(fun, "__name__", "fun")
+    name = name if name.isidentifier() else "fun"
+    source = f"def {name}({', '.join(params)}):\n    return _fn({call})\n"
+    return define(source, name, {"__name__": "adsrc_rule_call", "_fn": fun, **values}, f"partial of {name}")
 
 
 def _passing_on(fun):

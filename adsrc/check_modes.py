@@ -10,6 +10,7 @@ The order-2 checks rest on the order-1 checks (the differences of the
 gradient are trusted because the gradient was checked first).
 """
 
+import functools
 import linecache
 
 import numpy as np
@@ -37,12 +38,15 @@ def parse_modes(modes, order):
 
 def check_modes(f, scalar_f, args, argnums, modes, order, options):
     """The checks other than reverse mode at order 1 (which check_grads runs itself); scalar_f is f, or
-    x -> <f(x), w> when f does not return a real number (as_scalar)."""
+    x -> <f(x), w> when f does not return a real number (as_scalar, which holds the keyword arguments fixed
+    itself)."""
     name = getattr(f, "__qualname__", repr(f))
     if "fwd" in modes:
         check_fwd(f, args, argnums, what=f"jvp of {name}", **options)
     if order < 2:
         return
+    if scalar_f is not f:
+        options = dict(options, kwargs=None)
     grad_f = api.grad(scalar_f, argnums=argnums, static_argnums=options["static_argnums"],
                       static_argnames=options["static_argnames"])
     if "rev" in modes:
@@ -108,6 +112,8 @@ def as_scalar(f, args, kwargs, seed):
     if isinstance(out, (float, int, np.floating, np.integer)) and not isinstance(out, bool) or \
             isinstance(out, np.ndarray) and out.shape == () and out.dtype.kind in "fiu":
         return f
+    if kwargs:
+        f = functools.partial(f, **kwargs)      # held fixed: the pairing takes the arguments by position
     if not _leaves(out):
         return None
     rng = np.random.default_rng(seed + 7)
@@ -130,7 +136,6 @@ def as_scalar(f, args, kwargs, seed):
 def check_fwd(f, args, argnums, *, directions, eps, rtol, atol, seed, kwargs, full, static_argnums,
               static_argnames, what):
     """adsrc.jvp(f) along each direction against central differences of f, leaf by leaf of the output."""
-    import functools
     kwargs = kwargs or {}
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     fun = functools.partial(f, **kwargs) if kwargs else f

@@ -136,7 +136,8 @@ def check_grads(f, args=None, argnums=0, modes=None, order=None, *, directions=3
     scalar_f = as_scalar(f, args, kwargs, seed)
     if scalar_f is None:
         return None             # an output with no float leaf (an empty list, an integer array): nothing to check
-    grads = _check_rev(scalar_f, args, argnums, **options) if "rev" in modes else None
+    grads = _check_rev(scalar_f, args, argnums, **(options if scalar_f is f else dict(options, kwargs=None))) \
+        if "rev" in modes else None
     check_modes(f, scalar_f, args, argnums, modes, order, options)
     return grads
 

@@ -215,6 +215,8 @@ def product_operand_cot(g, x, other, out, first):
         for i in range(len(out)):
             parts[i % n] = add_cot(parts[i % n], item_cot(g, i))
         return parts
+    if isinstance(other, (list, tuple)):
+        other = np.asarray(other)       # an array times a list: NumPy made an array of the list
     return unbroadcast(g * other, x, out)
 
 
