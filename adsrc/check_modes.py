@@ -10,6 +10,7 @@ The order-2 checks rest on the order-1 checks (the differences of the
 gradient are trusted because the gradient was checked first).
 """
 
+import copy
 import functools
 import linecache
 
@@ -108,7 +109,11 @@ def as_scalar(f, args, kwargs, seed):
     """f when it returns a real number, else x -> <f(x), w> for a random w of its output's structure (the
     reverse-mode check of any output, as autograd checks a vector-Jacobian product); None for an output with
     no float or complex leaf."""
-    out = f(*args, **(kwargs or {}))
+    try:
+        copied = copy.deepcopy(args)      # f may change its arguments in place: the caller's stay as they are
+    except Exception:
+        copied = args
+    out = f(*copied, **(kwargs or {}))
     if isinstance(out, (float, int, np.floating, np.integer)) and not isinstance(out, bool) or \
             isinstance(out, np.ndarray) and out.shape == () and out.dtype.kind in "fiu":
         return f

@@ -428,3 +428,27 @@ def a_view_or_a_converted_copy_then_changed_in_place(xs, s):
     w2 = np.squeeze(w)
     w2[1:] -= w2[1:] * xs[1:]
     return np.sum(a * xs) + np.sum(w * s)
+
+
+class _Holder:
+    def __init__(self, v):
+        self.v = v
+
+
+@case(rand(3))
+def loop_over_an_item_the_body_replaces(x):
+    # Python iterates over the objects the items held when the loops began; replacing an item (not changing
+    # it in place) leaves them as they were (adsrc took the new items: value and gradient were wrong)
+    d = {"b": x * 1.0}
+    for e in d["b"]:
+        d["b"] = d["b"] + e
+    lst = [x * 1.0, x * 2.0]
+    for i, e in enumerate(lst[0]):
+        lst[0] = lst[0] * e
+    box = _Holder(x * 1.0)
+    for e in box.v:
+        box.v = box.v + e
+    t = d["b"]
+    d["b"] = x * 3.0
+    t[0] = 7.0 * x[1]           # into the old array only
+    return np.sum(d["b"]) + np.sum(t) + np.sum(lst[0]) + np.sum(lst[1]) + np.sum(box.v)

@@ -103,12 +103,12 @@ class Functionalizer:
         if isinstance(s, ir.SetItem) and s.attr:
             self.refuse_foreign(s, state, s.base, f"assigning to `{s.base}.{s.index.value}`")
             expr = astutil.call(self.helper("replace_field"), [astutil.name(s.base), s.index, s.value])
-            return self.changed(s, state, s.base, lambda t: self.helper_op(t, expr, "replace_field", s.loc))
+            return self.changed(s, state, s.base, lambda t: self.helper_op(t, expr, "replace_field", s.loc), slot=True)
         if isinstance(s, ir.SetItem):
             self.refuse_foreign(s, state, s.base, f"assigning to `{s.base}[...]`")
             expr = astutil.call(self.helper("index_update"), [astutil.name(s.base), astutil.index_value(s.index),
                                                               s.value])
-            return self.changed(s, state, s.base, lambda t: ir.Update(t, expr, loc=s.loc))
+            return self.changed(s, state, s.base, lambda t: ir.Update(t, expr, loc=s.loc), slot=True)
         if isinstance(s, ir.InplaceOp):
             return self.inplace_op(s, state)
         if isinstance(s, ir.MutatingCall):
@@ -119,13 +119,15 @@ class Functionalizer:
                 return self.call_changing_arguments(s, state, summary)
         return [s]
 
-    def changed(self, s, state, name, make):
+    def changed(self, s, state, name, make, slot=False):
         """Statements giving `name` its new value (made by `make(name)`) and updating its sharers.
 
         What the sharers need from the old value (tests, old parts) is computed first,
-        then the value is updated, then the sharers follow.
+        then the value is updated, then the sharers follow. slot: the change puts a new object in an item or
+        field of name (`d[k] = v`, `o.a = v`), which the parts taken from it before do not see unless name is
+        an array (whose views share its memory).
         """
-        pre, post = self.sharers(state, name, self.live.after(s), s.loc, {name})
+        pre, post = self.sharers(state, name, self.live.after(s), s.loc, {name}, slot=slot)
         new = make(name)
         if (pre or post) and isinstance(new, (ir.Update, ir.Append)):
             new.shared = True
@@ -134,7 +136,7 @@ class Functionalizer:
     def plan(self, state, name, live):
         return [m for m in sorted(state.pts) if m != name and m in live and rel.relations(state, m, name)]
 
-    def sharers(self, state, n, live, loc, done, structural=False):
+    def sharers(self, state, n, live, loc, done, structural=False, slot=False):
         """(before, after) statements bringing the live names that share n's object up to date.
 
         structural: n is a base another change was written back into; follow only the
@@ -170,7 +172,7 @@ class Functionalizer:
                 if m in revisit and kind == rel.UNKNOWN:
                     continue
                 before = set(done)
-                a, b = self.follow(state, m, n, kind, path, live, loc, done, old_value, tests)
+                a, b = self.follow(state, m, n, kind, path, live, loc, done, old_value, tests, slot)
                 pre += a
                 mine += b
                 revisit |= (done - before) & set(names) - handled
@@ -184,9 +186,9 @@ class Functionalizer:
             post += mine
         return pre, post + [ir.Copy(m, astutil.name(n), loc=loc) for m in same]
 
-    def follow(self, state, m, n, kind, path, live, loc, done, old_value, tests):
+    def follow(self, state, m, n, kind, path, live, loc, done, old_value, tests, slot=False):
         """(before, after) statements bringing m up to date with n's change, given how they share.
-        tests: the names of the tests of m's links to n made so far (this adds its own)."""
+        tests: the names of the tests of m's links to n made so far (this adds its own); slot: see changed."""
         if kind == rel.SAME:
             if n in state.same.get(m, ()):
                 return [], [ir.Copy(m, astutil.name(n), loc=loc)]
@@ -197,7 +199,7 @@ class Functionalizer:
             return [check], [ir.If(astutil.name(test), [ir.Copy(m, astutil.name(n), loc=loc)], [], loc=loc)]
         if kind == rel.DERIVED:
             new_part, take_new = self.take(path, n, loc)
-            test, check = self.linked(m, n, path, loc)
+            test, check = self.linked(m, n, path, loc, "view_along" if slot else "part_along")
             tests.append(test)
             return [check], [ir.If(astutil.name(test), take_new + [ir.Copy(m, new_part, loc=loc)], [], loc=loc)]
         if kind == rel.BASE:
@@ -235,7 +237,7 @@ class Functionalizer:
                                                          astutil.name(n)])
         return [check], [self.helper_op(m, expr, "replace_obj", loc)]
 
-    def linked(self, part, base, path, loc):
+    def linked(self, part, base, path, loc, helper="part_along"):
         """(name, statement) testing when the code runs whether `part` is `base`'s part along path.
 
         The path is taken inside the test: a path the alias analysis only suspects may not
@@ -243,8 +245,7 @@ class Functionalizer:
         steps = [gast.Lambda(args=astutil.arguments(["view_of"]),
                              body=_retarget(step.stmt, "view_of", "unused", loc).expr) for step in path]
         test = self.namer.fresh("linked")
-        call = astutil.call(self.helper("part_along"), [astutil.name(part), astutil.name(base),
-                                                        astutil.tuple_(steps)])
+        call = astutil.call(self.helper(helper), [astutil.name(part), astutil.name(base), astutil.tuple_(steps)])
         return test, ir.Const(test, call, loc=loc)
 
     def take(self, path, base, loc):

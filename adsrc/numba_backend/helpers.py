@@ -285,6 +285,14 @@ def same_part(a, b):
     return lambda a, b: False
 
 
+@overload(sharing.view_along)
+def view_along(part, base, steps):
+    """part_along when an item of base is replaced: only an array's views see it."""
+    if not _array(base):
+        return lambda part, base, steps: False
+    return lambda part, base, steps: sharing.part_along(part, base, steps)
+
+
 @overload(sharing.part_along)
 def part_along(part, base, steps):
     """Is `part` the part of `base` the steps take (`lambda view_of: view_of[...]`)? A number is never a
@@ -352,7 +360,7 @@ SUPPORTED = {fn.__name__: fn for fn in (
     runtime.iterated_cot, runtime.item_cot, runtime.index_update_vjp_value, runtime.index_update_vjp_base,
     runtime.zero_at, rule_helpers.mean_vjp, rule_helpers.extremum_vjp, rule_helpers.iterable_sum_cot,
     rule_helpers.reshape_like, runtime.sum_operand_cot, runtime.product_operand_cot, runtime.scan_length,
-    sharing.same_part, sharing.part_along, sharing.replace_obj, sharing.replace_obj_cot,
+    sharing.same_part, sharing.part_along, sharing.view_along, sharing.replace_obj, sharing.replace_obj_cot,
     runtime.check_item_immutable, rule_helpers.cast_cot, rule_helpers.outer_dx, rule_helpers.outer_dy,
     rule_helpers.cumsum_vjp, rule_helpers.prod_vjp, rule_helpers.sort_vjp, complex_helpers.real_only, runtime.add_cot,
     rule_helpers.norm_vjp)}

@@ -68,6 +68,14 @@ def part_along(part, base, steps):
     return same_part(part, base)
 
 
+@helper
+def view_along(part, base, steps):
+    """part_along for a change that puts a new object in an item or field of base: only an array's views see
+    it (a list's, a dict's or an object's old item stays what it was)."""
+    return not isinstance(base, (list, dict, tuple)) and not hasattr(base, "__dict__") and \
+        part_along(part, base, steps)
+
+
 def _shares(a, old):
     """Does a share memory with old other than by being it (or holding it), which replace_obj follows?"""
     if a is old:
