@@ -452,3 +452,41 @@ def loop_over_an_item_the_body_replaces(x):
     d["b"] = x * 3.0
     t[0] = 7.0 * x[1]           # into the old array only
     return np.sum(d["b"]) + np.sum(t) + np.sum(lst[0]) + np.sum(lst[1]) + np.sum(box.v)
+
+
+def _shifted_in_place(p):
+    p += 0.3
+    return np.sum(p)
+
+
+def _shrunk_in_place(p):
+    p /= 1.5
+
+
+@case(rand(3))
+def helpers_changing_arguments_inside_tests(x):
+    # in a test (if, elif, while, a conditional expression, assert, np.where's condition) the call ran as
+    # written: the caller's arrays changed without adsrc knowing (the input too), and the gradient was wrong
+    a = x * 1.0
+    if x[0] > 5.0:
+        a = a * 2.0
+    elif _shrunk_in_place(a):
+        pass
+    b = x * 2.0
+    k = 0
+    while _shifted_in_place(b) < 2.0 and k < 3:
+        k += 1
+    c = x * 3.0
+    y = x[0] if _shifted_in_place(c) > -10.0 else x[1]
+    assert _shifted_in_place(c) > -100.0
+    w = np.where(_shifted_in_place(a) > 0.0, np.mean(a), 0.0)
+    return np.sum(a * a) + np.sum(b ** 2) + np.sum(c * x) + y + w
+
+
+@case(1.5)
+def nested_call_compared_with_a_conditional_expression(s):
+    def inner(u):
+        return u * 2.0
+    if 0.0 < inner(s) < (s if s > 0 else 0.0) + 10.0:
+        s = 3.0 * s
+    return 2.0 * s

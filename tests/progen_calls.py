@@ -111,4 +111,4 @@ def s_debug_branch(self, L, ind, sc, ctx, depth):
         return False
     pad, v = _pad(ind), self.r.choice(names)
     L.append(f"{pad}if np.isnan(np.sum({v})):")
-    L.append(f"{pad}    {v} = np.i0({v})")
+    L.append(f"{pad}    {v} = {v} + 0.0 * np.sum(np.i0({v}))")

@@ -333,7 +333,16 @@ def sum_of_a_spectrum(x):
     return np.sum(np.fft.fft(x))
 
 
-@pytest.mark.parametrize("fn,x", [(scaled_by_a_complex_constant, 1.0), (sum_of_a_spectrum, np.array([0.3, 0.5]))])
+def _rotated(x):
+    return x * np.exp(0.3j)
+
+
+def through_a_helper_that_makes_it_complex(x):
+    return np.sum(_rotated(x) * 2.0)
+
+
+@pytest.mark.parametrize("fn,x", [(scaled_by_a_complex_constant, 1.0), (sum_of_a_spectrum, np.array([0.3, 0.5])),
+                                  (through_a_helper_that_makes_it_complex, np.array([0.3, 0.5]))])
 def test_a_complex_output_of_real_inputs_is_refused_not_cut_to_its_real_part(fn, x):
     # the gradient of the real part alone came back (1.0, [2, 0]), as if the function were real
     with pytest.raises(TypeError, match="returned a complex number"):

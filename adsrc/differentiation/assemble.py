@@ -52,12 +52,25 @@ _COMPLEX_NAMES = frozenset({"complex", "complex64", "complex128", "complexfloati
 _COMPLEX_RULES = re.compile(r"fft|eig|roots|emath|scimath|cmath|complex|hilbert|hankel|sph_harm|wofz")
 
 
-def _may_be_complex(fn):
-    """Could fn's result be complex although its arguments are real? Its statements are scanned for complex
-    literals, names of complex types and modules, rules that make complex values, and calls of other
-    functions (not scanned: they may)."""
+def _may_be_complex(fn, seen=None):
+    """Could fn's result be complex although its arguments are real? Its statements, and those of the user's
+    functions it calls, are scanned for complex literals, names of complex types and modules, and rules that
+    make complex values; other calls (custom rules, calls adsrc cannot see into) may."""
+    seen = set() if seen is None else seen
     for s in walk(fn.body):
-        if isinstance(s, (ir.CallUser, ir.CallLocal, ir.CallCustom, ir.Opaque)):
+        if isinstance(s, ir.CallUser):
+            if s.callee in seen:
+                continue
+            seen.add(s.callee)
+            from .. import pipeline
+            try:
+                callee = pipeline.front(s.callee).fn
+            except Exception:       # (its own refusal comes where it is transformed)
+                return True
+            if _may_be_complex(callee, seen):
+                return True
+            continue
+        if isinstance(s, (ir.CallLocal, ir.CallCustom, ir.Opaque)):
             return True
         if isinstance(s, ir.Apply) and _COMPLEX_RULES.search(s.rule.name):
             return True

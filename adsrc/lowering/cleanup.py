@@ -76,7 +76,10 @@ def block(body, live, p, apply):
 
 def _cond(s, live, p, apply):
     """(outputs kept, names read) of a Cond, None if it goes; unused outputs dropped if apply."""
-    used = [k for k, o in enumerate(s.outs) if o in live or s.catches is not None]    # (a try: all of it stays)
+    # (a try: all of it stays; and an output both branches compute straight into its own name stays too: a call
+    # there that may have effects is kept, and would bind the name in both branches without the output)
+    used = [k for k, o in enumerate(s.outs) if o in live or s.catches is not None or
+            all(isinstance(br.results[k], gast.Name) and br.results[k].id == o for br in (s.true, s.false))]
     outs = [s.outs[k] for k in used]
     reads, work = set(), False
     for br in (s.true, s.false):

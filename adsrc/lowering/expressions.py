@@ -19,6 +19,7 @@ from .. import rules as rules_mod
 from ..frontend import lambda_to_def
 from ..ir import nodes as ir
 from ..runtime import ARRAY_ATTRIBUTES
+from .changing_calls import changes_its_arguments
 from .object_classes import is_user_function
 
 BINOP_NAMES = {
@@ -144,9 +145,7 @@ class Expressions:
             if any(isinstance(n, gast.Call) and self.calls_nested(n) for n in gast.walk(e)) and \
                     not any(isinstance(n, gast.Lambda) for n in gast.walk(e)):
                 # `g(t) > 0 and s < 1` with g nested: the expression's own control flow, then its value
-                tmp = self.temp("test")
-                self.value(e, tmp)
-                return astutil.name(tmp)
+                return self.computed_parts(e)
             return e
         normalizer = self
 
@@ -155,16 +154,51 @@ class Expressions:
                 self.generic_visit(node)
                 f = node.func
                 if normalizer.calls_nested(node):
-                    tmp = normalizer.temp(f.id)
+                    tmp = normalizer.temp(f.id if isinstance(f, gast.Name) else f.attr)
                     normalizer.value(node, tmp)
                     return astutil.name(tmp)
                 return node
         return _Hoist().visit(e)
 
+    def computed_parts(self, e):
+        """A test holding `and`/`or`/`x if c else y` and calls computed first, as statements in Python's order:
+        `not`, and comparisons (which adsrc keeps as written), keep their shape around their computed parts."""
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not):
+            return gast.UnaryOp(op=gast.Not(), operand=self.computed_parts(e.operand))
+        if isinstance(e, gast.Compare) and len(e.ops) == 1:
+            return gast.Compare(left=self.computed_parts(e.left), ops=e.ops,
+                                comparators=[self.computed_parts(e.comparators[0])])
+        if isinstance(e, gast.Compare):     # a < b < c: a < b and b < c, b computed once, c only if a < b
+            if len(e.ops) > 2:
+                raise self.error(e, "adsrc follows a chain of more than two comparisons in a test with calls only "
+                                    "when it is written out.", "Write `a < b and b < c and ...`.")
+            first = self.computed_parts(e.left)
+            middle = self.temp("operand")
+            self.value(e.comparators[0], middle)
+            pairs = [gast.Compare(left=first, ops=[e.ops[0]], comparators=[astutil.name(middle)]),
+                     gast.Compare(left=astutil.name(middle), ops=[e.ops[1]], comparators=[e.comparators[1]])]
+            return self.computed_parts(gast.BoolOp(op=gast.And(), values=pairs))
+        if not any(isinstance(n, (gast.Call, gast.BoolOp, gast.IfExp)) for n in gast.walk(e)):
+            return e
+        tmp = self.temp("test")
+        self.value(e, tmp)
+        return astutil.name(tmp)
+
     def calls_nested(self, call):
-        """Is this call a call of a function defined in this function (or a lambda bound to a local name)?"""
+        """Is this call a call of a function defined in this function (or a lambda bound to a local name), or
+        of a function of the user's that changes its arguments in place (changing_calls.py)? Either is computed
+        first, not kept as written."""
         f = call.func
-        return isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs)
+        if isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs):
+            return True
+        return self.calls_changing(call)
+
+    def calls_changing(self, call):
+        """Is this a call of a function of the user's that changes its arguments in place?"""
+        if not isinstance(call.func, (gast.Name, gast.Attribute)):
+            return False
+        obj = self.static(call.func)
+        return obj is not rules_mod.NOT_STATIC and is_user_function(obj) and changes_its_arguments(obj)
 
     def value(self, e, target):
         """Emit statements assigning the value of expression e to target."""

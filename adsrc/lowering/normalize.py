@@ -528,10 +528,13 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         self.emit(ir.If(test, self.block(s.body), self.block(s.orelse)), s)
 
     def stmt_While(self, s):
-        if not s.orelse and any(isinstance(n, gast.NamedExpr) for n in gast.walk(s.test)):
+        if not s.orelse and any(isinstance(n, gast.NamedExpr) for n in gast.walk(s.test)) or \
+                any(isinstance(n, gast.Call) and self.calls_changing(n) for n in gast.walk(s.test)):
             # `while (m := f(y)) > tol:` is `while True: if not (m := f(y)) > tol: break ...`, which binds m
-            # as Python does on the last test too
-            stop = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=s.test), body=[gast.Break()], orelse=[])
+            # as Python does on the last test too (and a call that changes its arguments changes them there);
+            # an `else:` runs where the test fails, before that break
+            stop = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=s.test), body=list(s.orelse) + [gast.Break()],
+                           orelse=[])
             loop = gast.While(test=astutil.const(True), body=[gast.copy_location(stop, s)] + s.body, orelse=[])
             return self.stmt_While(gast.copy_location(loop, s))
         if any(isinstance(n, gast.NamedExpr) for n in gast.walk(s.test)):
