@@ -490,3 +490,19 @@ def nested_call_compared_with_a_conditional_expression(s):
     if 0.0 < inner(s) < (s if s > 0 else 0.0) + 10.0:
         s = 3.0 * s
     return 2.0 * s
+
+
+def _doubled_then_shifted(p):
+    p *= 2.0            # changes the caller's array
+    return p + 1.0      # and returns another one
+
+
+@case(rand(3))
+def name_rebound_to_what_a_changing_helper_returns(x):
+    # `x = h(x)`: x takes the returned array; adsrc gave it the changed argument (value and gradient wrong)
+    y = x * 1.0
+    z = y
+    y = _doubled_then_shifted(y)
+    w = x[1:] * 1.0
+    w = _doubled_then_shifted(w[:1])
+    return np.sum(y * y) + np.sum(z * x) + np.sum(w)

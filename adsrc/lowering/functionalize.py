@@ -371,9 +371,14 @@ class Functionalizer:
             p1, p2 = self.sharers(state, a, live, s.loc, done)
             pre += p1
             post += p2
+        rebound = []
+        if set(target_names(result)) & done:
+            # `x = h(x)`: the argument changes first (its sharers follow), then the name takes the result
+            rebound = [ir.Copy(result, astutil.name(self.namer.fresh("result")), loc=s.loc)]
+            result = rebound[0].expr.id
         call = ir.CallUser((result,) + tuple(a for _, a in names), s.expr, s.callee, s.receiver,
                            tuple(p for p, _ in names), s.receiver_value, s.checkpoint, s.classes, loc=s.loc)
-        return pre + [call] + post
+        return pre + [call] + post + rebound
 
 
 _OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//", gast.Mod: "%",
