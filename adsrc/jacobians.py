@@ -20,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from . import nested_jacobians
+from . import nested_jacobians, runtime
 from .batched_jacrev import batched_jacobian
 from .checks import _leaves, _map
 from .forward_api import jvp
@@ -170,9 +170,12 @@ def hessian(fun, argnums=0, *, static_argnums=(), static_argnames=(), argnum=Non
         if isinstance(argnums, numbers.Integral) else None
 
     def hessian_of(*args):
-        if second is not None and np.ndim(fun(*args)) > 0:
-            return second(*args)
-        return h(*args)
+        if second is None:
+            return h(*args)
+        try:
+            return h(*args)
+        except runtime.NonScalarOutput:     # an array output (fun itself is not called: it may change its
+            return second(*args)            # arguments in place, and those are the caller's)
     return functools.wraps(fun)(hessian_of)
 
 

@@ -206,3 +206,28 @@ def test_reverse_over_reverse_through_a_gradient_object():
     np.testing.assert_allclose(out, g(x))
     u = np.array([1.0, -2.0, 0.5])
     np.testing.assert_allclose(pullback(u)[0], u @ H, rtol=1e-6, atol=1e-8)
+
+
+def _shifted_in_place_cubed(x):
+    x += 1.0
+    return np.sum(x ** 3)
+
+
+def _vector_of_squares(x):
+    return x ** 2 * x[0]
+
+
+def test_hessian_leaves_the_callers_arguments_alone_and_takes_array_outputs():
+    # hessian called the function on the caller's arrays to see whether its output was a number: one that changes
+    # its argument in place changed the caller's x, and the Hessian was taken at the changed x
+    x = np.array([0.1, 0.2, 0.3])
+    before = x.copy()
+    np.testing.assert_allclose(adsrc.hessian(_shifted_in_place_cubed)(x), np.diag(6.0 * (before + 1.0)), rtol=1e-12)
+    np.testing.assert_array_equal(x, before)
+    h = adsrc.hessian(_vector_of_squares)(x)
+    expected = np.zeros((3, 3, 3))
+    for i in range(3):          # d2/dxj dxk of x_i^2 x_0
+        expected[i, i, i] += 2.0 * x[0]
+        expected[i, i, 0] += 2.0 * x[i]
+        expected[i, 0, i] += 2.0 * x[i]
+    np.testing.assert_allclose(h, expected, rtol=1e-12, atol=1e-14)
