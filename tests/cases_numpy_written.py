@@ -170,3 +170,9 @@ def complex_numbers_through_cmath(x):
     w = cmath.rect(1.0 + x[2] ** 2, x[0]) + cmath.log(z + 3.0)
     r, phi = cmath.polar(w)
     return z.real + z.imag * x[1] + r * phi + cmath.phase(cmath.tanh(z)) + abs(cmath.sin(w))
+
+
+@case(1.5)
+def reductions_over_axis_zero_of_a_number(s):
+    # NumPy takes axis 0 of a 0-d value (a value that is a number on some paths): adsrc divided by its ndim
+    return np.sum(s * s, axis=0) + np.max(s * 2.0, axis=0) + np.prod(s, axis=0)

@@ -44,7 +44,7 @@ def _axes_tuple(order):
 
 
 def _axes(axis, ndim):
-    if axis is None:
+    if axis is None or ndim == 0:       # (NumPy takes axis 0 or -1 of a 0-d array: nothing to reduce)
         return tuple(range(ndim))
     if isinstance(axis, (tuple, list)):
         return tuple(sorted(a % ndim for a in axis))
