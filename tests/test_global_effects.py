@@ -129,3 +129,25 @@ def declares_a_global_in_a_nested_function(x):
 def test_a_global_declared_in_a_nested_function_is_refused():
     with pytest.raises(adsrc.TransformError, match="not in a function nested in it"):
         adsrc.grad(declares_a_global_in_a_nested_function)(np.ones(2))
+
+
+WEIGHTS = np.array([0.94, 0.02, 0.66])
+
+
+def _set_last(p):
+    p[2] = 0.5
+    return p
+
+
+def passes_a_global_array_to_a_helper_that_changes_it(w):
+    t = np.sum(WEIGHTS * w)
+    _set_last(WEIGHTS)
+    return t
+
+
+def test_a_helper_changing_a_global_array_is_refused_by_name():
+    # the generated code bound the global's new value to a local of the same name: an UnboundLocalError
+    with pytest.raises(adsrc.TransformError, match=r"WEIGHTS.*does not own") as info:
+        adsrc.grad(passes_a_global_array_to_a_helper_that_changes_it)(np.ones(3))
+    assert "weights_copy = WEIGHTS.copy()" in str(info.value)
+    np.testing.assert_array_equal(WEIGHTS, [0.94, 0.02, 0.66])

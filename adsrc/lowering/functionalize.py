@@ -287,11 +287,14 @@ class Functionalizer:
         return ir.Apply(target, expr, rule, rule.bind(list(expr.args), []), loc=loc)
 
     def refuse_foreign(self, s, state, name, what):
-        if rel.is_foreign(state, name):
+        # (a name the function never binds is a global or a closure variable read as it is: foreign too)
+        if rel.is_foreign(state, name) or not state.refs(name) and name not in self.fn.params:
             raise self.uf.error(s.loc, f"{what} changes an object adsrc does not own (a global, a closure variable "
                                        f"or an attribute of an object known when transforming); adsrc cannot "
                                        "differentiate through that change.",
                                 f"Copy it into a local variable first (`{name} = {name}.copy()`), or build a new "
+                                "value." if state.refs(name) or name in self.fn.params else
+                                f"Change a copy of it instead (`{name.lower()}_copy = {name}.copy()`), or build a new "
                                 "value.")
 
     def inplace_op(self, s, state):
