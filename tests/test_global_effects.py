@@ -151,3 +151,22 @@ def test_a_helper_changing_a_global_array_is_refused_by_name():
         adsrc.grad(passes_a_global_array_to_a_helper_that_changes_it)(np.ones(3))
     assert "weights_copy = WEIGHTS.copy()" in str(info.value)
     np.testing.assert_array_equal(WEIGHTS, [0.94, 0.02, 0.66])
+
+
+def copies_of_a_global_changed_in_place(w):
+    y = WEIGHTS[[2, 0, 1]]           # advanced indexing, arithmetic and masks make new arrays: f owns them
+    y *= -0.7
+    z = WEIGHTS * 2.0
+    z[0] = w[1]
+    m = WEIGHTS[WEIGHTS > 0.5]
+    m += w[:2]
+    return np.sum(y * w) + np.sum(z * w) + np.sum(m ** 2)
+
+
+def test_new_arrays_made_from_a_global_can_be_changed_in_place():
+    # they were refused as objects adsrc does not own
+    from casekit import central_grad
+    w = np.array([0.3, -0.2, 0.5])
+    np.testing.assert_allclose(adsrc.grad(copies_of_a_global_changed_in_place)(w),
+                               central_grad(copies_of_a_global_changed_in_place, w), rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(WEIGHTS, [0.94, 0.02, 0.66])

@@ -265,6 +265,13 @@ def _path_reads(refs):
     return frozenset(out)
 
 
+def _copying_index(index):
+    """An index only an array takes, and copies by: a list display (or comprehension) or a comparison (a mask),
+    alone or in a tuple of indices (a list or dict indexed so raises)."""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    return any(isinstance(p, (gast.List, gast.ListComp, gast.Compare)) for p in parts)
+
+
 def step_base(stmt):
     """The operand a view-taking statement takes its view of."""
     e = stmt.expr
@@ -306,6 +313,14 @@ class Analysis:
         self.fn = fn
         self.oracle = oracle or Oracle()
         self._loops = {}         # id(loop) -> (entry state, head state)
+        self._copying = set()    # ids of the statements that make list displays or masks (indices that copy)
+
+    def copying_index(self, index, state):
+        """_copying_index, or a name that holds a list display made in this function."""
+        if _copying_index(index):
+            return True
+        refs = state.refs(index.id) if isinstance(index, gast.Name) else ()
+        return bool(refs) and all(r.obj[0] == "site" and r.obj[1] in self._copying and not r.path for r in refs)
 
     def initial(self):
         state = AliasState()
@@ -445,11 +460,18 @@ class Analysis:
         if isinstance(s, ir.Const):
             if s.fresh:
                 return site
+            if isinstance(e, gast.Compare):
+                self._copying.add(id(s))
+                return site                   # a new boolean (array): a mask, as an index
             if isinstance(e, gast.Constant) or expr_reads(e) & set(state.pts):
                 return set()                  # literals, and numbers computed from locals (shapes, tests)
+            if isinstance(e, (gast.BinOp, gast.UnaryOp)) or isinstance(e, gast.Subscript) and _copying_index(e.slice):
+                return site                   # `W * 2.0`, `W[[2, 0, 1]]` of a global: a new object
             return {Ref(FOREIGN)}             # a global or an attribute of a static object
         if isinstance(s, (ir.GetItem, ir.GetAttr, ir.ScanSlice)):
             base = step_base(s)
+            if isinstance(s, ir.GetItem) and self.copying_index(e.slice, state):
+                return site                # `W[[2, 0, 1]]`, `a[a > 0]`: NumPy's advanced indexing copies
             if isinstance(s, ir.GetItem) and isinstance(base, gast.Name) and isinstance(e.slice, gast.Constant) \
                     and isinstance(e.slice.value, int):
                 elements = state.elements(base.id)
@@ -493,6 +515,8 @@ class Analysis:
                 state.store(site, held)
             return site
         if isinstance(s, ir.Pack):
+            if isinstance(e, gast.List):
+                self._copying.add(id(s))
             held = set()
             for node in _display_atoms(e):
                 held |= self.atom_refs(node, state)
