@@ -364,8 +364,21 @@ class Functionalizer:
         names = [(p, a.id) for p, a in changed if isinstance(a, gast.Name)]
         if not names:
             return [s]
+        checks = []
         for _, a in names:
-            self.refuse_foreign(s, state, a, f"the call to `{getattr(s.callee, '__name__', '?')}` changing `{a}`")
+            if rel.is_foreign(state, a) or not state.refs(a) and a not in self.fn.params:
+                # changed in place only if it is an array, list or dict (a number is rebound in the callee): refused
+                # when the code runs, if so
+                what = f"the call to `{getattr(s.callee, '__name__', '?')}` changing `{a}`"
+                message = (f"{what} at {self.uf.filename}, line {s.loc.line} changes an object adsrc does not own (a "
+                           "global, a closure variable or an attribute of an object known when transforming). Change "
+                           "a copy of it instead, or build a new value.")
+                checks.append(ir.Effect(astutil.call(self.helper("check_immutable"),
+                                                     [astutil.name(a), astutil.const(message)]), loc=s.loc))
+        # a name the function never binds (a global) is not written back: Python would make it a local
+        names = [(p, a) for p, a in names if state.refs(a) or a in self.fn.params]
+        if not names:
+            return checks + [s]
         result = s.target if s.target is not None else self.namer.fresh("_")
         live = self.live.after(s)
         pre, post = [], []
@@ -381,7 +394,7 @@ class Functionalizer:
             result = rebound[0].expr.id
         call = ir.CallUser((result,) + tuple(a for _, a in names), s.expr, s.callee, s.receiver,
                            tuple(p for p, _ in names), s.receiver_value, s.checkpoint, s.classes, loc=s.loc)
-        return pre + [call] + post + rebound
+        return checks + pre + [call] + post + rebound
 
 
 _OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//", gast.Mod: "%",
