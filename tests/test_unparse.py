@@ -38,3 +38,15 @@ def test_printing_gast_round_trips(name):
 def test_elif_chains_print_as_elif():
     printed = unparse(gast.parse(SOURCES["elif chain"]).body[0])
     assert printed.count("elif ") == 2 and "else:\n        if" not in printed
+
+
+def test_a_conditional_expression_or_lambda_in_a_comprehension_keeps_its_parentheses():
+    # printed bare, `for t in a if c else b` is a comprehension over `a` with the condition `c`: a SyntaxError
+    import ast
+    from adsrc.conversions import ast_to_gast
+    from adsrc.emission.source import unparse
+    for text in ["[t for t in (a if c else b)]", "(t for t in (lambda: 1)())", "[t for t in a if (p if q else r)]",
+                 "{k: v for k, v in (d1 if c else d2).items()}"]:
+        node = ast_to_gast(ast.parse(text, mode="eval").body)
+        printed = unparse(node)
+        assert ast.dump(ast.parse(printed, mode="eval").body) == ast.dump(ast.parse(text, mode="eval").body), printed

@@ -164,6 +164,17 @@ class Unparser(astunparse.Unparser):
             self.fill("else")
             self._block(t.orelse)
 
+    def _comprehension(self, t):
+        # `for t in (a if c else b)`: an iterable or condition below `or` keeps its parentheses (without them
+        # Python reads the `if` as the comprehension's own condition)
+        self.write(" async for " if getattr(t, "is_async", False) else " for ")
+        self.dispatch(t.target)
+        self.write(" in ")
+        self.expr(t.iter, 2)
+        for clause in t.ifs:
+            self.write(" if ")
+            self.expr(clause, 2)
+
     def _block(self, stmts):
         self.enter()
         self.dispatch(stmts)
