@@ -14,13 +14,14 @@ several argnums, a tuple over them), as in JAX. Leaves are real float
 values (complex inputs are not supported here).
 """
 
+import copy
 import functools
 import numbers
 import weakref
 
 import numpy as np
 
-from . import nested_jacobians, runtime
+from . import nested_jacobians
 from .batched_jacrev import batched_jacobian
 from .checks import _leaves, _map
 from .forward_api import jvp
@@ -170,13 +171,18 @@ def hessian(fun, argnums=0, *, static_argnums=(), static_argnames=(), argnum=Non
         if isinstance(argnums, numbers.Integral) else None
 
     def hessian_of(*args):
-        if second is None:
-            return h(*args)
-        try:
-            return h(*args)
-        except runtime.NonScalarOutput:     # an array output (fun itself is not called: it may change its
-            return second(*args)            # arguments in place, and those are the caller's)
+        # the output's rank from a call on copies (fun may change its arguments in place: they are the caller's)
+        if second is not None and np.ndim(fun(*_copies(args))) > 0:
+            return second(*args)
+        return h(*args)
     return functools.wraps(fun)(hessian_of)
+
+
+def _copies(args):
+    try:
+        return copy.deepcopy(args)
+    except Exception:           # (an object that cannot be copied: the arguments themselves)
+        return args
 
 
 def _argnums(argnums, argnum):

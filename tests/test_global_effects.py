@@ -188,3 +188,25 @@ def test_new_arrays_made_from_a_global_can_be_changed_in_place():
     np.testing.assert_allclose(adsrc.grad(copies_of_a_global_changed_in_place)(w),
                                central_grad(copies_of_a_global_changed_in_place, w), rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(WEIGHTS, [0.94, 0.02, 0.66])
+
+
+def _shift_first_read_second(p, q):
+    p += 0.4
+    return q * 1.0
+
+
+def passes_one_array_twice_to_a_helper_that_changes_one(v):
+    return np.sum(_shift_first_read_second(v, v) ** 2)
+
+
+def passes_two_arrays_to_it(v):
+    w = v * 1.0
+    return np.sum(_shift_first_read_second(w, v) ** 2) + np.sum(w)
+
+
+def test_one_array_passed_for_two_parameters_of_a_helper_that_changes_one_is_refused():
+    # Python's second parameter sees the change through the first; adsrc's did not (a silently wrong gradient)
+    v = np.array([0.3, -0.7, 1.2])
+    with pytest.raises(adsrc.TransformError, match="same array here"):
+        adsrc.grad(passes_one_array_twice_to_a_helper_that_changes_one)(v)
+    np.testing.assert_allclose(adsrc.grad(passes_two_arrays_to_it)(v), 2 * v + 1.0, rtol=1e-12)

@@ -361,6 +361,15 @@ class Functionalizer:
         """A call to a function that changes arguments in place: it also returns their new values."""
         args = summary.arguments(s)
         changed = [(p, args[p]) for p in summary.mutates if p in args]
+        shared = [(p, a) for p, a in args.items() if isinstance(a, gast.Name)]
+        separate = []
+        if changed and len(shared) > 1:
+            # `h(v, v)`: the parameters are one object in Python; refused when the code runs if they share
+            separate = [ir.Effect(astutil.call(self.helper("check_separate"), [
+                astutil.tuple_([astutil.name(a.id) for _, a in shared]),
+                astutil.const(tuple(p in summary.mutates for p, _ in shared)),
+                astutil.const(tuple(p for p, _ in shared)),
+                astutil.const(getattr(s.callee, "__name__", "?"))]), loc=s.loc)]
         names = [(p, a.id) for p, a in changed if isinstance(a, gast.Name)]
         if not names:
             return [s]
@@ -378,7 +387,7 @@ class Functionalizer:
         # a name the function never binds (a global) is not written back: Python would make it a local
         names = [(p, a) for p, a in names if state.refs(a) or a in self.fn.params]
         if not names:
-            return checks + [s]
+            return separate + checks + [s]
         result = s.target if s.target is not None else self.namer.fresh("_")
         live = self.live.after(s)
         pre, post = [], []
@@ -394,7 +403,7 @@ class Functionalizer:
             result = rebound[0].expr.id
         call = ir.CallUser((result,) + tuple(a for _, a in names), s.expr, s.callee, s.receiver,
                            tuple(p for p, _ in names), s.receiver_value, s.checkpoint, s.classes, loc=s.loc)
-        return checks + pre + [call] + post + rebound
+        return separate + checks + pre + [call] + post + rebound
 
 
 _OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//", gast.Mod: "%",

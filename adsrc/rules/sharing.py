@@ -98,6 +98,23 @@ def check_unshared(a, old, message, *followed):
         raise TransformError(message)
 
 
+@helper
+def check_separate(values, changed, names, callee):
+    """Raise if an argument that callee changes in place is (or shares memory with) another of its arguments:
+    adsrc differentiates a function as if its parameters were separate objects."""
+    for i in range(len(values)):
+        for j in range(i + 1, len(values)):
+            if (changed[i] or changed[j]) and (values[i] is values[j] and isinstance(values[i], (list, dict, _nd))
+                                               or _shares(values[i], values[j])):
+                from ..errors import TransformError
+                which = names[i] if changed[i] else names[j]
+                raise TransformError(
+                    f"`{callee}` changes its parameter `{which}` in place, and its parameters `{names[i]}` and "
+                    f"`{names[j]}` are the same array here (or share memory): adsrc follows a function's changes "
+                    "as if its parameters were separate objects. Pass separate arrays (a copy of one), or make "
+                    "the function return the new values instead of changing them in place.")
+
+
 def _positions(m, old, path=()):
     """Paths (tuples of keys) at which container m holds the object old (an array holds no objects)."""
     if m is old:
