@@ -506,3 +506,18 @@ def name_rebound_to_what_a_changing_helper_returns(x):
     w = x[1:] * 1.0
     w = _doubled_then_shifted(w[:1])
     return np.sum(y * y) + np.sum(z * x) + np.sum(w)
+
+
+_ROW_WEIGHTS = np.array([1.0, 2.0, 3.0])
+
+
+@case(rand(2, 3))
+def write_through_a_flat_view_then_a_broadcasting_product(a):
+    # the cotangent of the write was taken on a copy laid out in another order: the write's zero was lost
+    b = a * 1.0
+    v = b.ravel()
+    v[1] = 0.56
+    c = a * 2.0
+    u = c.reshape(-1)
+    u[u > 0.5] = 0.0
+    return np.sum(b * _ROW_WEIGHTS) + np.sum(c * _ROW_WEIGHTS[:, None].T)

@@ -243,7 +243,10 @@ def view_assign_cot(g, base, view, value, k):
         return 0.0 if k == 0 else g
     if type(base) is not _nd:
         return g if k == 0 else 0.0
-    g = np.array(full(g, base), dtype=np.result_type(g, float), copy=True)
+    # laid out as base is (a copy of a broadcast cotangent may be in another order, where the view base takes
+    # of itself is a copy of g's, and the write below was lost)
+    g, full_g = np.empty_like(base, dtype=np.result_type(g, float)), full(g, base)
+    g[...] = full_g
     part = view(g)
     if not (type(part) is _nd and np.shares_memory(part, g)):
         return g if k == 0 else 0.0
