@@ -521,3 +521,19 @@ def write_through_a_flat_view_then_a_broadcasting_product(a):
     u = c.reshape(-1)
     u[u > 0.5] = 0.0
     return np.sum(b * _ROW_WEIGHTS) + np.sum(c * _ROW_WEIGHTS[:, None].T)
+
+
+def _shift_both(p0, p1):
+    p1 -= 1.0
+    p0 += 0.5
+
+
+@case(rand(2))
+def helper_changes_two_items_of_one_dict(b):
+    # only the first argument's change reached the dict (the second's was dropped: a wrong value)
+    d = {"a": b * 1.0, "b": b * 2.0}
+    _shift_both(d["b"], d["a"])
+    t = b * b
+    e = {"a": t, "b": np.array([0.5])}
+    _shift_both(e["b"], t)
+    return np.mean(d["a"] * b) + np.mean(d["b"] ** 2) + np.mean(e["a"] * b) + np.sum(e["b"])

@@ -391,13 +391,13 @@ class Functionalizer:
         result = s.target if s.target is not None else self.namer.fresh("_")
         live = self.live.after(s)
         pre, post = [], []
-        done = {a for _, a in names}
         for _, a in names:
-            p1, p2 = self.sharers(state, a, live, s.loc, done)
+            # each changed argument's sharers follow its change (a dict holding two of them takes both)
+            p1, p2 = self.sharers(state, a, live, s.loc, {n for _, n in names})
             pre += p1
             post += p2
         rebound = []
-        if set(target_names(result)) & done:
+        if set(target_names(result)) & {a for _, a in names}:
             # `x = h(x)`: the argument changes first (its sharers follow), then the name takes the result
             rebound = [ir.Copy(result, astutil.name(self.namer.fresh("result")), loc=s.loc)]
             result = rebound[0].expr.id
