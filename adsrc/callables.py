@@ -130,9 +130,13 @@ def _rule_wrapper(fun):
     else:
         try:
             params = inspect.signature(fun).parameters.values()
-            n = sum(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         except (TypeError, ValueError):
-            n = 1
+            params = None
+        if params is not None and getattr(fun, "__name__", "").isidentifier():
+            # np.trace(a, offset=1), np.einsum(spec, *ops): the call's other arguments passed on, by the
+            # rule's own signature
+            return _passing_on(fun)
+        n = 1
     template = {1: _apply1, 2: _apply2, 3: _apply3}.get(max(n, 1))
     if template is None:
         return None

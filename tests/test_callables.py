@@ -190,6 +190,15 @@ def test_functions_with_rules_take_argnums_arrays_and_vjp():
         adsrc.grad(np.sin)(np.zeros(3))
 
 
+def test_numpy_functions_with_rules_take_their_other_arguments():
+    # grad(np.trace)(a, offset=1) passed offset to a wrapper of one parameter; np.einsum had no second argument
+    a = np.arange(9.0).reshape(3, 3) / 10
+    np.testing.assert_allclose(adsrc.grad(np.trace)(a, offset=1), np.eye(3, k=1), rtol=0, atol=0)
+    np.testing.assert_allclose(adsrc.grad(np.einsum, argnums=1)("ij,ij->", a, a), a, rtol=1e-12)
+    np.testing.assert_allclose(adsrc.grad(np.sum)(a, axis=None), np.ones((3, 3)), rtol=0, atol=0)
+    adsrc.check_grads(np.linalg.norm, (a,), kwargs={"ord": "fro"}, modes=["fwd", "rev"], order=2)
+
+
 def _product_of(*args):
     return np.sin(args[0]) * args[1]
 
