@@ -11,7 +11,6 @@ gradient are trusted because the gradient was checked first).
 """
 
 import copy
-import functools
 import linecache
 
 import numpy as np
@@ -105,6 +104,21 @@ def _paired(grad_f, u, label="x -> <adsrc.grad(f)(x), u>"):
     return namespace["paired_with_direction"]
 
 
+def with_keywords(f, kwargs, n):
+    """`def call_with_keywords(a0, ..., a<n-1>): return f(a0, ..., k=_k, ...)`: f with the keyword arguments held
+    fixed, written out (adsrc follows keywords written in a call to any function, a rule's or a gradient's)."""
+    params = ", ".join(f"a{i}" for i in range(n))
+    keywords = ", ".join(f"{k}=_kw_{k}" for k in kwargs)
+    text = f"def call_with_keywords({params}):\n    return f({params}{', ' if params else ''}{keywords})\n"
+    filename = "<adsrc check_grads: f with its keyword arguments>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"f": f, **{f"_kw_{k}": v for k, v in kwargs.items()}}
+    exec(compile(text, filename, "exec"), namespace)
+    fn = namespace["call_with_keywords"]
+    fn.__qualname__ = getattr(f, "__qualname__", "f")
+    return fn
+
+
 def as_scalar(f, args, kwargs, seed):
     """f when it returns a real number, else x -> <f(x), w> for a random w of its output's structure (the
     reverse-mode check of any output, as autograd checks a vector-Jacobian product); None for an output with
@@ -118,7 +132,7 @@ def as_scalar(f, args, kwargs, seed):
             isinstance(out, np.ndarray) and out.shape == () and out.dtype.kind in "fiu":
         return f
     if kwargs:
-        f = functools.partial(f, **kwargs)      # held fixed: the pairing takes the arguments by position
+        f = with_keywords(f, kwargs, len(args))     # held fixed: the pairing takes the arguments by position
     if not _leaves(out):
         return None
     rng = np.random.default_rng(seed + 7)
@@ -143,7 +157,7 @@ def check_fwd(f, args, argnums, *, directions, eps, rtol, atol, seed, kwargs, fu
     """adsrc.jvp(f) along each direction against central differences of f, leaf by leaf of the output."""
     kwargs = kwargs or {}
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    fun = functools.partial(f, **kwargs) if kwargs else f
+    fun = with_keywords(f, kwargs, len(args)) if kwargs else f
     expected = f(*args, **kwargs)
     worst = (0.0, None)
     for t, (label, dirs) in enumerate(_trials(args, nums, directions, seed, full)):
