@@ -39,8 +39,10 @@ def _fit(c, shape, axes):
 def fft_vjp(g, x, ans, axes, norm, inverse):
     """Cotangent of x in fft / ifft / fftn / ifftn / fft2 / ifft2 over `axes` (a list)."""
     g = np.broadcast_to(g, np.shape(ans))
-    transform = fft.ifftn if inverse else fft.fftn
-    c = transform(g, axes=axes, norm=norm)
+    if inverse:             # (each called by name: adsrc differentiates this again for higher order)
+        c = fft.ifftn(g, axes=axes, norm=norm)
+    else:
+        c = fft.fftn(g, axes=axes, norm=norm)
     return _fit(c, np.shape(x), axes)
 
 
