@@ -176,3 +176,11 @@ def complex_numbers_through_cmath(x):
 def reductions_over_axis_zero_of_a_number(s):
     # NumPy takes axis 0 of a 0-d value (a value that is a number on some paths): adsrc divided by its ndim
     return np.sum(s * s, axis=0) + np.max(s * 2.0, axis=0) + np.prod(s, axis=0)
+
+
+@case(rand(4, 6))
+def real_ffts_in_two_and_more_dimensions(a):
+    spectrum = np.fft.rfft2(a)
+    back = np.fft.irfft2(spectrum * 1.5, s=a.shape)
+    cube = np.stack([a, a * a, np.sin(a)])
+    return np.sum(np.abs(spectrum) ** 2) + np.sum(back * a) + np.sum(np.abs(np.fft.rfftn(cube, axes=(0, 2))))

@@ -198,7 +198,8 @@ class Expressions:
         if not isinstance(call.func, (gast.Name, gast.Attribute)):
             return False
         obj = self.static(call.func)
-        return obj is not rules_mod.NOT_STATIC and is_user_function(obj) and changes_its_arguments(obj)
+        return obj is not rules_mod.NOT_STATIC and is_user_function(obj) and rules_mod.lookup(obj) is None and \
+            changes_its_arguments(obj)
 
     def value(self, e, target):
         """Emit statements assigning the value of expression e to target."""

@@ -1,5 +1,6 @@
 """More NumPy functions written in plain NumPy that adsrc differentiates like the user's code (see by_source.py):
-quantiles by any of NumPy's methods, `np.linalg.tensorsolve`, `sliding_window_view`, and `cmath`'s functions.
+quantiles by any of NumPy's methods, `np.linalg.tensorsolve`, `sliding_window_view`, the n-dimensional real
+FFTs, and `cmath`'s functions.
 """
 
 import cmath
@@ -93,6 +94,53 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
     return out
 
 
+# -- n-dimensional real FFTs: rfft on the last axis, fft on the others (and the inverse, in reverse) -------------
+
+def fft_shape_axes(a, s, axes, inverse_real):
+    """The lengths and axes of np.fft.rfftn / irfftn (NumPy's rules: s and axes default to every axis or the
+    last len(s); an inverse's last length defaults to 2 (m - 1) for m entries on its axis)."""
+    shape = np.shape(a)
+    if axes is None:
+        axes = list(range(-len(s), 0)) if s is not None else list(range(-len(shape), 0))
+    axes = [int(ax) for ax in axes]
+    lengths = [None] * len(axes) if s is None else list(s)
+    if len(lengths) != len(axes):
+        raise ValueError("Shape and axes have different lengths.")
+    last = len(axes) - 1
+    return [(shape[ax] if not (inverse_real and k == last) else (shape[ax] - 1) * 2) if n is None else int(n)
+            for k, (n, ax) in enumerate(zip(lengths, axes))], axes
+
+
+nondiff(fft_shape_axes, "fft_shape_axes")
+
+
+def rfftn(a, s=None, axes=None, norm=None, out=None):
+    if out is not None:
+        _unsupported("np.fft.rfftn", "out=")
+    lengths, axes = fft_shape_axes(a, s, axes, False)
+    a = np.fft.rfft(a, n=lengths[-1], axis=axes[-1], norm=norm)
+    for k in range(len(axes) - 1):
+        a = np.fft.fft(a, n=lengths[k], axis=axes[k], norm=norm)
+    return a
+
+
+def irfftn(a, s=None, axes=None, norm=None, out=None):
+    if out is not None:
+        _unsupported("np.fft.irfftn", "out=")
+    lengths, axes = fft_shape_axes(a, s, axes, True)
+    for k in range(len(axes) - 1):
+        a = np.fft.ifft(a, n=lengths[k], axis=axes[k], norm=norm)
+    return np.fft.irfft(a, n=lengths[-1], axis=axes[-1], norm=norm)
+
+
+def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    return rfftn(a, s, axes, norm, out)
+
+
+def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    return irfftn(a, s, axes, norm, out)
+
+
 # -- cmath: NumPy's complex functions on one number --------------------------------------------------------------
 
 def _complex_of(ufunc):
@@ -129,6 +177,7 @@ ARGUMENT_FORMS = {np.quantile: {"method": quantile_method}, np.percentile: {"met
 
 IMPLEMENTATIONS = {
     np.linalg.tensorsolve: tensorsolve, _sliding_window_view: sliding_window_view, cmath.log: cmath_log,
-    cmath.phase: cmath_phase, cmath.polar: cmath_polar, cmath.rect: cmath_rect,
+    cmath.phase: cmath_phase, cmath.polar: cmath_polar, cmath.rect: cmath_rect, np.fft.rfftn: rfftn,
+    np.fft.irfftn: irfftn, np.fft.rfft2: rfft2, np.fft.irfft2: irfft2,
 }
 IMPLEMENTATIONS.update({getattr(cmath, name): fn for name, fn in _CMATH.items()})
