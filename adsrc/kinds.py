@@ -86,7 +86,7 @@ def arg_kind(x, fname, pname):
                         "Convert it (xp.astype(x, xp.float64)), or leave it out of argnums.")
     elif _is_container(x):
         structure = pytree_structure(x)
-        if not _has_float_leaf(structure):
+        if not _has_float_leaf(structure) and _has_leaf(structure):      # (an empty one: an empty gradient)
             raise TypeError(f"adsrc cannot differentiate `{fname}` with respect to `{pname}`: it holds no "
                             f"floating-point values ({describe(x)}). Pass floats (e.g. np.asarray(x, float)), "
                             "or leave the argument out of argnums.")
@@ -176,6 +176,12 @@ def _leaf(v):
     if _is_container(v):
         return pytree_structure(v)
     return "const"
+
+
+def _has_leaf(structure):
+    if isinstance(structure, str) or is_array_kind(structure):
+        return True
+    return any(_has_leaf(leaf) for _, leaf in structure[-1])
 
 
 def _has_float_leaf(structure):

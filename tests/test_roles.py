@@ -227,3 +227,16 @@ def test_vjp_has_aux_and_integer_primals():
     dx, dn = pullback(np.ones(3))
     assert dn is None
     np.testing.assert_allclose(dx, 2.0 * np.ones(3))
+
+
+def _length_times_sum(items, x):
+    return np.sum(x) * len(items)
+
+
+def test_an_empty_container_gets_an_empty_gradient():
+    # as JAX and autograd give (it was refused as holding no floats, like a list of ints)
+    g = adsrc.grad(_length_times_sum, argnums=(0, 1))([], np.ones(2))
+    assert g[0] == [] and type(g[0]) is list
+    np.testing.assert_array_equal(g[1], [0.0, 0.0])
+    assert adsrc.grad(_length_times_sum)((), np.ones(2)) == ()
+    assert adsrc.grad(_length_times_sum)({}, np.ones(2)) == {}

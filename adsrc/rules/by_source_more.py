@@ -173,6 +173,11 @@ def cmath_rect(r, phi):
     return np.complex128(r * np.cos(phi) + 1j * (r * np.sin(phi)))
 
 
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    """np.row_stack, NumPy's deprecated name of np.vstack."""
+    return np.vstack(tup, dtype=dtype, casting=casting)
+
+
 ARGUMENT_FORMS = {np.quantile: {"method": quantile_method}, np.percentile: {"method": percentile_method}}
 
 IMPLEMENTATIONS = {
@@ -181,3 +186,5 @@ IMPLEMENTATIONS = {
     np.fft.irfftn: irfftn, np.fft.rfft2: rfft2, np.fft.irfft2: irfft2,
 }
 IMPLEMENTATIONS.update({getattr(cmath, name): fn for name, fn in _CMATH.items()})
+if hasattr(np, "row_stack"):
+    IMPLEMENTATIONS[np.row_stack] = row_stack
