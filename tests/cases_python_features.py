@@ -340,3 +340,20 @@ def next_inside_expressions(x):
     squares = (v * v for v in x)
     first = next(squares) + 3.0 * next(squares)
     return np.sum(a) + total + pair[0] * pair[1] + first * next(squares)
+
+
+def _sum_of_squares(a, *more):
+    return np.sum(a ** 2) + sum(np.sum(m) for m in more)
+
+
+def _forwarding(*args):
+    args = list(args)
+    head = args[0] * 2.0
+    return _sum_of_squares(head, *args[1:]) + np.sum(np.stack(args) * 0.5) + np.dot(*args[:1], args[-1])
+
+
+@case(rand(3), rand(3))
+def star_arguments_of_known_length_forwarded(x, y):
+    # `*args[1:]`, and `*args` after `args = list(args)`, into a function and into a rule: their lengths are
+    # known here (they were refused as sequences of unknown length)
+    return _forwarding(x, y) + _forwarding(y)

@@ -270,6 +270,19 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return self.tuple_lengths[node.id]
         if isinstance(node, (gast.Tuple, gast.List)) and not any(isinstance(x, gast.Starred) for x in node.elts):
             return len(node.elts)
+        if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice):     # args[1:]
+            n = self.known_length(node.value)
+            bounds = [b.value if isinstance(b, gast.Constant) and type(b.value) is int else LookupError
+                      for b in (node.slice.lower, node.slice.upper, node.slice.step) if b is not None]
+            if n is None or LookupError in bounds or any(b is not None and not isinstance(b, gast.Constant)
+                                                         for b in (node.slice.lower, node.slice.upper, node.slice.step)):
+                return None
+            lower, upper, step = (b.value if b is not None else None
+                                  for b in (node.slice.lower, node.slice.upper, node.slice.step))
+            return len(range(*slice(lower, upper, step).indices(n)))
+        if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords and \
+                self.static(node.func) in (builtins.list, builtins.tuple):                  # list(args)
+            return self.known_length(node.args[0])
         if isinstance(node, (gast.Name, gast.Attribute)):
             from ..frontend import static_sequence
             seq = static_sequence(node, self.uf, self.is_local)
@@ -400,6 +413,18 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             self.local_classes[target] = cls        # its methods can be followed (a name bound once, a temporary)
 
     def rule_call(self, e, func, rule, target, receiver=None):
+        if any(isinstance(a, gast.Starred) and self.known_length(a.value) is not None for a in e.args):
+            # f(*args) with args of a length known here: its items one by one
+            items = []
+            for a in e.args:
+                n = self.known_length(a.value) if isinstance(a, gast.Starred) else None
+                if n is None:
+                    items.append(a)
+                    continue
+                seq = self.atom(a.value)
+                items.extend(gast.Subscript(value=astutil.clone(seq), slice=astutil.const(i), ctx=gast.Load())
+                             for i in range(n))
+            e = gast.copy_location(gast.Call(func=e.func, args=items, keywords=e.keywords), e)
         out = next((k for k in e.keywords if k.arg == "out"), None)
         if out is not None and not (isinstance(out.value, gast.Constant) and out.value.value is None):
             # y = f(x, out=buf): buf[...] = f(x); y = buf

@@ -14,6 +14,7 @@ function or something adsrc cannot see into.
 """
 
 
+import builtins
 import inspect
 import operator
 import types
@@ -78,6 +79,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         self.single = _assigned_once(uf.node)
         self.declared_globals = _declared_globals(uf.node)
         self.tuple_lengths = {}  # names bound once to a tuple display: their length
+        self.straight_sequences = _straight_names(uf.node)    # names only bound at the top level, never changed
         self.deque_limits = {}   # names bound once to a deque with a maxlen: the name holding the maxlen
         self.local_classes = {}  # names bound once to an object made here (or inferred and checked): its class
         self.element_classes = None   # names of lists of objects of one class made here: the class (calls.py)
@@ -416,6 +418,13 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
             if isinstance(value, gast.Tuple) and t.id in self.single and \
                     not any(isinstance(x, gast.Starred) for x in value.elts):
                 self.tuple_lengths[t.id] = len(value.elts)      # f(*t) passes its items one by one
+            elif t.id in self.tuple_lengths or t.id in self.straight_sequences:
+                # `args = list(args)` at the top of the function, never changed in place: its length is known
+                n = self.known_length(value) if t.id in self.straight_sequences else None
+                if n is None:
+                    self.tuple_lengths.pop(t.id, None)
+                else:
+                    self.tuple_lengths[t.id] = n
             if isinstance(value, gast.Lambda):
                 self.lambda_def(value, t.id)       # f = lambda x: ...  is  def f(x): return ...
                 return
@@ -567,6 +576,44 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         seq = self.temp(a.id + "_seq")
         self.emit_call_rule(seq, "sequence", [a], e)
         return astutil.name(seq)
+
+
+_LENGTH_KEEPING = (builtins.list, builtins.tuple, builtins.len, builtins.sorted, builtins.reversed, builtins.enumerate,
+                   builtins.zip, builtins.sum, builtins.min, builtins.max)
+
+
+def _straight_names(fdef):
+    """Names bound only by statements at the top level of fdef's body (not in a branch or loop) and whose
+    objects nothing changes (no item written, no method that changes a list, passed to no call but `list`,
+    `len` and the like): at each point of the body, the last binding before it holds, with its length."""
+    blocks = (gast.If, gast.For, gast.While, gast.Try, gast.With, gast.FunctionDef, gast.ClassDef, gast.Match)
+    top = {n for s in fdef.body if not isinstance(s, blocks) for n in astutil.names_stored(s)}
+    nested = {n for s in fdef.body if isinstance(s, blocks) for n in astutil.names_stored(s)}
+    changed = set()
+    for n in gast.walk(fdef):
+        if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load) and \
+                isinstance(n.value, gast.Name):
+            changed.add(n.value.id)
+        elif isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.attr in _LIST_CHANGING:
+            changed.add(n.value.id)
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            changed.add(n.target.id)
+        elif isinstance(n, gast.Call) and not _keeps_lengths(n.func):
+            changed.update(a.id for a in list(n.args) + [k.value for k in n.keywords] if isinstance(a, gast.Name))
+    return top - nested - changed
+
+
+def _keeps_lengths(func):
+    """A call that changes no list it is given: `list`, `len` and the like, or a NumPy or math function."""
+    if isinstance(func, gast.Name):
+        return getattr(builtins, func.id, None) in _LENGTH_KEEPING
+    while isinstance(func, gast.Attribute):
+        func = func.value
+    return isinstance(func, gast.Name) and func.id in ("np", "numpy", "math")
+
+
+_LIST_CHANGING = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "sort", "reverse", "__setitem__",
+                            "__delitem__", "__iadd__"})
 
 
 def _declared_globals(fdef, kind=gast.Global):
