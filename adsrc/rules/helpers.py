@@ -1585,44 +1585,53 @@ def multi_dot_vjp(g, arrays):
     return [np.reshape(left[i].T @ G @ right[i].T, np.shape(arrays[i])) for i in range(n)]
 
 
+def _csign(x):
+    """d|x| / dx in adsrc's convention: sign(x) for real x, conj(x) / |x| for complex x (0 at 0)."""
+    if not np.iscomplexobj(x):
+        return np.sign(x)
+    r = np.abs(x)
+    return np.where(r == 0, 0.0, np.conjugate(x) / np.where(r == 0, 1.0, r))
+
+
 def _vector_norm_vjp(g, x, ans, ord, axis, keepdims):
-    """Cotangent of a vector p-norm over `axis` (an int, a tuple, or None for all axes)."""
-    x = as_float(x)
+    """Cotangent of a vector p-norm over `axis` (an int, a tuple, or None for all axes); complex x too (the
+    norm of |x|: each element's |.| contributes conj(x) / |x|)."""
+    x = x if np.iscomplexobj(x) else as_float(x)
     ge = expand_to(g, x, axis, keepdims)
     ae = expand_to(ans, x, axis, keepdims)
     if ord is None or ord == 2:
-        return np.broadcast_to(ge * x / ae, x.shape)
+        return np.broadcast_to(ge * np.conjugate(x) / ae, x.shape)
     if ord == 0:
         return np.zeros(x.shape)
     if ord == 1:
-        return np.broadcast_to(ge * np.sign(x), x.shape)
+        return np.broadcast_to(ge * _csign(x), x.shape)
     if np.isinf(ord):       # max or min of |x|: shared among ties
         mask = np.abs(x) == ae
         count = np.sum(mask, axis=axis, keepdims=True)
-        return ge * np.sign(x) * mask / count
-    return ge * np.sign(x) * (np.abs(x) / ae) ** (ord - 1)
+        return ge * _csign(x) * mask / count
+    return ge * _csign(x) * (np.abs(x) / ae) ** (ord - 1)
 
 
 def _matrix_norm_vjp(g, x, ans, ord, axes, keepdims):
-    x = as_float(x)
+    x = x if np.iscomplexobj(x) else as_float(x)
     nd = x.ndim
     r, c = axes[0] % nd, axes[1] % nd
     xm = np.moveaxis(x, (r, c), (-2, -1))
     gm = np.moveaxis(as_array(expand_to(g, x, (r, c), keepdims)), (r, c), (-2, -1))
     am = np.moveaxis(as_array(expand_to(ans, x, (r, c), keepdims)), (r, c), (-2, -1))
     if ord is None or ord == "fro":
-        out = gm * xm / am
-    elif ord == "nuc":
+        out = gm * np.conjugate(xm) / am
+    elif ord == "nuc":          # (the conjugates: complex x, whose singular values move by Re(u^H dx v))
         u, _, vh = np.linalg.svd(xm, full_matrices=False)
-        out = gm * np.matmul(u, vh)
+        out = gm * np.conjugate(np.matmul(u, vh))
     elif ord in (2, -2):        # the largest / smallest singular value
         u, _, vh = np.linalg.svd(xm, full_matrices=False)
         i = 0 if ord == 2 else -1
-        out = gm * (u[..., :, i, None] * vh[..., None, i, :])
+        out = gm * np.conjugate(u[..., :, i, None] * vh[..., None, i, :])
     elif ord in (1, -1, np.inf, -np.inf):   # max / min column (1) or row (inf) sum of |x|
         sums = np.sum(np.abs(xm), axis=-2 if ord in (1, -1) else -1, keepdims=True)
         mask = sums == am
-        out = gm * np.sign(xm) * mask / np.sum(mask, axis=(-2, -1), keepdims=True)
+        out = gm * _csign(xm) * mask / np.sum(mask, axis=(-2, -1), keepdims=True)
     else:
         raise NotImplementedError(f"adsrc cannot differentiate the matrix norm with ord={ord!r}")
     return np.moveaxis(np.broadcast_to(out, xm.shape), (-2, -1), (r, c))

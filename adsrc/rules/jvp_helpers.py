@@ -45,8 +45,11 @@ def _axis(axis):
 
 
 def _fiber(g, d, ans, axis, keepdims):
-    """sum of d * g over the reduced axes (None: all), shaped like ans."""
+    """sum of d * g over the reduced axes (None: all), shaped like ans (its real part for a real ans: d is then
+    the cotangent of a real output, which pairs with a complex tangent by the real part)."""
     s = np.sum(np.asarray(d) * g, axis=_axis(axis), keepdims=bool(keepdims))
+    if np.iscomplexobj(s) and not np.iscomplexobj(ans):
+        s = np.real(s)
     return _shape_like(np.reshape(s, np.shape(ans)) if np.size(s) == np.size(ans) else s, ans)
 
 

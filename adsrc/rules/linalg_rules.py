@@ -65,12 +65,12 @@ if hasattr(la, "svdvals"):
     general(la.svdvals, "np.linalg.svdvals", "x, /", real_only=True, x="svdvals_vjp(g, x)")
 
 # -- norms ------------------------------------------------------------------------------------------
-general(la.norm, "np.linalg.norm", "x, ord=None, axis=None, keepdims=False", scalar_out=_norm_scalar, real_only=True,
+general(la.norm, "np.linalg.norm", "x, ord=None, axis=None, keepdims=False", scalar_out=_norm_scalar,
         x="norm_vjp(g, x, ans, ord, axis, keepdims)")
 if hasattr(la, "vector_norm"):
     general(la.vector_norm, "np.linalg.vector_norm", "x, /, *, axis=None, keepdims=False, ord=2",
-            scalar_out=_norm_scalar, real_only=True, x="vector_norm_vjp(g, x, ans, ord, axis, keepdims)")
-    general(la.matrix_norm, "np.linalg.matrix_norm", "x, /, *, keepdims=False, ord='fro'", real_only=True,
+            scalar_out=_norm_scalar, x="vector_norm_vjp(g, x, ans, ord, axis, keepdims)")
+    general(la.matrix_norm, "np.linalg.matrix_norm", "x, /, *, keepdims=False, ord='fro'",
             x="matrix_norm_vjp(g, x, ans, ord, keepdims)")
 
 # -- products ---------------------------------------------------------------------------------------
