@@ -123,22 +123,54 @@ class Logistic:
 
 FAMILIES = {"norm": Norm(), "t": StudentT(), "gamma": Gamma(), "beta": Beta(), "expon": Expon(),
             "laplace": Laplace(), "cauchy": Cauchy(), "logistic": Logistic()}
+NSHAPE = {name: fam.nshape for name, fam in FAMILIES.items()}
+
+
+# The family's functions called by name, with its shape parameters taken from args one by one: adsrc differentiates
+# stats_vjp again (higher order), and follows these calls, not a lookup of an object by a name known only then.
+
+def family_logpdf(dist, z, args):
+    if dist == "t":
+        return FAMILIES["t"].logpdf(z, args[1])
+    if dist == "gamma":
+        return FAMILIES["gamma"].logpdf(z, args[1])
+    if dist == "beta":
+        return FAMILIES["beta"].logpdf(z, args[1], args[2])
+    if dist == "expon":
+        return FAMILIES["expon"].logpdf(z)
+    if dist == "laplace":
+        return FAMILIES["laplace"].logpdf(z)
+    if dist == "cauchy":
+        return FAMILIES["cauchy"].logpdf(z)
+    if dist == "logistic":
+        return FAMILIES["logistic"].logpdf(z)
+    return FAMILIES["norm"].logpdf(z)
+
+
+def family_cdf_shape(dist, z, args):
+    if dist == "t":
+        return FAMILIES["t"].cdf_shape(z, args[1])
+    if dist == "gamma":
+        return FAMILIES["gamma"].cdf_shape(z, args[1])
+    if dist == "beta":
+        return FAMILIES["beta"].cdf_shape(z, args[1], args[2])
+    return []
 
 
 @helper
 def stats_vjp(g, dist, method, k, ans, args):
     """Cotangent of argument k of dist.method(x, *shape, loc, scale) (args in that order)."""
-    fam = FAMILIES[dist]
-    x, shape, loc, scale = args[0], args[1:1 + fam.nshape], args[1 + fam.nshape], args[2 + fam.nshape]
+    n = NSHAPE[dist]
+    x, loc, scale = args[0], args[1 + n], args[2 + n]
     z = (np.asarray(x) - loc) / scale
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        l, lz, lshape = fam.logpdf(z, *shape)
+        l, lz, lshape = family_logpdf(dist, z, args)
         if method in ("logpdf", "pdf"):
             if k == 0:
                 d = lz / scale
-            elif k <= fam.nshape:
+            elif k <= n:
                 d = lshape[k - 1]
-            elif k == fam.nshape + 1:
+            elif k == n + 1:
                 d = -lz / scale
             else:
                 d = -(z * lz + 1.0) / scale
@@ -148,9 +180,9 @@ def stats_vjp(g, dist, method, k, ans, args):
             f = np.exp(l)
             if k == 0:
                 d = f / scale
-            elif k <= fam.nshape:
-                d = fam.cdf_shape(z, *shape)[k - 1]
-            elif k == fam.nshape + 1:
+            elif k <= n:
+                d = family_cdf_shape(dist, z, args)[k - 1]
+            elif k == n + 1:
                 d = -f / scale
             else:
                 d = -z * f / scale
