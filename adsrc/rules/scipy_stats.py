@@ -12,8 +12,8 @@ import scipy.stats as st
 from . import NOT_STATIC, Rule, general, register
 from . import stats_helpers  # noqa: F401  (registers the helpers)
 
-CONTINUOUS = {"norm": (), "t": ("df",), "gamma": ("a",), "beta": ("a", "b"), "expon": (), "laplace": (),
-              "cauchy": (), "logistic": ()}
+CONTINUOUS = {"norm": (), "t": ("df",), "gamma": ("a",), "beta": ("a", "b"), "chi2": ("df",), "expon": (),
+              "laplace": (), "cauchy": (), "logistic": ()}
 METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 
 for _dist, _shape in CONTINUOUS.items():

@@ -81,6 +81,20 @@ class Beta:
         return list(betainc_partials(a, b, z))
 
 
+class Chi2:
+    nshape = 1      # df: chi2(df) is gamma(df / 2) at z / 2, scaled by 2
+
+    def logpdf(self, z, df):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logz = np.log(z)
+        h = 0.5 * df
+        l = (h - 1.0) * logz - 0.5 * z - h * np.log(2.0) - sp.gammaln(h)
+        return l, (h - 1.0) / z - 0.5, [0.5 * (logz - np.log(2.0) - sp.digamma(h))]
+
+    def cdf_shape(self, z, df):
+        return [0.5 * gammainc_da(0.5 * df, 0.5 * np.maximum(z, 0.0))]
+
+
 class Expon:
     nshape = 0
 
@@ -121,7 +135,7 @@ class Logistic:
         return []
 
 
-FAMILIES = {"norm": Norm(), "t": StudentT(), "gamma": Gamma(), "beta": Beta(), "expon": Expon(),
+FAMILIES = {"norm": Norm(), "t": StudentT(), "gamma": Gamma(), "beta": Beta(), "chi2": Chi2(), "expon": Expon(),
             "laplace": Laplace(), "cauchy": Cauchy(), "logistic": Logistic()}
 NSHAPE = {name: fam.nshape for name, fam in FAMILIES.items()}
 
@@ -136,6 +150,8 @@ def family_logpdf(dist, z, args):
         return FAMILIES["gamma"].logpdf(z, args[1])
     if dist == "beta":
         return FAMILIES["beta"].logpdf(z, args[1], args[2])
+    if dist == "chi2":
+        return FAMILIES["chi2"].logpdf(z, args[1])
     if dist == "expon":
         return FAMILIES["expon"].logpdf(z)
     if dist == "laplace":
@@ -154,6 +170,8 @@ def family_cdf_shape(dist, z, args):
         return FAMILIES["gamma"].cdf_shape(z, args[1])
     if dist == "beta":
         return FAMILIES["beta"].cdf_shape(z, args[1], args[2])
+    if dist == "chi2":
+        return FAMILIES["chi2"].cdf_shape(z, args[1])
     return []
 
 
