@@ -201,3 +201,24 @@ def test_incomplete_gamma_and_beta_parameter_derivatives_match_quadrature():
         da, db = h.betainc_partials(a, b, x)
         qa, qb = _dI(a, b, x)
         assert abs(da - qa) < 1e-8 and abs(db - qb) < 1e-8, (a, b, x, da, qa, db, qb)
+
+
+def _quantiles(q, m, s):
+    return np.sum(st.norm.ppf(q, m, s) * 2.0 + st.norm.isf(q, m, s) ** 2)
+
+
+def _poisson_tails(mu):
+    k = np.array([0, 2, 5])
+    return np.sum(st.poisson.cdf(k, mu) * np.array([1.0, 2.0, 3.0]) + st.poisson.sf(k, mu))
+
+
+def _entropy_of(c):
+    return st.multivariate_normal.entropy(np.zeros(2), c @ c.T + np.eye(2))
+
+
+@pytest.mark.parametrize("fn, args, argnums", [
+    (_quantiles, (np.array([0.1, 0.5, 0.83]), 0.2, 1.3), (0, 1, 2)), (_poisson_tails, (2.3,), 0),
+    (_entropy_of, (np.array([[1.0, 0.3], [0.2, 0.8]]),), 0)])
+def test_norm_quantiles_poisson_tails_and_gaussian_entropy(fn, args, argnums):
+    # written in SciPy functions adsrc has rules for (ndtri, gammaincc, slogdet); they were refused
+    adsrc.check_grads(fn, args, argnums=argnums, modes=["fwd", "rev"], order=2, rtol=1e-5, atol=1e-7)

@@ -7,9 +7,11 @@ the shape parameters, loc and scale (stats_helpers.py). Discrete ones: logpmf an
 parameters. dirichlet and multivariate_normal: logpdf and pdf. None of them is complex-ready.
 """
 
+import numpy as np
+import scipy.special as sp
 import scipy.stats as st
 
-from . import NOT_STATIC, Rule, general, register
+from . import NOT_STATIC, Rule, by_source, general, register
 from . import stats_helpers  # noqa: F401  (registers the helpers)
 
 CONTINUOUS = {"norm": (), "t": ("df",), "gamma": ("a",), "beta": ("a", "b"), "chi2": ("df",), "expon": (),
@@ -51,5 +53,34 @@ for _method in ("logpdf", "pdf"):
     general(getattr(st.multivariate_normal, _method), f"scipy.stats.multivariate_normal.{_method}",
             "x, mean=None, cov=1, allow_singular=False", real_only=True, check=_mvn_check,
             **{p: f"mvn_vjp(g, x, mean, cov, ans, {_method!r}, {k})" for k, p in enumerate(("x", "mean", "cov"))})
+
+# -- written in plain NumPy/SciPy that adsrc differentiates (rules/by_source.py) ------------------------------------
+
+def norm_ppf(q, loc=0.0, scale=1.0):
+    return loc + scale * sp.ndtri(q)
+
+
+def norm_isf(q, loc=0.0, scale=1.0):
+    return loc - scale * sp.ndtri(q)
+
+
+def poisson_cdf(k, mu, loc=0):
+    """P(K <= k) = Q(floor(k) + 1, mu), the regularized upper incomplete gamma function (0 below 0)."""
+    m = np.floor(np.asarray(k) - loc)
+    return np.where(m < 0, 0.0, sp.gammaincc(np.maximum(m, 0.0) + 1.0, mu))
+
+
+def poisson_sf(k, mu, loc=0):
+    return 1.0 - poisson_cdf(k, mu, loc)
+
+
+def mvn_entropy(mean=None, cov=1):
+    """0.5 log det(2 pi e cov)."""
+    c = np.atleast_2d(np.asarray(cov, dtype=float))
+    return 0.5 * (c.shape[0] * (1.0 + np.log(2.0 * np.pi)) + np.linalg.slogdet(c)[1])
+
+
+by_source.IMPLEMENTATIONS.update({st.norm.ppf: norm_ppf, st.norm.isf: norm_isf, st.poisson.cdf: poisson_cdf,
+                                  st.poisson.sf: poisson_sf, st.multivariate_normal.entropy: mvn_entropy})
 
 _ = NOT_STATIC
