@@ -361,3 +361,12 @@ def test_second_derivatives_through_scipy_stats(name):
            "beta.logpdf": (lambda x, a, b: np.sum(stats.beta.logpdf(x, a, b)), (x, 2.5, 1.7))}
     f, args = fns[name]
     adsrc.check_grads(f, args, argnums=tuple(range(len(args))), modes=["fwd", "rev"], order=2, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("axes", [1, ([1, 2], [1, 0]), ([2], [0])])
+def test_second_derivatives_through_tensordot(axes):
+    # its cotangent helpers computed their transpositions with list.index, which adsrc could not follow again
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(2, 3, 4)), rng.normal(size=(4, 3, 5))
+    adsrc.check_grads(lambda a, b: np.sin(np.tensordot(a, b, axes=axes)), (a, b), argnums=(0, 1),
+                      modes=["fwd", "rev"], order=2)

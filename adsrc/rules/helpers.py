@@ -237,31 +237,34 @@ def dot_dy(g, x, y):
     return np.moveaxis(res, 0, -2) if y.ndim > 1 else res
 
 
+def tensordot_plan(axes, nx, ny, k):
+    """(g's axes and the other operand's to contract, the transposition of the result) for the cotangent of
+    operand k of np.tensordot: constants, from the ranks and the axes (numpy_rules.py makes it nondiff, so the
+    helpers below are differentiated again through their products only)."""
+    xa, ya = _tensordot_axes(axes, nx, ny)
+    x_free = [i for i in range(nx) if i not in xa]
+    y_free = [i for i in range(ny) if i not in ya]
+    if k == 0:      # g (x_free..., y_free...) with y over y_free: x_free, then y's contracted axes in increasing order
+        g_axes, other = list(range(len(x_free), len(x_free) + len(y_free))), y_free
+        order = x_free + [xa[ya.index(a)] for a in sorted(ya)]
+    else:           # x over x_free with g: x's contracted axes in increasing order, then y_free
+        g_axes, other = list(range(len(x_free))), x_free
+        order = [ya[xa.index(a)] for a in sorted(xa)] + y_free
+    return g_axes, other, _axes_tuple(np.argsort(order))
+
+
 @helper
 def tensordot_dx(g, x, y, axes):
     x, y = as_array(x), as_array(y)
-    xa, ya = _tensordot_axes(axes, x.ndim, y.ndim)
-    x_free = [i for i in range(x.ndim) if i not in xa]
-    y_free = [i for i in range(y.ndim) if i not in ya]
-    g_y = list(range(len(x_free), len(x_free) + len(y_free)))
-    res = np.tensordot(g, y, axes=(g_y, y_free))      # x_free..., y's contracted (in y order of ya? no)
-    # res axes: x_free then y's remaining axes = ya in increasing order
-    ya_sorted = sorted(ya)
-    order_src = x_free + [xa[ya.index(a)] for a in ya_sorted]
-    return np.transpose(res, _axes_tuple(np.argsort(order_src)))
+    g_axes, y_axes, perm = tensordot_plan(axes, x.ndim, y.ndim, 0)
+    return np.transpose(np.tensordot(g, y, axes=(g_axes, y_axes)), perm)
 
 
 @helper
 def tensordot_dy(g, x, y, axes):
     x, y = as_array(x), as_array(y)
-    xa, ya = _tensordot_axes(axes, x.ndim, y.ndim)
-    x_free = [i for i in range(x.ndim) if i not in xa]
-    y_free = [i for i in range(y.ndim) if i not in ya]
-    g_x = list(range(len(x_free)))
-    res = np.tensordot(x, g, axes=(x_free, g_x))       # x's contracted (increasing), then y_free
-    xa_sorted = sorted(xa)
-    order_src = [ya[xa.index(a)] for a in xa_sorted] + y_free
-    return np.transpose(res, _axes_tuple(np.argsort(order_src)))
+    g_axes, x_axes, perm = tensordot_plan(axes, x.ndim, y.ndim, 1)
+    return np.transpose(np.tensordot(x, g, axes=(x_axes, g_axes)), perm)
 
 
 def _tensordot_axes(axes, nx, ny):

@@ -206,6 +206,7 @@ general(np.einsum, "np.einsum", ", ".join(_EINSUM_ARGS[:2]) + ", " + ", ".join(f
         + ", /, *, optimize=False", **{o: _einsum(k) for k, o in enumerate(_EINSUM_ARGS)})
 general(helpers.einsum_of, "einsum_of", "subscripts, operands", operands="einsum_operands_vjp(g, subscripts, operands)")
 nondiff(helpers._einsum_labels, "einsum_labels")      # labels of shapes: a constant
+nondiff(helpers.tensordot_plan, "tensordot_plan")
 for _name, _vjp in (("vecdot", "vecdot_vjp(g, x1, x2, axis, {k})"), ("matvec", "matvec_vjp(g, x1, x2, {k})"),
                     ("vecmat", "vecmat_vjp(g, x1, x2, {k})")):
     if _np(_name):      # ufuncs of NumPy >= 2.0 / 2.2
