@@ -357,3 +357,15 @@ def star_arguments_of_known_length_forwarded(x, y):
     # `*args[1:]`, and `*args` after `args = list(args)`, into a function and into a rule: their lengths are
     # known here (they were refused as sequences of unknown length)
     return _forwarding(x, y) + _forwarding(y)
+
+
+_TERMS = [lambda v: np.sum(v ** 3), lambda v: np.prod(np.sin(v)), np.linalg.norm]
+
+
+@case(rand(3))
+def comprehensions_over_lists_of_functions(x):
+    # as a for loop over them: each call followed (a comprehension's loop variable was an unknown function)
+    local = [np.tanh, lambda v: v * 2.0]
+    parts = [g(x) for g in _TERMS]
+    more = [np.sum(h(x)) for h in local if h is not None]
+    return sum(parts) + sum(more) + sum(f(x[1]) for f in (np.sin, np.cos))

@@ -20,6 +20,7 @@ from ..frontend import lambda_to_def
 from ..ir import nodes as ir
 from ..runtime import ARRAY_ATTRIBUTES
 from .changing_calls import changes_its_arguments
+from .loops import _has_objects as has_objects
 from .object_classes import is_user_function
 
 BINOP_NAMES = {
@@ -461,7 +462,21 @@ class Expressions:
             it = self.iteration(gen.iter)
             self.emit_for(astutil.target_spec(gen.target), it, lambda: guarded(list(gen.ifs)), [], e)
 
-        build(e.generators)
+        gen = e.generators[0]
+        plan = self.unroll_plan(gen.iter) or self.functions_display(gen.iter) \
+            if kind == "list" and len(e.generators) == 1 else None
+        if plan is not None and (plan[0] == "display" or has_objects(plan)):
+            # [g(x) for g in fs] over functions or objects known here: the loop unrolled as a for statement's
+            # is (loops.py), so each call is followed
+            append = gast.Expr(value=gast.Call(func=gast.Attribute(value=astutil.name(result), attr="append",
+                                                                   ctx=gast.Load()), args=[e.elt], keywords=[]))
+            for c in reversed(gen.ifs):
+                append = gast.If(test=c, body=[append], orelse=[])
+            loop = gast.fix_missing_locations(gast.copy_location(
+                gast.For(target=gen.target, iter=gen.iter, body=[append], orelse=[], type_comment=None), e))
+            self.statement(loop)
+        else:
+            build(e.generators)
         if not direct:
             self.emit(ir.Copy(target, astutil.name(result)), e)
 

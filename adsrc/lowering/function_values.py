@@ -66,7 +66,9 @@ class FunctionValues:
     def note_alias(self, target, value):
         """Remember `act = np.tanh` (a name bound once to a callable known when transforming),
         `g = adsrc.grad(loss)` and `step = make_step(2.0)` (the function a factory makes, factories.py)."""
-        if isinstance(target, str) and target in self.single and isinstance(value, (gast.Name, gast.Attribute)):
+        if isinstance(target, str) and target in self.single and isinstance(value, (gast.Name, gast.Attribute)) or \
+                isinstance(target, str) and target in self.single and isinstance(value, gast.Subscript) and \
+                isinstance(value.slice, gast.Constant):       # g = TERMS[0] (an unrolled loop's item, generated)
             obj = self.static(value)
             if obj is not rules_mod.NOT_STATIC and callable(obj):
                 self.functions[target] = ("alias", value)

@@ -162,7 +162,11 @@ class Loops:
     def functions_display(self, node):
         """`for fn in (np.sin, np.cos):`, `[lambda v: v, lambda v: v ** 2]` or `[MSE(), L1()]`: a tuple or list
         display of functions (known when transforming, or lambdas) or of new objects, unrolled so that each call
-        `fn(x)` or `loss.total(x)` is followed."""
+        `fn(x)` or `loss.total(x)` is followed. A name bound once to a display of functions, never changed
+        (tables.py), is that display (`fs = [f, g]; [h(x) for h in fs]`)."""
+        if isinstance(node, gast.Name) and node.id in self.tables and not self.shadowed(node.id) and \
+                not self.tables[node.id][0]:
+            node = gast.List(elts=[astutil.clone(v) for _, v in self.tables[node.id][1]], ctx=gast.Load())
         if not isinstance(node, (gast.Tuple, gast.List)) or not node.elts:
             return None
         known, classes = [], []
