@@ -184,3 +184,9 @@ def real_ffts_in_two_and_more_dimensions(a):
     back = np.fft.irfft2(spectrum * 1.5, s=a.shape)
     cube = np.stack([a, a * a, np.sin(a)])
     return np.sum(np.abs(spectrum) ** 2) + np.sum(back * a) + np.sum(np.abs(np.fft.rfftn(cube, axes=(0, 2))))
+
+
+@case(rand(5, 4))
+def integer_casts_as_indices(w):
+    picked = w[:, :-1][np.int64(np.abs(w[:, -1]) * 2.9)]
+    return np.sum(picked ** 2) + np.sum(w[np.intp(1)]) + float(np.bool_(w[0, 0] > 0)) * w[0, 0]

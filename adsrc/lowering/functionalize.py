@@ -28,7 +28,7 @@ from .. import astutil
 from ..analysis import aliases as al, relations as rel
 from ..analysis.liveness import Liveness
 from ..ir import nodes as ir
-from ..ir.walk import target_names
+from ..ir.walk import assigned, target_names
 
 # list and dict methods: method -> helper returning the changed object's new value
 _METHODS = {"extend": "list_extend", "insert": "list_insert", "clear": "clear_copy", "update": "dict_update",
@@ -397,8 +397,9 @@ class Functionalizer:
             pre += p1
             post += p2
         rebound = []
-        if set(target_names(result)) & {a for _, a in names}:
-            # `x = h(x)`: the argument changes first (its sharers follow), then the name takes the result
+        if set(target_names(result)) & ({a for _, a in names} | set(assigned(post))):
+            # `x = h(x)`, `w = h(w[:1])`: the argument changes first (its sharers, w among them, follow), then the
+            # name takes the result
             rebound = [ir.Copy(result, astutil.name(self.namer.fresh("result")), loc=s.loc)]
             result = rebound[0].expr.id
         call = ir.CallUser((result,) + tuple(a for _, a in names), s.expr, s.callee, s.receiver,

@@ -207,6 +207,8 @@ general(np.einsum, "np.einsum", ", ".join(_EINSUM_ARGS[:2]) + ", " + ", ".join(f
 general(helpers.einsum_of, "einsum_of", "subscripts, operands", operands="einsum_operands_vjp(g, subscripts, operands)")
 nondiff(helpers._einsum_labels, "einsum_labels")      # labels of shapes: a constant
 nondiff(helpers.tensordot_plan, "tensordot_plan")
+for _int in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.intp, np.bool_):
+    nondiff(_int, f"np.{_int.__name__}")         # np.int64(x): integers (indices), no derivative
 for _name, _vjp in (("vecdot", "vecdot_vjp(g, x1, x2, axis, {k})"), ("matvec", "matvec_vjp(g, x1, x2, {k})"),
                     ("vecmat", "vecmat_vjp(g, x1, x2, {k})")):
     if _np(_name):      # ufuncs of NumPy >= 2.0 / 2.2
