@@ -581,3 +581,16 @@ def loop_with_a_branch_adsrc_refuses_that_does_not_run(x, n, exact):
             c = np.sum(np.cos(x))
         s = s + c * (i + 1.0) ** 2
     return s
+
+
+@case(rand(3), -0.343, rand(4, 3), argnums=(0, 1, 2))
+def loop_recomputing_a_copy_whose_source_is_saved_for_its_shape(xs, s, w):
+    # found by the random programs: the backward pass recomputed `w.copy()` from a stand-in of w kept only for
+    # its shape (its method's object was not counted as read): a silently wrong gradient
+    for i in range(2):
+        w = w * 0.6 + 0.4 * np.tanh(xs + 0.1 * i)
+        for k in range(2):
+            w = w.copy()
+            w *= np.cos(np.mean(w) * np.array([[0.2, -0.5, 0.8]]))
+        unused = np.sin(np.multiply((s * np.linspace(1.0, 0.6, 4)[:, None]), np.tanh(np.sin(np.concatenate([w[:1], w[1:]])))))
+    return np.sum(xs ** 2) + s ** 2 + np.mean(np.sin(w))

@@ -28,7 +28,10 @@ def _operands(stmt):
     """The names an operation reads: its operands, not the function it calls."""
     e = stmt.expr
     if isinstance(e, gast.Call):
-        return set().union(*(_reads(a) for a in list(e.args) + [k.value for k in e.keywords]))
+        out = set().union(*(_reads(a) for a in list(e.args) + [k.value for k in e.keywords]))
+        if isinstance(stmt, ir.Apply) and stmt.method_of is not None:
+            out |= _reads(stmt.method_of)        # `W.copy()`: the object the method is called on is read too
+        return out
     return _reads(e)
 
 
