@@ -592,5 +592,6 @@ def loop_recomputing_a_copy_whose_source_is_saved_for_its_shape(xs, s, w):
         for k in range(2):
             w = w.copy()
             w *= np.cos(np.mean(w) * np.array([[0.2, -0.5, 0.8]]))
-        unused = np.sin(np.multiply((s * np.linspace(1.0, 0.6, 4)[:, None]), np.tanh(np.sin(np.concatenate([w[:1], w[1:]])))))
+        unused = np.sin(np.multiply((s * np.linspace(1.0, 0.6, 4)[:, None]),  # noqa: F841 (dead, yet it mattered)
+                                    np.tanh(np.sin(np.concatenate([w[:1], w[1:]])))))
     return np.sum(xs ** 2) + s ** 2 + np.mean(np.sin(w))

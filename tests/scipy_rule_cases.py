@@ -139,8 +139,9 @@ def gamma_methods(x, a, loc, scale):
 @case(tuple(f"scipy.stats.chi2.{m}" for m in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")),
       pos(4, low=1.0, high=6.0), 3.5, 0.3, 1.2)
 def chi2_methods(x, df, loc, scale):
-    return np.stack([st.chi2.logpdf(x, df, loc, scale), st.chi2.pdf(x, df, loc, scale), st.chi2.cdf(x, df, loc, scale),
-                     st.chi2.logcdf(x, df, loc, scale), st.chi2.sf(x, df, loc, scale), st.chi2.logsf(x, df, loc, scale)])
+    return np.stack([st.chi2.logpdf(x, df, loc, scale), st.chi2.pdf(x, df, loc, scale),
+                     st.chi2.cdf(x, df, loc, scale), st.chi2.logcdf(x, df, loc, scale), st.chi2.sf(x, df, loc, scale),
+                     st.chi2.logsf(x, df, loc, scale)])
 
 
 @case(tuple(f"scipy.stats.beta.{m}" for m in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")),

@@ -341,7 +341,8 @@ def _round_trip_real(a):
     return np.fft.irfft(np.fft.rfft(a) * 1.5) ** 2
 
 
-@pytest.mark.parametrize("fn, shape", [(_power_spectrum, (8,)), (_through_inverse_2d, (4, 6)), (_round_trip_real, (8,))])
+@pytest.mark.parametrize("fn, shape", [(_power_spectrum, (8,)), (_through_inverse_2d, (4, 6)),
+                                       (_round_trip_real, (8,))])
 def test_second_derivatives_through_the_fft(fn, shape):
     # fft's cotangent called the transform through a variable: adsrc could not differentiate it again
     x = np.random.default_rng(0).normal(size=shape)

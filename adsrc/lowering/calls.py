@@ -272,14 +272,11 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return len(node.elts)
         if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice):     # args[1:]
             n = self.known_length(node.value)
-            bounds = [b.value if isinstance(b, gast.Constant) and type(b.value) is int else LookupError
-                      for b in (node.slice.lower, node.slice.upper, node.slice.step) if b is not None]
-            if n is None or LookupError in bounds or any(b is not None and not isinstance(b, gast.Constant)
-                                                         for b in (node.slice.lower, node.slice.upper, node.slice.step)):
+            parts = (node.slice.lower, node.slice.upper, node.slice.step)
+            if n is None or any(b is not None and not (isinstance(b, gast.Constant) and type(b.value) is int)
+                                for b in parts):
                 return None
-            lower, upper, step = (b.value if b is not None else None
-                                  for b in (node.slice.lower, node.slice.upper, node.slice.step))
-            return len(range(*slice(lower, upper, step).indices(n)))
+            return len(range(*slice(*(b.value if b is not None else None for b in parts)).indices(n)))
         if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords and \
                 self.static(node.func) in (builtins.list, builtins.tuple):                  # list(args)
             return self.known_length(node.args[0])

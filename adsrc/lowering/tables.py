@@ -34,8 +34,8 @@ class Tables:
 
     def note_table(self, target, value):
         """Remember `acts = {"relu": relu, ...}`: a name bound once to a display of functions, never changed."""
-        if not isinstance(target, str) or target not in self.single or \
-                not isinstance(value, (gast.Dict, gast.List, gast.Tuple)):
+        if not isinstance(target, str) or not isinstance(value, (gast.Dict, gast.List, gast.Tuple)) or \
+                target not in self.single and _bindings(self.uf.node, target) != 1:     # (once per iteration too)
             return
         if isinstance(value, gast.Dict):
             if any(k is None or not isinstance(k, gast.Constant) for k in value.keys):
@@ -81,7 +81,8 @@ class Tables:
         """Emit `table[key](args)` as the call of each entry on its own branch; False if e is not such a call."""
         f = e.func
         if not isinstance(f, gast.Subscript) or isinstance(f.slice, gast.Slice) or \
-                not (target is None or isinstance(target, str)) or any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
+                not (target is None or isinstance(target, str)) or \
+                any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
             return False
         found = self.table_entries(f.value)
         if found is None:
@@ -124,6 +125,11 @@ def _equals(key, k):
 def _stem(fn):
     name = getattr(fn, "__name__", "fn")
     return name if name.isidentifier() and not name.startswith("<") else "fn"
+
+
+def _bindings(fdef, name):
+    return sum(1 for n in gast.walk(fdef)
+               if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store))
 
 
 def _never_changed(fdef, name):

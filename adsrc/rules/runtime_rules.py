@@ -391,7 +391,8 @@ def transpose_linear(fn, k, g, args):
             flat[e] = pair(apply_linear(fn, k, _map(c, basis), args), g)
             if complex_leaf:        # the imaginary direction too: the entry is <g, L(e)> - i <g, L(i e)>
                 flat[e] -= 1j * pair(apply_linear(fn, k, _map(c, lambda p, v, e=e: basis(p, v, e, 1j)), args), g)
-        return flat[0].item() if np.ndim(leaf) == 0 and not isinstance(leaf, np.ndarray) else flat.reshape(np.shape(leaf))
+        number = np.ndim(leaf) == 0 and not isinstance(leaf, np.ndarray)
+        return flat[0].item() if number else flat.reshape(np.shape(leaf))
     return _map(c, entry)
 
 

@@ -56,6 +56,7 @@ for _method in ("logpdf", "pdf"):
 
 # -- written in plain NumPy/SciPy that adsrc differentiates (rules/by_source.py) ------------------------------------
 
+
 def norm_ppf(q, loc=0.0, scale=1.0):
     return loc + scale * sp.ndtri(q)
 

@@ -88,8 +88,8 @@ class Chi2:
         with np.errstate(divide="ignore", invalid="ignore"):
             logz = np.log(z)
         h = 0.5 * df
-        l = (h - 1.0) * logz - 0.5 * z - h * np.log(2.0) - sp.gammaln(h)
-        return l, (h - 1.0) / z - 0.5, [0.5 * (logz - np.log(2.0) - sp.digamma(h))]
+        logp = (h - 1.0) * logz - 0.5 * z - h * np.log(2.0) - sp.gammaln(h)
+        return logp, (h - 1.0) / z - 0.5, [0.5 * (logz - np.log(2.0) - sp.digamma(h))]
 
     def cdf_shape(self, z, df):
         return [0.5 * gammainc_da(0.5 * df, 0.5 * np.maximum(z, 0.0))]
