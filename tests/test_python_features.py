@@ -207,3 +207,20 @@ def test_an_entry_added_to_a_table_after_the_transformation_is_refused_not_skipp
         g(x, "cos")
     table["sin"] = np.tanh           # an entry replaced: the guards notice, and it is transformed again
     np.testing.assert_allclose(g(x, "sin"), 1 - np.tanh(x) ** 2, rtol=1e-12)
+
+
+def _product(a, b, c=0.0):
+    return a * b + c
+
+
+def star_of_a_list_grown_through_another_name(x):
+    xs = [x, x * 2.0]
+    ys = xs
+    ys.append(x * 3.0)          # xs has three items now
+    return np.sum(_product(*xs))
+
+
+def test_a_list_grown_through_another_name_is_not_taken_for_its_first_length():
+    # `*xs` is passed item by item only when nothing can change xs's length: here it would pass two of three
+    with pytest.raises(TransformError, match="cannot match the arguments"):
+        adsrc.grad(star_of_a_list_grown_through_another_name)(np.array([0.3, 0.5]))

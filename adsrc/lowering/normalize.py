@@ -589,17 +589,27 @@ def _straight_names(fdef):
     blocks = (gast.If, gast.For, gast.While, gast.Try, gast.With, gast.FunctionDef, gast.ClassDef, gast.Match)
     top = {n for s in fdef.body if not isinstance(s, blocks) for n in astutil.names_stored(s)}
     nested = {n for s in fdef.body if isinstance(s, blocks) for n in astutil.names_stored(s)}
+    # a name read other than by `*name`, an index, a for loop or an argument of a call that keeps lengths
+    # (`ys = name`, `[name]`, `return name`, `h(name)`) may reach code that changes its list: not straight
+    plain = set()
+    for n in gast.walk(fdef):
+        if isinstance(n, (gast.Starred, gast.Subscript)) and isinstance(n.value, gast.Name):
+            plain.add(id(n.value))
+        elif isinstance(n, gast.For) and isinstance(n.iter, gast.Name):
+            plain.add(id(n.iter))
+        elif isinstance(n, gast.Call) and _keeps_lengths(n.func):
+            plain.update(id(a) for a in list(n.args) + [k.value for k in n.keywords] if isinstance(a, gast.Name))
     changed = set()
     for n in gast.walk(fdef):
         if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load) and \
                 isinstance(n.value, gast.Name):
             changed.add(n.value.id)
-        elif isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.attr in _LIST_CHANGING:
-            changed.add(n.value.id)
+        elif isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name):
+            changed.add(n.value.id)         # (a method: it may change the list)
         elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
             changed.add(n.target.id)
-        elif isinstance(n, gast.Call) and not _keeps_lengths(n.func):
-            changed.update(a.id for a in list(n.args) + [k.value for k in n.keywords] if isinstance(a, gast.Name))
+        elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in plain:
+            changed.add(n.id)
     return top - nested - changed
 
 
@@ -611,9 +621,6 @@ def _keeps_lengths(func):
         func = func.value
     return isinstance(func, gast.Name) and func.id in ("np", "numpy", "math")
 
-
-_LIST_CHANGING = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "sort", "reverse", "__setitem__",
-                            "__delitem__", "__iadd__"})
 
 
 def _declared_globals(fdef, kind=gast.Global):
