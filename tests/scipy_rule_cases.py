@@ -100,6 +100,12 @@ def bessel(x):
     return sp.jn(2, x) + sp.jv(0.5, x) + sp.yn(1, x) + sp.yv(2.5, x)
 
 
+@case(("scipy.special.j0", "scipy.special.j1", "scipy.special.y0", "scipy.special.y1", "scipy.special.rgamma"),
+      pos(4, low=0.5, high=6.0))
+def bessel_of_order_zero_and_one_and_reciprocal_gamma(x):
+    return sp.j0(x) + sp.j1(x) * x + sp.y0(x) + sp.y1(x) + sp.rgamma(x) * sp.gammasgn(x - 2.0)
+
+
 @case("scipy.special.logsumexp", rand(3, 4) * 3.0, pos(4))
 def logsumexp_variants(a, b):
     lse, sign = sp.logsumexp(a, axis=1, b=b * np.array([1.0, -0.2, 1.0, 1.0]), return_sign=True)

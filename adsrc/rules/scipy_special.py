@@ -8,7 +8,7 @@ refuse complex arguments.
 
 import scipy.special as sp
 
-from . import Rule, general, register
+from . import Rule, general, nondiff, register
 from . import scipy_helpers  # noqa: F401  (registers the helpers)
 from .scipy_helpers import no_order_derivative
 
@@ -27,6 +27,8 @@ def _ew(fn, name, signature, real_only=True, listing=None, **templates):
 _ew(sp.gammaln, "gammaln", "x, /", x="g * sp.digamma(x)")
 _ew(sp.digamma, "digamma", "x, /", listing="digamma (= psi)", x="g * sp.polygamma(1, x)")
 _ew(sp.gamma, "gamma", "x, /", x="g * ans * sp.digamma(x)")
+_ew(sp.rgamma, "rgamma", "x, /", x="-g * ans * sp.digamma(x)")         # 1 / gamma(x) (0 at the poles)
+nondiff(sp.gammasgn, "gammasgn")                                         # the sign of gamma(x): a constant
 _ew(sp.loggamma, "loggamma", "x, /", x="g * sp.digamma(x)")
 _ew(sp.beta, "beta", "a, b, /", a="g * ans * (sp.digamma(a) - sp.digamma(a + b))",
     b="g * ans * (sp.digamma(b) - sp.digamma(a + b))")
@@ -62,6 +64,10 @@ _ew(sp.i0, "i0", "x, /", x="g * sp.i1(x)")
 _ew(sp.i1, "i1", "x, /", x="g * 0.5 * (sp.i0(x) + sp.iv(2, x))")
 _ew(sp.i0e, "i0e", "x, /", x="g * (sp.i1e(x) - np.sign(x) * ans)")
 _ew(sp.i1e, "i1e", "x, /", x="g * (0.5 * (sp.i0e(x) + sp.ive(2, x)) - np.sign(x) * ans)")
+_ew(sp.j0, "j0", "x, /", x="-g * sp.j1(x)")
+_ew(sp.j1, "j1", "x, /", x="g * 0.5 * (sp.j0(x) - sp.jv(2, x))")
+_ew(sp.y0, "y0", "x, /", x="-g * sp.y1(x)")
+_ew(sp.y1, "y1", "x, /", x="g * 0.5 * (sp.y0(x) - sp.yv(2, x))")
 for _fn, _kind in ((sp.jv, "jv"), (sp.yv, "yv"), (sp.iv, "iv"), (sp.ive, "ive"), (sp.kv, "kv"), (sp.kve, "kve"),
                    (sp.yn, "yn")):       # sp.jn is sp.jv
     _ew(_fn, _kind, "v, z, /", listing="jv (= jn)" if _kind == "jv" else None, v=no_order_derivative(_kind),
