@@ -977,13 +977,13 @@ def cholesky_upper(a):
 @case("np.linalg.eigh", spd(3, (2,)), label="stack")
 def eigh(a):
     w, v = np.linalg.eigh(a)
-    return w, v * v       # squared: eigenvectors are defined up to sign
+    return w, v * np.conj(v)       # |v|^2: eigenvectors are defined up to sign (a phase, if complex)
 
 
 @case("np.linalg.eigh", spd(3))
 def eigh_upper(a):
     w, v = np.linalg.eigh(a, UPLO="U")
-    return w * np.sum(v ** 2 * np.array([1.0, 2.0, 3.0])[:, None], axis=0)
+    return w * np.sum(v * np.conj(v) * np.array([1.0, 2.0, 3.0])[:, None], axis=0)
 
 
 @case("np.linalg.eigh", spd(3))
@@ -1010,7 +1010,7 @@ def qr(a):
 @case("np.linalg.svd", rand(2, 3, 3), label="stack")
 def svd(a):
     u, s, vh = np.linalg.svd(a, full_matrices=False)
-    return u * u, s, vh * vh     # squared: singular vectors are defined up to sign
+    return u * np.conj(u), s, vh * np.conj(vh)     # |u|^2: singular vectors are defined up to sign (or phase)
 
 
 @case("np.linalg.svd", rand(4, 3), label="tall")
@@ -1018,7 +1018,7 @@ def svd(a):
 def svd_full_matrices_leading_vectors(a):
     u, s, vh = np.linalg.svd(a)
     k = min(a.shape)
-    return u[:, :k] ** 2, s, vh[:k] ** 2
+    return np.abs(u[:, :k]) ** 2, s, np.abs(vh[:k]) ** 2
 
 
 @case("np.linalg.svd", np.eye(3) * 2.0)

@@ -226,24 +226,98 @@ def _rule_named(name):
 
 # -- refusals: adsrc's real_only rules, and NumPy's own -------------------------------------------------------------
 
-def cholesky_loss(a):
-    return np.sum(np.abs(np.linalg.cholesky(a)) ** 2)
+def qr_loss(a):
+    return np.sum(np.abs(np.linalg.qr(a)[1]) ** 2)
 
 
-def norm_loss(a):
-    return np.linalg.norm(a)
+def pinv_loss(a):
+    return np.sum(np.abs(np.linalg.pinv(a)) ** 2)
 
 
-def svd_loss(a):
-    return np.sum(np.linalg.svd(a, compute_uv=False))
-
-
-@pytest.mark.parametrize("fn", [cholesky_loss, svd_loss])
+@pytest.mark.parametrize("fn", [qr_loss, pinv_loss])
 def test_rules_not_complex_ready_refuse_complex_arguments(fn):
     a = np.array([[2.0, 0.5j], [-0.5j, 1.0]])
     with pytest.raises(adsrc.TransformError, match="not written for complex"):
         adsrc.grad(fn)(a)
     assert np.isfinite(adsrc.grad(fn)(a.real)).all()        # real arguments still work
+
+
+# -- Hermitian eigenproblems, SVD and Cholesky of complex matrices ---------------------------------------------------
+# Losses that do not depend on the phases of eigenvectors or singular vectors (those are not unique).
+
+def eigh_loss(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(w ** 3 * np.arange(1.0, 5.0)) + np.sum(np.abs(v) ** 2 * np.arange(4.0))
+
+
+def eigh_upper_loss(a):
+    w, v = np.linalg.eigh(a, UPLO="U")
+    return np.sum(np.abs(v[:, 1:]) ** 3) + np.sum(np.sin(w))
+
+
+def eigvalsh_loss(a):
+    return np.sum(np.linalg.eigvalsh(a) ** 2 * np.arange(4.0))
+
+
+def svd_loss(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.sum(s ** 2 * np.arange(1.0, len(s) + 1.0)) + np.sum(np.abs(u) ** 3) + np.sum(np.abs(vh) ** 4)
+
+
+def svd_product_loss(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.sum(np.abs(u @ vh * np.arange(1.0, a.shape[1] + 1.0)) ** 2)
+
+
+def svd_values_loss(a):
+    return np.sum(np.linalg.svd(a, compute_uv=False) ** 1.5)
+
+
+def cholesky_loss(a):
+    L = np.linalg.cholesky(a @ np.conj(a.T) + 4.0 * np.eye(a.shape[0]))
+    return np.sum(np.abs(L) ** 2 * np.arange(4.0)) + np.real(np.sum(L * (1.0 + 2.0j)))
+
+
+def cholesky_triangle_loss(a):
+    L = np.linalg.cholesky(a)
+    return np.sum(np.abs(L) ** 3) + np.sum(np.real(L) * np.imag(L))
+
+
+def _complex_matrices():
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=(4, 4)) + 1j * rng.normal(size=(4, 4))
+    spd = z @ np.conj(z.T) + 4.0 * np.eye(4)
+    spd[0, 2] = 7.0 + 3.0j          # the upper triangle and the diagonal's imaginary parts are not read
+    spd[1, 1] += 0.3j
+    return z, spd
+
+
+_Z, _SPD = _complex_matrices()
+FACTORIZATIONS = [(eigh_loss, _Z), (eigh_upper_loss, _Z), (eigvalsh_loss, _Z), (svd_loss, _Z[:3]),
+                  (svd_loss, _Z[:, :3]), (svd_loss, _Z), (svd_product_loss, _Z[:3]), (svd_product_loss, _Z[:, :3]),
+                  (svd_values_loss, _Z[:, :2]), (cholesky_loss, _Z), (cholesky_triangle_loss, _SPD),
+                  (lambda a: np.linalg.norm(a, "nuc"), _Z[:, :3])]
+
+
+@pytest.mark.parametrize("fn, z", FACTORIZATIONS, ids=lambda v: getattr(v, "__name__", None) or str(np.shape(v)))
+def test_factorizations_of_complex_matrices(fn, z):
+    check_complex_grad(fn, (z,), 0, rtol=1e-5, atol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        adsrc.check_grads(fn, (z,), modes=("fwd", "rev"), order=2)
+    real = np.real(z) + 4.0 * np.eye(*np.shape(z)) if fn is cholesky_triangle_loss else np.real(z)
+    np.testing.assert_allclose(adsrc.grad(fn)(real + 0j).real, adsrc.grad(fn)(real), rtol=1e-9, atol=1e-12)
+
+
+def upper_cholesky_loss(a):
+    U = np.linalg.cholesky(a @ np.conj(a.T) + 4.0 * np.eye(a.shape[0]), upper=True)
+    return np.sum(np.abs(U) ** 3) + np.real(np.sum(U * (2.0 - 1.0j)))
+
+
+@pytest.mark.skipif(not hasattr(np, "exceptions") or np.__version__ < "2", reason="cholesky's upper= is NumPy 2")
+def test_upper_cholesky_of_complex_matrices():
+    check_complex_grad(upper_cholesky_loss, (_Z,), 0, rtol=1e-5, atol=1e-6)
+    adsrc.check_grads(upper_cholesky_loss, (_Z,), modes=("fwd", "rev"), order=2)
 
 
 # Differentiable NumPy rules whose functions NumPy itself refuses on complex arguments.

@@ -1442,32 +1442,50 @@ def slogdet_vjp(g, a):
     return c[..., None, None] * _T(np.linalg.inv(a))
 
 
+def _H(x):
+    return np.conjugate(_T(x))
+
+
+def _gap(w):
+    """F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it."""
+    eye = np.eye(np.shape(w)[-1], dtype=bool)
+    return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, w[..., None, :] - w[..., :, None]))
+
+
+def _fold_hermitian(s_bar, lower):
+    """Cotangent of A for a function reading one triangle of A as the Hermitian (real: symmetric) matrix S whose
+    cotangent is s_bar: an entry of the triangle stands for itself and for the conjugate across the diagonal,
+    and the diagonal's imaginary part is not read."""
+    m = s_bar + _H(s_bar)
+    return (np.tril(m) if lower else np.triu(m)) - 0.5 * _diag_embed(np.diagonal(m, 0, -2, -1))
+
+
 @helper
 def cholesky_vjp(g, ans, upper):
-    """A = L L^T, reading one triangle of A. With X = L^-1 dS L^-T, dL = L Phi(X), where Phi takes the
-    lower triangle and halves the diagonal, so S_bar = L^-T sym(Phi(L^T L_bar)) L^-1."""
-    L = _T(ans) if upper else ans
-    L_bar = _T(g) if upper else as_array(g)
-    P = np.matmul(_T(L), L_bar)
+    """A = L L^H, reading one triangle of A (U = L^H when upper). With X = L^-1 dS L^-H, dL = L Phi(X), where
+    Phi takes the lower triangle and halves the diagonal. Transposed with the gradient G = conj(L_bar):
+    S_bar = conj(L^-H herm(Phi(L^H G)) L^-1), herm(P) = (P + P^H) / 2."""
+    L = _H(ans) if upper else ans
+    gl = np.conjugate(_H(g) if upper else as_array(g))
+    P = np.matmul(_H(L), gl)
     P = np.tril(P) - 0.5 * _diag_embed(np.diagonal(P, 0, -2, -1))
     Linv = np.linalg.inv(L)
-    s_bar = np.matmul(np.matmul(_T(Linv), _sym(P)), Linv)
-    return _from_triangle(s_bar, lower=not upper)
+    z = np.matmul(np.matmul(_H(Linv), 0.5 * (P + _H(P))), Linv)
+    return np.conjugate(_fold_hermitian(z, lower=not upper))
 
 
 @helper
 def eigh_vjp(g, ans, UPLO):
-    """A V = V diag(w): dw_i = v_i^T dA v_i, dV = V (F o (V^T dA V)) with F_ij = 1 / (w_j - w_i) off the diagonal."""
+    """A V = V diag(w), A Hermitian: with C = V^H dS V, dw = Re diag(C) and dV = V (F o C) (distinct eigenvalues;
+    F from _gap). Transposed under the pairing Re sum(cot * tangent): S_bar = conj(V) (diag(w_bar) +
+    F o (V^T V_bar)) V^T. For complex A, a loss must not depend on the phase of each eigenvector."""
     w, v = ans
     w_bar, v_bar = g
-    s_bar = _diag_embed(as_array(w_bar))
+    inner = _diag_embed(np.real(as_array(w_bar)))
     if v_bar is not None and np.any(v_bar):     # eigenvectors used: needs distinct eigenvalues
-        diff = w[..., None, :] - w[..., :, None]
-        n = np.shape(w)[-1]
-        F = np.where(np.eye(n, dtype=bool), 0.0, 1.0 / np.where(np.eye(n, dtype=bool), 1.0, diff))
-        s_bar = s_bar + F * np.matmul(_T(v), v_bar)
-    s_bar = np.matmul(np.matmul(v, s_bar), _T(v))
-    return _from_triangle(_sym(s_bar), lower=UPLO in ("L", "l"))
+        inner = inner + _gap(w) * np.matmul(_T(v), v_bar)
+    s_bar = np.matmul(np.matmul(np.conjugate(v), inner), _T(v))
+    return _fold_hermitian(s_bar, lower=UPLO in ("L", "l"))
 
 
 @helper
@@ -1506,11 +1524,13 @@ def qr_vjp(g, ans):
 
 @helper
 def svd_vjp(g, a, ans, full_matrices):
-    """A = U diag(s) V^T (reduced, k = min(m, n)). From U^T dA V = (U^T dU) S + dS + S (dV^T V), with U^T dU
-    and V^T dV antisymmetric, and F_ij = 1 / (s_j^2 - s_i^2) off the diagonal:
-    A_bar = U [(F o (U^T U_bar - U_bar^T U)) S + diag(s_bar) + S (F o (V^T V_bar - V_bar^T V))] V^T
-            + (I - U U^T) U_bar S^-1 V^T + U S^-1 V_bar^T (I - V V^T).
-    Needs distinct nonzero singular values when the singular vectors are used."""
+    """A = U diag(s) V^H (reduced, k = min(m, n); distinct nonzero singular values when U or V is used). With
+    P = U^H dA V and F = _gap(s^2): ds = Re diag(P); dU = U (F o (P S + S P^H) + i Im diag(P) / s)
+    + (I - U U^H) dA V S^-1; dV = V (F o (S P + P^H S)) + (I - V V^H) dA^H U S^-1 (the phases put in U).
+    Transposed with the gradients G_U = conj(U_bar), G_V = Vh_bar^T, J = U^H G_U and K = V^H G_V:
+    G_P = diag(s_bar) + (F o (J - J^H)) S + S (F o (K - K^H)) + i Im diag(J) / s;
+    A_bar = conj(U G_P V^H + (I - U U^H) G_U S^-1 V^H + U S^-1 G_V^H (I - V V^H)).
+    For complex A, a loss must not depend on the phases of the singular vectors."""
     u, s, vh = ans
     u_bar, s_bar, vh_bar = g
     a = as_array(a)
@@ -1521,34 +1541,33 @@ def svd_vjp(g, a, ans, full_matrices):
                                   "a basis are not unique, so they have no derivative; use full_matrices=False")
     u, u_bar = u[..., :, :k], u_bar[..., :, :k]
     vh, vh_bar = vh[..., :k, :], vh_bar[..., :k, :]
+    s_bar = np.real(as_array(s_bar))
     if not (np.any(u_bar) or np.any(vh_bar)):      # singular values only
-        return np.matmul(u * as_array(s_bar)[..., None, :], vh)
-    v = _T(vh)
-    v_bar = _T(vh_bar)
-    s2 = s * s
-    eye = np.eye(k, dtype=bool)
-    F = np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, s2[..., None, :] - s2[..., :, None]))
-    ut_ubar = np.matmul(_T(u), u_bar)
-    vt_vbar = np.matmul(_T(v), v_bar)
+        return np.conjugate(np.matmul(u * s_bar[..., None, :], vh))
+    gu, gv = np.conjugate(u_bar), _T(vh_bar)
+    J = np.matmul(_H(u), gu)
+    K = np.matmul(vh, gv)
+    F = _gap(s * s)
     S = _diag_embed(s)
-    inner = (np.matmul(F * (ut_ubar - _T(ut_ubar)), S) + _diag_embed(s_bar)
-             + np.matmul(S, F * (vt_vbar - _T(vt_vbar))))
-    out = np.matmul(np.matmul(u, inner), vh)
+    gp = np.matmul(F * (J - _H(J)), S) + _diag_embed(s_bar) + np.matmul(S, F * (K - _H(K)))
+    if np.iscomplexobj(J):
+        gp = gp + 1j * _diag_embed(np.imag(np.diagonal(J, 0, -2, -1)) / s)
+    out = np.matmul(np.matmul(u, gp), vh)
     sinv = 1.0 / s
     if m > k:
-        proj_u = np.eye(m) - np.matmul(u, _T(u))
-        out = out + np.matmul(np.matmul(proj_u, u_bar) * sinv[..., None, :], vh)
+        proj_u = np.eye(m) - np.matmul(u, _H(u))
+        out = out + np.matmul(np.matmul(proj_u, gu) * sinv[..., None, :], vh)
     if n > k:
-        proj_v = np.eye(n) - np.matmul(v, vh)
-        out = out + np.matmul(u * sinv[..., None, :], np.matmul(_T(v_bar), proj_v))
-    return out
+        proj_v = np.eye(n) - np.matmul(_H(vh), vh)
+        out = out + np.matmul(u * sinv[..., None, :], np.matmul(_H(gv), proj_v))
+    return np.conjugate(out)
 
 
 @helper
 def svdvals_vjp(g, a):
-    """d s_i = u_i^T dA v_i."""
+    """d s_i = Re(u_i^H dA v_i)."""
     u, _, vh = np.linalg.svd(a, full_matrices=False)
-    return np.matmul(u * as_array(g)[..., None, :], vh)
+    return np.conjugate(np.matmul(u * np.real(as_array(g))[..., None, :], vh))
 
 
 @helper

@@ -29,6 +29,17 @@ def _sym_from(t, lower):
     return tri + _t(np.tril(t, -1) if lower else np.triu(t, 1))
 
 
+def _h(x):
+    return np.conjugate(_t(x))
+
+
+def _herm_from(t, lower):
+    """The Hermitian (real: symmetric) matrix a function reading t's lower (upper) triangle sees; the diagonal's
+    imaginary part is not read."""
+    tri = np.tril(t, -1) if lower else np.triu(t, 1)
+    return tri + _h(tri) + _diag(np.real(np.diagonal(t, 0, -2, -1)))
+
+
 def _gap(w):
     """F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it."""
     n = np.shape(w)[-1]
@@ -70,30 +81,30 @@ def det_any_jvp(g, a, ans):
 
 @helper
 def cholesky_jvp(g, ans, upper):
-    """A = L L^T from one triangle of A (the upper one when upper): dL = L Phi(L^-1 dS L^-T), Phi taking
-    the lower triangle and half the diagonal."""
-    L = _t(ans) if upper else np.asarray(ans)
-    S = _sym_from(np.asarray(g), lower=not upper)
+    """A = L L^H from one triangle of A (U = L^H when upper): dL = L Phi(L^-1 dS L^-H), Phi taking the lower
+    triangle and half the (real) diagonal."""
+    L = _h(ans) if upper else np.asarray(ans)
+    S = _herm_from(np.asarray(g), lower=not upper)
     Linv = np.linalg.inv(L)
-    X = _mm(Linv, S, _t(Linv))
-    dL = np.matmul(L, np.tril(X) - 0.5 * _diag(np.diagonal(X, 0, -2, -1)))
-    return _t(dL) if upper else dL
+    X = _mm(Linv, S, _h(Linv))
+    dL = np.matmul(L, np.tril(X, -1) + 0.5 * _diag(np.real(np.diagonal(X, 0, -2, -1))))
+    return _h(dL) if upper else dL
 
 
 @helper
 def eigh_jvp(g, ans, UPLO):
-    """A V = V diag(w) (distinct eigenvalues): with C = V^T dS V, dw = diag(C), dV = V (F o C)."""
+    """A V = V diag(w), A Hermitian (distinct eigenvalues): with C = V^H dS V, dw = Re diag(C), dV = V (F o C)."""
     w, v = ans
-    C = _mm(_t(v), _sym_from(np.asarray(g), lower=UPLO in ("L", "l")), v)
-    return (np.diagonal(C, 0, -2, -1).copy(), np.matmul(v, _gap(w) * C))
+    C = _mm(_h(v), _herm_from(np.asarray(g), lower=UPLO in ("L", "l")), v)
+    return (np.real(np.diagonal(C, 0, -2, -1)).copy(), np.matmul(v, _gap(w) * C))
 
 
 @helper
 def eigvalsh_jvp(g, a, UPLO):
-    """dw_i = v_i^T dS v_i."""
+    """dw_i = Re(v_i^H dS v_i)."""
     _, v = np.linalg.eigh(a, UPLO=UPLO)
-    S = _sym_from(np.asarray(g), lower=UPLO in ("L", "l"))
-    return np.sum(v * np.matmul(S, v), axis=-2)
+    S = _herm_from(np.asarray(g), lower=UPLO in ("L", "l"))
+    return np.real(np.sum(np.conjugate(v) * np.matmul(S, v), axis=-2))
 
 
 @helper
@@ -143,35 +154,39 @@ def _svd_parts(a, dA):
 
 @helper
 def svd_jvp(g, a, ans, full_matrices):
-    """A = U S V^T (distinct nonzero singular values), dP = U^T dA V, F_ij = 1 / (s_j^2 - s_i^2):
-    ds = diag(dP), dU = U (F o (dP S + S dP^T)) + (I - U U^T) dA V S^-1, and dV likewise with A^T.
-    The columns full_matrices=True adds to complete a basis are not unique: their tangent is NaN."""
+    """A = U S V^H (distinct nonzero singular values), P = U^H dA V, F = _gap(s^2): ds = Re diag(P),
+    dU = U (F o (P S + S P^H) + i Im diag(P) / s) + (I - U U^H) dA V S^-1, and dV likewise with A^H (the
+    singular vectors' phases put in U, as svd_vjp transposes). The columns full_matrices=True adds to complete a
+    basis are not unique: their tangent is NaN."""
     u, s, vh = ans
     dA = np.asarray(g)
     m, n = np.shape(dA)[-2:]
     k = min(m, n)
-    uk, vk = u[..., :, :k], _t(vh[..., :k, :])
-    dP = _mm(_t(uk), dA, vk)
-    ds = np.diagonal(dP, 0, -2, -1).copy()
+    uk, vk = u[..., :, :k], _h(vh[..., :k, :])
+    dP = _mm(_h(uk), dA, vk)
+    ds = np.real(np.diagonal(dP, 0, -2, -1)).copy()
     F = _gap(s * s)
     S = _diag(s)
-    du = np.matmul(uk, F * (np.matmul(dP, S) + np.matmul(S, _t(dP))))
-    dv = np.matmul(vk, F * (np.matmul(S, dP) + np.matmul(_t(dP), S)))
+    inner_u = F * (np.matmul(dP, S) + np.matmul(S, _h(dP)))
+    if np.iscomplexobj(dP):
+        inner_u = inner_u + 1j * _diag(np.imag(np.diagonal(dP, 0, -2, -1)) / s)
+    du = np.matmul(uk, inner_u)
+    dv = np.matmul(vk, F * (np.matmul(S, dP) + np.matmul(_h(dP), S)))
     if m > k:
-        du = du + _mm(dA, vk) / s[..., None, :] - _mm(uk, _t(uk), dA, vk) / s[..., None, :]
+        du = du + _mm(dA, vk) / s[..., None, :] - _mm(uk, _h(uk), dA, vk) / s[..., None, :]
     if n > k:
-        dv = dv + _mm(_t(dA), uk) / s[..., None, :] - _mm(vk, _t(vk), _t(dA), uk) / s[..., None, :]
+        dv = dv + _mm(_h(dA), uk) / s[..., None, :] - _mm(vk, _h(vk), _h(dA), uk) / s[..., None, :]
     if full_matrices:
         du = np.concatenate([du, np.full(np.shape(u)[:-1] + (np.shape(u)[-1] - k,), np.nan)], axis=-1)
         dv = np.concatenate([dv, np.full(np.shape(vh)[:-1] + (np.shape(vh)[-2] - k,), np.nan)], axis=-1)
-    return du, ds, _t(dv)
+    return du, ds, _h(dv)
 
 
 @helper
 def svdvals_jvp(g, a):
-    """ds_i = u_i^T dA v_i."""
+    """ds_i = Re(u_i^H dA v_i)."""
     u, _, vh = np.linalg.svd(a, full_matrices=False)
-    return np.sum(u * np.matmul(g, _t(vh)), axis=-2)
+    return np.real(np.sum(np.conjugate(u) * np.matmul(g, _h(vh)), axis=-2))
 
 
 @helper

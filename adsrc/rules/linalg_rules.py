@@ -40,12 +40,12 @@ general(la.slogdet, "np.linalg.slogdet", "a", tuple_output=True, a="slogdet_vjp(
 
 # -- factorizations (g is a tuple with one cotangent per factor) -------------------------------------
 if _has_param(la.cholesky, "upper"):       # NumPy >= 2.0
-    general(la.cholesky, "np.linalg.cholesky", "a, /, *, upper=False", real_only=True,
+    general(la.cholesky, "np.linalg.cholesky", "a, /, *, upper=False",
             a="cholesky_vjp(g, ans, upper)")
 else:
-    general(la.cholesky, "np.linalg.cholesky", "a", real_only=True, a="cholesky_vjp(g, ans, False)")
-general(la.eigh, "np.linalg.eigh", "a, UPLO='L'", tuple_output=True, real_only=True, a="eigh_vjp(g, ans, UPLO)")  # distinct eigenvalues
-general(la.eigvalsh, "np.linalg.eigvalsh", "a, UPLO='L'", real_only=True, a="eigvalsh_vjp(g, a, UPLO)")
+    general(la.cholesky, "np.linalg.cholesky", "a", a="cholesky_vjp(g, ans, False)")
+general(la.eigh, "np.linalg.eigh", "a, UPLO='L'", tuple_output=True, a="eigh_vjp(g, ans, UPLO)")  # distinct eigenvalues
+general(la.eigvalsh, "np.linalg.eigvalsh", "a, UPLO='L'", a="eigvalsh_vjp(g, a, UPLO)")
 general(la.qr, "np.linalg.qr", "a", tuple_output=True, real_only=True, a="qr_any_vjp(g, ans)")      # 'reduced' mode only
 
 
@@ -59,10 +59,10 @@ def _svd_variant(compute_uv=True, **_):
     return {"tuple_output": False, "container": False, "vjps": {"a": "svd_values_vjp(g, a)"}}
 
 
-general(la.svd, "np.linalg.svd", "a, full_matrices=True, compute_uv=True", tuple_output=True, real_only=True,
+general(la.svd, "np.linalg.svd", "a, full_matrices=True, compute_uv=True", tuple_output=True,
         variants=_svd_variant, a="svd_vjp(g, a, ans, full_matrices)")       # distinct nonzero singular values
 if hasattr(la, "svdvals"):
-    general(la.svdvals, "np.linalg.svdvals", "x, /", real_only=True, x="svdvals_vjp(g, x)")
+    general(la.svdvals, "np.linalg.svdvals", "x, /", x="svdvals_vjp(g, x)")
 
 # -- norms ------------------------------------------------------------------------------------------
 general(la.norm, "np.linalg.norm", "x, ord=None, axis=None, keepdims=False", scalar_out=_norm_scalar,
