@@ -369,3 +369,53 @@ def comprehensions_over_lists_of_functions(x):
     parts = [g(x) for g in _TERMS]
     more = [np.sum(h(x)) for h in local if h is not None]
     return sum(parts) + sum(more) + sum(f(x[1]) for f in (np.sin, np.cos))
+
+
+@dataclass
+class _Params:
+    w: np.ndarray
+    b: float
+
+
+class _Layer:
+    def __init__(self, w):
+        self.w = w
+
+    def relu(self, z):
+        return np.maximum(z, 0.0) + 0.1 * z
+
+    def lin(self, z):
+        return z * self.w
+
+    def __call__(self, x, kind):
+        return getattr(self, kind)(x)      # a method chosen by a string the caller passes
+
+
+_FIELDS = ("w", "b")
+_UNARY = ["tanh", "sin"]
+
+
+@case(np.array([0.3, -0.2, 0.5]), np.array([1.0, 2.0, -1.5]))
+def getattr_with_names_known_when_transforming(x, w):
+    # names from loops over strings, a comprehension, a global list, with a default: each getattr reads one
+    # known attribute (all were refused: "Read the attribute with a constant name")
+    p = _Params(w, 0.5)
+    total = 0.0
+    for i, k in enumerate(_FIELDS):
+        total = total + (i + 1.0) * np.sum(getattr(p, k) * x)
+    parts = [np.sum(getattr(p, k) ** 2) for k in ("w", "b")]
+    for name in _UNARY:
+        total = total + np.sum(getattr(np, name)(x * w))
+    layer = _Layer(w)
+    extra = getattr(layer, "scale", 2.0) * np.sum(getattr(layer, "w", 0.0) * x)
+    return total + parts[0] * parts[1] + extra
+
+
+@case(np.array([0.3, -0.2, 0.5]), np.array([1.0, 2.0, -1.5]))
+def getattr_choosing_a_method_when_the_code_runs(x, w):
+    layer = _Layer(w)
+    kinds = ["lin", "relu"] if x[0] > 0 else ["relu", "relu"]
+    out = x
+    for kind in kinds:
+        out = layer(out, kind)
+    return np.sum(out * out)

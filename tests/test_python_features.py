@@ -224,3 +224,30 @@ def test_a_list_grown_through_another_name_is_not_taken_for_its_first_length():
     # `*xs` is passed item by item only when nothing can change xs's length: here it would pass two of three
     with pytest.raises(TransformError, match="cannot match the arguments"):
         adsrc.grad(star_of_a_list_grown_through_another_name)(np.array([0.3, 0.5]))
+
+
+class _WithActivation:
+    def __init__(self, w):
+        self.w = w
+        self.act = np.tanh          # a field holding a function, not a method
+
+    def lin(self, z):
+        return z * self.w
+
+    def __call__(self, x, kind):
+        return getattr(self, kind)(x)
+
+
+def _chosen_by_name(w, x, kind):
+    return np.sum(_WithActivation(w)(x, kind))
+
+
+def test_getattr_with_a_name_known_only_when_the_code_runs():
+    # each method of the class is a branch; another attribute is refused by name when its branch runs
+    x = np.array([0.3, -0.2, 0.5])
+    g = adsrc.grad(_chosen_by_name)
+    np.testing.assert_allclose(g(x, x * 2.0, "lin"), central_grad(lambda w: _chosen_by_name(w, x * 2.0, "lin"), x),
+                               rtol=1e-7, atol=1e-9)
+    with pytest.raises(TransformError, match=r"getattr\(obj, name\)\(\.\.\.\)` when the name is known") as info:
+        g(x, x, "act")
+    assert "line" in str(info.value) and "getattr(self, kind)(x)" in str(info.value)

@@ -13,6 +13,7 @@ import inspect
 import gast
 
 from .. import astutil
+from .. import rules as rules_mod
 from ..ir import nodes as ir
 
 
@@ -237,6 +238,27 @@ class Primitives:
             return self.emit_op(ir.Copy, target, astutil.name(tmp), e)
         self.helper_apply(target, "dict_of", [base], e)
 
+    def getattr_read(self, e):
+        """`getattr(obj, name)` with a name known when transforming (a literal, a static argument, a global or
+        the target of a loop adsrc unrolls), as the expression `obj.name`; with a default, when obj is known then
+        too (a module or a class), or `obj.name if hasattr(obj, name) else default`. None otherwise."""
+        if e.keywords or len(e.args) not in (2, 3) or any(isinstance(a, gast.Starred) for a in e.args):
+            return None
+        name = astutil.literal_value(e.args[1]) if astutil.is_constant_literal(e.args[1]) else self.static(e.args[1])
+        if not isinstance(name, str) or not name.isidentifier():
+            return None
+        read = gast.Attribute(value=e.args[0], attr=name, ctx=gast.Load())
+        if len(e.args) == 2:
+            return read
+        obj = self.static(e.args[0])
+        if obj is not rules_mod.NOT_STATIC:
+            return read if hasattr(obj, name) else e.args[2]
+        if not isinstance(e.args[0], (gast.Name, gast.Attribute)):
+            return None
+        has = gast.Call(func=gast.Name(id="hasattr", ctx=gast.Load(), annotation=None, type_comment=None),
+                        args=[astutil.clone(e.args[0]), astutil.const(name)], keywords=[])
+        return gast.IfExp(test=has, body=read, orelse=e.args[2])      # (obj read twice: a name or a field)
+
     def b_next(self, e, target):
         """next(gen(x)) of a generator function (read as the list of what it yields): its first item."""
         arg = e.args[0] if len(e.args) == 1 and not e.keywords else None
@@ -249,8 +271,8 @@ class Primitives:
                                  "index a list instead.")
 
     def b_getattr(self, e, target):
-        if len(e.args) == 2 and isinstance(e.args[1], gast.Constant) and isinstance(e.args[1].value, str):
-            return self.value(gast.Attribute(value=e.args[0], attr=e.args[1].value, ctx=gast.Load()),
-                              target or self.temp("_"))
+        attribute = self.getattr_read(e)
+        if attribute is not None:
+            return self.value(attribute, target or self.temp("_"))
         return self.emit_op(ir.Opaque, target, self.plain_call(e, e.func), e, describe="`getattr`",
                             hint="Read the attribute with a constant name: `obj.name`.")

@@ -95,6 +95,12 @@ def _no_rule_hint(obj):
             "call it on values that are not differentiated.")
 
 
+_GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known when transforming (a literal, a "
+                 "static argument, a global, a loop over a tuple of strings) or is one of the methods of obj's "
+                 "class; here it is neither. Mark the name's argument static (static_argnames=...), or call the "
+                 "function directly.")
+
+
 class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
@@ -106,6 +112,12 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             fn = getattr(by_source, f.id)
             return self.static_call(gast.Call(func=astutil.name(self.bind(f.id, fn)), args=e.args, keywords=[]),
                                     fn, target)
+        if isinstance(f, gast.Call) and self.static(f.func) is builtins.getattr:
+            attribute = self.getattr_read(f)        # getattr(np, name)(x), getattr(self, kind)(x)
+            if attribute is not None:
+                return self.call(gast.Call(func=attribute, args=e.args, keywords=e.keywords), target)
+            if self.method_dispatch(e, target):          # getattr(self, kind)(x), kind known when it runs
+                return None
         name = self.namespace_function(f)
         if name is not None:         # xp.exp(x) with xp = array_namespace(x) (namespaces.py)
             return self.namespace_call(e, name, target)
@@ -156,8 +168,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                     object_classes.factory_class(self.resolved(f.func)) is not None:
                 # Model(w)(x): the new object, then its __call__
                 return self.call(gast.Call(func=self.atom(f), args=e.args, keywords=e.keywords), target)
+            hint = _GETATTR_HINT if self.static(f.func) is builtins.getattr else factories.HINT
             return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
-                                describe=f"the function that `{dotted(f.func)}(...)` returns", hint=factories.HINT)
+                                describe=f"the function that `{dotted(f.func)}(...)` returns", hint=hint)
         return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e, describe=f"`{what}`",
                             hint="adsrc differentiates calls to functions it can resolve when transforming: "
                                  "module functions, closures and functions defined in this function.")

@@ -123,7 +123,7 @@ class Loops:
         if s.orelse or _jumps(s.body):
             return False
         plan = self.unroll_plan(s.iter) or self.functions_display(s.iter)
-        if plan is None or not (plan[0] == "display" or _has_objects(plan)):
+        if plan is None or not (plan[0] == "display" or _has_objects(plan) or _names_attributes(plan, s)):
             return False
         n = _plan_length(plan)
         if n is None or n > 32:
@@ -155,6 +155,9 @@ class Loops:
                 return ("reversed", inner[0])
             return None
         from ..frontend import static_sequence
+        if isinstance(node, (gast.Tuple, gast.List)) and node.elts and all(
+                isinstance(e, gast.Constant) and isinstance(e.value, str) for e in node.elts):
+            return ("seq", [e.value for e in node.elts], node)        # ("w", "b"): names of attributes
         values = static_sequence(node, self.uf, self.is_local) if isinstance(
             node, (gast.Name, gast.Attribute, gast.Subscript)) else None
         return None if values is None else ("seq", values, node)
@@ -315,6 +318,40 @@ def _has_objects(plan):
     return _has_objects(plan[1])
 
 
+def _names_attributes(plan, loop):
+    """A loop over strings known when transforming (alone, or in an enumerate or zip) whose body passes its
+    target to getattr, hasattr or setattr as the attribute's name: unrolled, so each `getattr(obj, name)` reads
+    one known attribute."""
+    names = set(_string_targets(plan, loop.target))
+    if not names:
+        return False
+    for st in loop.body:
+        for n in gast.walk(st):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
+                    n.func.id in ("getattr", "hasattr", "setattr") and len(n.args) >= 2 and \
+                    isinstance(n.args[1], gast.Name) and n.args[1].id in names:
+                return True
+    return False
+
+
+def _string_targets(plan, target):
+    """The names a loop target binds to strings known when transforming."""
+    if plan[0] == "seq":
+        if isinstance(target, gast.Name) and plan[1] and all(isinstance(v, str) for v in plan[1]):
+            yield target.id
+        return
+    if plan[0] == "reversed":
+        yield from _string_targets(plan[1], target)
+        return
+    if not isinstance(target, (gast.Tuple, gast.List)):
+        return
+    parts = [None, plan[1]] if plan[0] == "enumerate" else plan[1] if plan[0] == "zip" else None
+    if parts is not None and len(parts) == len(target.elts):
+        for part, t in zip(parts, target.elts):
+            if part is not None:
+                yield from _string_targets(part, t)
+
+
 def _plan_length(plan):
     if plan[0] == "display":
         return len(plan[1].elts)
@@ -337,6 +374,10 @@ def _plan_item(plan, k):
             expr.known = plan[2][k]        # (a function known when transforming: its calls are followed)
         return expr, None
     if kind == "seq":
+        if plan[1] is not None and isinstance(plan[1][k], str):
+            expr = astutil.const(plan[1][k])
+            expr.known = plan[1][k]        # (an attribute's name: getattr(obj, name) reads obj.<name>)
+            return expr, None
         expr = gast.Subscript(value=astutil.clone(plan[2]), slice=astutil.const(k), ctx=gast.Load())
         if plan[1] is not None and _object(plan[1][k]):
             expr.known = plan[1][k]

@@ -18,11 +18,14 @@ A list's entry k also answers the key k - len (Python's negative indices). The a
 before the branches.
 """
 
+import inspect
+
 import gast
 
 from .. import astutil
 from .. import rules as rules_mod
 from ..frontend.source import static_sequence
+from .object_classes import is_user_function
 
 _MOST = 32                      # entries: more would make a long chain of branches
 _CHANGING = frozenset({"append", "extend", "insert", "pop", "clear", "update", "setdefault", "remove",
@@ -92,30 +95,67 @@ class Tables:
         keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in e.keywords]
         key = self.atom(f.slice)
 
-        def call_of(func):
-            return gast.Call(func=astutil.clone(func), args=[astutil.clone(a) for a in args],
-                             keywords=[gast.keyword(arg=k.arg, value=astutil.clone(k.value)) for k in keywords])
-
-        def assign(value):
-            if target is None:
-                return gast.Expr(value=value)
-            return gast.Assign(targets=[astutil.store(target)], value=value, type_comment=None)
-
         local = isinstance(f.value, gast.Name) and f.value.id in self.tables
         # a local display never changes: a stand-in with its keys raises Python's error (and leaves the display
         # itself unread: its lambdas are only called)
         table = astutil.name(self.bind("keys", dict.fromkeys(k for k, _ in entries) if is_dict else
                                        [None] * length)) if local else self.atom(f.value)
         miss = astutil.call(astutil.name(self.namer.helper("table_miss")), [table, astutil.clone(key)])
-        chain = [gast.Expr(value=miss)] + ([assign(astutil.const(None))] if target is not None else [])
-        for k, func in reversed(entries):
-            test = _equals(key, k) if is_dict else \
-                gast.Compare(left=astutil.clone(key), ops=[gast.In()], comparators=[astutil.const((k, k - length))])
-            chain = [gast.If(test=test, body=[assign(call_of(func))], orelse=chain)]
-        stmt = gast.copy_location(chain[0], e)
-        gast.fix_missing_locations(stmt)
-        self.statement(stmt)
+        last = [gast.Expr(value=miss)] + ([_assign(target, astutil.const(None))] if target is not None else [])
+        cases = [(_equals(key, k) if is_dict else gast.Compare(left=astutil.clone(key), ops=[gast.In()],
+                                                                comparators=[astutil.const((k, k - length))]), func)
+                 for k, func in entries]
+        self.statement(_chain(e, target, cases, last, args, keywords))
         return True
+
+
+    def method_dispatch(self, e, target):
+        """`getattr(obj, name)(args)` with a name computed when the code runs and obj of a class known when
+        transforming: a branch per method of the class (`if name == "relu": y = obj.relu(x) elif ...`), each
+        followed, and a last branch calling what getattr returns (refused when it runs). False if e is not
+        such a call."""
+        f = e.func
+        if len(f.args) != 2 or f.keywords or not isinstance(f.args[0], gast.Name) or \
+                getattr(f, "adsrc_dispatched", False) or not (target is None or isinstance(target, str)) or \
+                any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
+            return False
+        cls = self.known_class(f.args[0])
+        names = sorted({n for k in getattr(cls, "__mro__", ())[:-1] for n in vars(k)
+                        if not n.startswith("__") and is_user_function(inspect.getattr_static(cls, n))})
+        if not names or len(names) > _MOST:
+            return False
+        args = [self.atom(a) for a in e.args]
+        keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in e.keywords]
+        key = self.atom(f.args[1])
+        other = gast.Call(func=astutil.name("getattr"), args=[astutil.clone(f.args[0]), astutil.clone(key)],
+                          keywords=[])
+        other.adsrc_dispatched = True
+        cases = [(_equals(key, n), gast.Attribute(value=astutil.clone(f.args[0]), attr=n, ctx=gast.Load()))
+                 for n in names]
+        self.statement(_chain(e, target, cases, [_assign(target, _call_of(other, args, keywords))], args,
+                              keywords))
+        return True
+
+
+def _call_of(func, args, keywords):
+    return gast.Call(func=astutil.clone(func), args=[astutil.clone(a) for a in args],
+                     keywords=[gast.keyword(arg=k.arg, value=astutil.clone(k.value)) for k in keywords])
+
+
+def _assign(target, value):
+    if target is None:
+        return gast.Expr(value=value)
+    return gast.Assign(targets=[astutil.store(target)], value=value, type_comment=None)
+
+
+def _chain(e, target, cases, last, args, keywords):
+    """if test_1: target = func_1(args) elif ...: else: <last>, placed at e."""
+    chain = last
+    for test, func in reversed(cases):
+        chain = [gast.If(test=test, body=[_assign(target, _call_of(func, args, keywords))], orelse=chain)]
+    stmt = gast.copy_location(chain[0], e)
+    gast.fix_missing_locations(stmt)
+    return stmt
 
 
 def _equals(key, k):
