@@ -1003,6 +1003,26 @@ def table_miss(table, key):
 
 
 @helper
+def check_unpacked(seq, n, name):
+    """`f(..., *seq)`, which adsrc matched to the n parameters it must fill: Python's TypeError for another
+    length."""
+    if len(seq) != n:
+        raise TypeError(f"{name}() takes {n} argument{'s' if n != 1 else ''} from `*`, which unpacked {len(seq)}")
+
+
+@helper
+def check_keywords(d, accepted, required, name):
+    """`f(..., **d)`, which adsrc matched to the parameters `accepted`: Python's TypeError for another key, or
+    for a missing one without a default."""
+    for k in d:
+        if k not in accepted:
+            raise TypeError(f"{name}() got an unexpected keyword argument {k!r}")
+    for k in required:
+        if k not in d:
+            raise TypeError(f"{name}() missing 1 required argument: {k!r}")
+
+
+@helper
 def check_no_field(x, name):
     """adsrc differentiated `x.name` as a call of the class's `__getattr__` (no method of the class sets
     `self.name`): refuse, when it runs, an object that has the field after all (Python reads the field)."""

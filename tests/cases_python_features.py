@@ -419,3 +419,30 @@ def getattr_choosing_a_method_when_the_code_runs(x, w):
     for kind in kinds:
         out = layer(out, kind)
     return np.sum(out * out)
+
+
+class _Dense:
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def __call__(self, x):
+        return np.tanh(x @ self.W + self.b)
+
+
+def _dense(x, W, b):
+    return x @ W + b
+
+
+_W1 = np.array([[0.4, -0.3], [0.2, 0.5]])
+
+
+@case((_W1, np.array([0.1, -0.2])), np.array([0.7, -0.4]))
+def objects_made_from_unpacked_parameters(params, x):
+    # `Cls(*params)`, `Cls(**d)` and `f(x, *layer)` with a differentiated tuple: matched to the parameters
+    # (the gradient was silently zero for the constructor, and the call to `_dense` was refused)
+    layer = _Dense(*params)
+    named = _Dense(**{"W": params[0] * 2.0, "b": params[1]})
+    out = layer(x) + named(x)
+    for p in [params, (params[0] * params[0], params[1])]:
+        out = _Dense(*p)(out) + 0.5 * _dense(out, *p)
+    return np.sum(out ** 2)

@@ -251,3 +251,30 @@ def test_getattr_with_a_name_known_only_when_the_code_runs():
     with pytest.raises(TransformError, match=r"getattr\(obj, name\)\(\.\.\.\)` when the name is known") as info:
         g(x, x, "act")
     assert "line" in str(info.value) and "getattr(self, kind)(x)" in str(info.value)
+
+
+class _Affine:
+    def __init__(self, W, b=0.0):
+        self.W, self.b = W, b
+
+    def __call__(self, x):
+        return x @ self.W + self.b
+
+
+def _affine_loss(params, x):
+    return np.sum(_Affine(*params)(x) ** 2)
+
+
+def _affine_dict_loss(params, x):
+    return np.sum(_Affine(**params)(x) ** 2)
+
+
+def test_unpacking_into_a_constructor_is_matched_or_refused_never_dropped():
+    W, x = np.array([[0.4, -0.3], [0.2, 0.5]]), np.array([0.7, -0.4])
+    # b has a default: the length of *params is not known, and the constructor changes the object
+    with pytest.raises(TransformError, match="cannot match the arguments"):
+        adsrc.grad(_affine_loss)((W, np.array([0.1, 0.2])), x)
+    g = adsrc.grad(_affine_dict_loss)({"W": W}, x)          # b left to its default
+    np.testing.assert_allclose(g["W"], central_grad(lambda w: _affine_dict_loss({"W": w}, x), W), rtol=1e-6)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'c'"):
+        adsrc.grad(_affine_dict_loss)({"W": W, "c": 1.0}, x)

@@ -45,15 +45,24 @@ class Summary:
     result_aliases: bool = False   # the result may share (part of) an argument's object
 
     def arguments(self, stmt):
-        """parameter -> argument atom at a call (the receiver first), or {} if they cannot be matched."""
+        """parameter -> argument atom at a call (the receiver first): the positional arguments before a `*`
+        unpacking (whose items' parameters are not known), and the named keywords."""
         call = stmt.expr
         args = ([stmt.receiver] if stmt.receiver is not None else []) + list(call.args)
-        if any(isinstance(a, gast.Starred) for a in args) or any(k.arg is None for k in call.keywords):
-            return {}
-        out = dict(zip(self.params, args))
+        out = {}
+        for p, a in zip(self.params, args):
+            if isinstance(a, gast.Starred):
+                break
+            out[p] = a
         for k in call.keywords:
-            out[k.arg] = k.value
+            if k.arg is not None:
+                out[k.arg] = k.value
         return out
+
+    def unmatched(self, stmt):
+        """Does the call unpack arguments (`*seq`, `**d`) whose parameters are not known when transforming?"""
+        return any(isinstance(a, gast.Starred) for a in stmt.expr.args) or \
+            any(k.arg is None for k in stmt.expr.keywords)
 
 
 def _is_function(value):

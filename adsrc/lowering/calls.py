@@ -41,6 +41,7 @@ from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
 from .written import Written
 from .deques import Deques
+from .spread_calls import SpreadCalls
 from .tables import Tables
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
@@ -101,7 +102,7 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
                  "function directly.")
 
 
-class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables):
+class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -223,6 +224,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
 
     def emit_op(self, cls, target, expr, node, **fields):
         if cls is ir.CallUser:
+            expr = self.spread(expr, fields["callee"], fields.get("receiver"))     # f(x, *layer), Lin(**params)
             fields["classes"] = fields.get("classes", ()) + self.argument_classes(expr, fields.get("receiver"))
         if target is None:
             if cls is ir.Opaque and not self.harmless(expr.func):

@@ -360,6 +360,12 @@ class Functionalizer:
     def call_changing_arguments(self, s, state, summary):
         """A call to a function that changes arguments in place: it also returns their new values."""
         args = summary.arguments(s)
+        if summary.unmatched(s) and any(p not in args for p in summary.mutates):
+            raise self.uf.error(s.loc, f"adsrc cannot match the arguments of this call to "
+                                       f"`{getattr(s.callee, '__qualname__', '?')}`, which changes some of its "
+                                       "arguments in place: `*` or `**` unpacks values whose parameters adsrc "
+                                       "does not know when transforming (a parameter they may fill has a default).",
+                                "Pass the arguments one per parameter (`W, b = params; f(W, b)`).")
         changed = [(p, args[p]) for p in summary.mutates if p in args]
         shared = [(p, a) for p, a in args.items() if isinstance(a, gast.Name)]
         separate = []
