@@ -42,6 +42,7 @@ from .namespaces import Namespaces, is_namespace_function
 from .written import Written
 from .deques import Deques
 from .spread_calls import SpreadCalls
+from .jacobian_calls import JacobianCalls
 from .tables import Tables
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
@@ -102,7 +103,8 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
                  "function directly.")
 
 
-class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls):
+class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls,
+            JacobianCalls):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -158,6 +160,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         what = dotted(f)
         if isinstance(f, gast.Call):
             lifted = self.gradient_of_nested(e)                     # adsrc.grad(inner)(w), inner defined here
+            if lifted is not None:
+                return self.call(lifted, target)
+            lifted = self.jacobian_made_here(e)                     # adsrc.jacobian(f)(x), by columns
             if lifted is not None:
                 return self.call(lifted, target)
             lifted = factories.lifted_call(e, self.static, self.bind)      # make_step(a)(x)
@@ -320,6 +325,11 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return getattr(self, "prim_" + primitives.primitive_name(obj))(e, target)
         if is_derivative(obj):
             return self.derivative_call(e, obj, target)
+        from .. import nested_jacobians
+        made = nested_jacobians.jacobian_of(obj)        # J = adsrc.jacobian(f) made outside, called here
+        call = self.jacobian_call(e, made[0], made[1]) if made is not None else None
+        if call is not None:
+            return self.call(call, target)
         if is_namespace_function(obj):
             return self.namespace_made(e, target)
         if any(obj is f for f in _READS_NAMES):

@@ -276,7 +276,7 @@ def array_jvp(g, dtype, ans):
     t = np.array(g)
     if np.iscomplexobj(t) and not np.iscomplexobj(ans):
         t = np.real(t)
-    return _shape_like(t.astype(np.asarray(ans).dtype, copy=False), ans)
+    return _shape_like(t.astype(np.asarray(ans).dtype), ans)
 
 
 @helper
