@@ -273,6 +273,7 @@ class Gradient:
             raise transform_error(None, f"{self._adsrc_derivative} was made with checkpoint_loops=, and adsrc does "
                                         "not differentiate checkpointed loops again (higher order).",
                                   "Use the gradient without checkpoint_loops inside the function you differentiate.")
+        self._learn_classes(args, kwargs)           # (functions passed, or left to defaults, are static)
         key = self._key(args, kwargs)
         return entries.compiled(self._cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
 

@@ -110,7 +110,8 @@ class _Call:
         self.primals = primals
         self.has_aux = bool(has_aux)
         functions, self.classes = object_args.constant_roles(
-            (p, x) for p, x, k in zip(free, primals, kinds) if k is None and p not in static)
+            [(p, x) for p, x, k in zip(free, primals, kinds) if k is None and p not in static] +
+            object_args.left_defaults(self.function, set(free[:len(primals)]) | set(self.fixed_kw) | set(static)))
         statics.update(functions)
         self.statics = {**plan.known, **statics}
         skey = tuple(sorted((n, static_key(v, n, fname)) for n, v in statics.items())) if statics else ()

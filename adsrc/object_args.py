@@ -42,9 +42,12 @@ def new_parameters(gradient, args, kwargs):
     user's classes, and functions, in this call."""
     sig = gradient._sig
     try:
-        bound = sig.bind_partial(*args, **kwargs).arguments
+        bound = dict(sig.bind_partial(*args, **kwargs).arguments)
     except TypeError:
         return [], []
+    for name, p in sig.parameters.items():      # `def loss(x, act=swish)`: a default the call leaves
+        if name not in bound and p.default is not p.empty:
+            bound[name] = p.default
     skip = set(gradient._wrt) | set(gradient._statics) | set(gradient._typed)
     functions, classes = constant_roles(
         (name, value) for name, value in bound.items()
@@ -53,9 +56,25 @@ def new_parameters(gradient, args, kwargs):
     return list(classes), list(functions)
 
 
+def left_defaults(function, passed):
+    """(name, default) of function's parameters not in passed whose defaults are functions: static values
+    (`def loss(x, act=swish)` called as loss(x))."""
+    try:
+        params = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [(p.name, p.default) for p in params if p.name not in passed and p.default is not p.empty and
+            p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and is_function(p.default)]
+
+
 def is_function(value):
-    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial,
-                              np.ufunc))
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial,
+                          np.ufunc)):
+        return True
+    if not callable(value) or isinstance(value, type) or type(value).__module__.split(".")[0] != "numpy":
+        return False
+    from . import rules          # np.mean is an array-function dispatcher: a function with a rule
+    return rules.lookup(value) is not None
 
 
 def typed_parameters(gradient, names):

@@ -105,7 +105,9 @@ def vjp(fun, *primals, has_aux=False, checkpoint_loops=None, backend="numpy"):
     wrt = [p for p, k in zip(free, kinds) if k is not None]
     if not wrt:
         raise TypeError(f"adsrc.vjp of `{fname}`: no primal holds floating-point values to differentiate")
-    functions, classes = object_args.constant_roles((p, x) for p, x, k in zip(free, primals, kinds) if k is None)
+    functions, classes = object_args.constant_roles(
+        [(p, x) for p, x, k in zip(free, primals, kinds) if k is None] +
+        object_args.left_defaults(function, set(params[:len(front) + len(primals)]) | set(parts.keywords)))
     statics = {**parts.known(), **functions}
     static_key = (tuple(statics),) + tuple((keys.Identity, id(v)) for v in statics.values()) if statics \
         else ()

@@ -16,6 +16,7 @@ import inspect
 import numbers
 import threading
 import types
+import weakref
 
 import numpy as np
 
@@ -270,7 +271,7 @@ def grad_output(g, x, borrowed=False):
     if type(x) is _nd:
         if type(g) is not _nd and is_duck(g):
             return _duck_for_numpy(g, x, borrowed)
-        dtype = x.dtype if x.dtype.kind in "fc" else np.float64
+        dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
         out = np.empty(x.shape, dtype=dtype)
         out[...] = _real_for(g, dtype)
         return out
@@ -1000,6 +1001,37 @@ def table_miss(table, key):
     raise TypeError(f"the table of functions called with key {key!r} gained that entry after adsrc transformed "
                     "the call: adsrc made a branch for each entry it had then. Make the table before the first "
                     "call of the gradient, or pass the function itself.")
+
+
+def fields_only(cls):
+    """A function making an object of the dataclass cls from its fields as its __init__ does, without running
+    __post_init__ (which adsrc follows as a method call after it)."""
+    import dataclasses
+    fields = dataclasses.fields(cls)
+    made = _FIELDS_ONLY.get(cls)
+    if made is not None:
+        return made
+
+    def make(*args, **kwargs):
+        obj = object.__new__(cls)
+        named = dict(zip([f.name for f in fields if f.init and not f.kw_only], args), **kwargs)
+        for f in fields:
+            if f.name in named:
+                value = named[f.name]
+            elif f.default is not dataclasses.MISSING:
+                value = f.default
+            elif f.default_factory is not dataclasses.MISSING:
+                value = f.default_factory()
+            else:
+                continue            # (an init=False field __post_init__ sets)
+            object.__setattr__(obj, f.name, value)
+        return obj
+    make.__name__ = f"{cls.__name__}_fields"
+    _FIELDS_ONLY[cls] = make
+    return make
+
+
+_FIELDS_ONLY = weakref.WeakKeyDictionary()
 
 
 @helper

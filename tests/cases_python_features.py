@@ -8,7 +8,9 @@ unchanged.
 
 import functools
 from collections import deque
+import dataclasses
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -446,3 +448,154 @@ def objects_made_from_unpacked_parameters(params, x):
     for p in [params, (params[0] * params[0], params[1])]:
         out = _Dense(*p)(out) + 0.5 * _dense(out, *p)
     return np.sum(out ** 2)
+
+
+@dataclass
+class _Gauss:
+    mu: np.ndarray
+    log_sigma: float
+    sigma: float = field(init=False)
+    scale: float = 2.0
+
+    def __post_init__(self):
+        self.sigma = np.exp(self.log_sigma) * self.scale
+
+    def logpdf(self, x):
+        return -0.5 * np.sum((x - self.mu) ** 2) / self.sigma ** 2 - x.size * np.log(self.sigma)
+
+
+@dataclass(frozen=True)
+class _Frozen:
+    log_s: float
+    s: float = field(init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "s", np.exp(self.log_s))
+
+
+class _Settable:
+    def __init__(self, a):
+        setattr(self, "a", a * 2.0)
+
+
+@case(np.array([0.1, 0.4]), np.array([0.3, -0.2]))
+def dataclass_fields_computed_in_post_init(mu, x):
+    # __post_init__ is followed after the object is made from its fields (their gradients were silently
+    # dropped), in a frozen dataclass through object.__setattr__ too; setattr with a literal name
+    g = _Gauss(mu, mu[0] * 0.5)
+    h = _Gauss(mu * 2.0, log_sigma=mu[1], scale=0.5)
+    s = _Settable(mu)
+    setattr(s, "b", x * mu)
+    return g.logpdf(x) + h.logpdf(x) + h.sigma + _Frozen(mu[0]).s ** 2 + np.sum(s.a * s.b)
+
+
+def _swish(z):
+    return z / (1.0 + np.exp(-z))
+
+
+@case(np.array([0.2, -0.4, 0.7]))
+def default_arguments_holding_functions(x, reduce=np.mean, act=lambda z: z ** 2, gate=_swish):
+    # the differentiated function's own defaults (they were followed only in functions it calls)
+    return reduce(np.sin(x)) + np.sum(act(x) * gate(x))
+
+
+class _Linear:
+    def __init__(self, W):
+        self.W = W
+
+    def __call__(self, x):
+        return x @ self.W
+
+
+class _Tanh:
+    def __call__(self, x):
+        return np.tanh(x)
+
+
+class _Scaled(_Linear):
+    def __call__(self, x):
+        return 2.0 * (x @ self.W)
+
+
+@case(np.array([[0.5, -0.2], [0.3, 0.4]]), np.array([0.7, -0.3]))
+def loops_over_lists_of_objects_of_several_classes(W, x):
+    # `for layer in layers` over objects of different classes, and zip/enumerate over lists of objects: each
+    # unrolled with its object's class known (all were refused)
+    layers = [_Linear(W), _Tanh(), _Scaled(W)]
+    for layer in layers:
+        x = layer(x)
+    ms = [_Linear(W), _Linear(W * W)]
+    total = sum(np.sum(m(v)) for m, v in zip(ms, [x, x * 2.0]))
+    for i, m in enumerate([_Scaled(W), _Tanh()]):
+        total = total + (i + 1.0) * np.sum(m(x))
+    return total
+
+
+class _State(NamedTuple):
+    h: np.ndarray
+    c: np.ndarray
+
+
+@dataclass
+class _Opt:
+    w: np.ndarray
+    lr: float
+
+
+@case(np.array([0.5, -0.2]))
+def records_replaced_field_by_field(w):
+    # namedtuple._replace and dataclasses.replace: a new record with the other fields of the old one
+    s = _State(np.zeros(2), np.ones(2) * w[0])
+    for _ in range(2):
+        s = s._replace(h=np.tanh(w * s.c + s.h))
+    o = _Opt(w, 0.1)
+    o = dataclasses.replace(o, w=o.w * 2.0)
+    g = _Gauss(w, 0.3)
+    g = dataclasses.replace(g, log_sigma=w[1])          # __post_init__ computes sigma again
+    return np.sum(s.h) + np.sum(o.w ** 2) * o.lr + g.sigma
+
+
+class _Vec2:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __add__(self, o):
+        return _Vec2(self.x + o.x, self.y + o.y)
+
+    def __mul__(self, s):
+        return type(self)(self.x * s, self.y * s)
+
+    def __rmul__(self, s):
+        return self * s                 # delegating to __mul__
+
+    def norm(self):
+        return np.sqrt(self.x * self.x + self.y * self.y)
+
+
+class _Store:
+    def __init__(self, values):
+        self.values = values
+
+    def __getitem__(self, name):
+        return self.values[:2] if name == "W" else self.values[2:]
+
+
+def _euler(y, h):
+    return y + h * (-y ** 2)
+
+
+_INTEGRATORS = {"euler": _euler, "sine": lambda y, h: y + h * np.sin(y)}
+
+
+@case(np.array([0.7, -0.3, 1.1]))
+def objects_rebound_by_their_operators(v):
+    # p = p + p * 0.5 keeps p's class (known from the operators' returns); 2.0 * q through __rmul__ returning
+    # `self * s`, which makes `type(self)(...)`; a `__getitem__` of the user's; a function picked from a global
+    # table by a constant
+    p = _Vec2(1.0, v[0])
+    for _ in range(3):
+        p = p + p * 0.5
+    q = 2.0 * _Vec2(v[1], v[2])
+    store = _Store(v)
+    stepper = _INTEGRATORS["euler"]
+    return p.norm() + q.norm() + np.sum(store["W"] ** 2) + np.sum(store["b"]) + stepper(v[0], 0.1)

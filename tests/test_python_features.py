@@ -278,3 +278,44 @@ def test_unpacking_into_a_constructor_is_matched_or_refused_never_dropped():
     np.testing.assert_allclose(g["W"], central_grad(lambda w: _affine_dict_loss({"W": w}, x), W), rtol=1e-6)
     with pytest.raises(TypeError, match="unexpected keyword argument 'c'"):
         adsrc.grad(_affine_dict_loss)({"W": W, "c": 1.0}, x)
+
+
+class _NamedAtRunTime:
+    def __init__(self, name, v):
+        setattr(self, name, v)         # a name known only when the code runs
+
+
+def _named_at_run_time(x):
+    return _NamedAtRunTime("w", x * 2.0).w ** 2
+
+
+def test_setattr_with_a_name_known_only_when_the_code_runs_is_refused_not_dropped():
+    # the constructor's effect was not seen: the gradient was silently zero
+    with pytest.raises(TransformError, match=r"cannot follow `setattr\(\.\.\.\)`"):
+        adsrc.grad(_named_at_run_time)(0.3)
+
+
+def test_an_integer_array_in_a_differentiated_dict_gets_a_zero_gradient():
+    # it crashed in grad_output (np.float64 taken for a dtype)
+    p = {"w": np.array([0.1, 0.2]), "ids": np.array([1, 2])}
+    g = adsrc.grad(lambda p: np.sum(p["w"][p["ids"] - 1] ** 2))(p)
+    np.testing.assert_allclose(g["w"], [0.2, 0.4], rtol=1e-12)
+    assert g["ids"].dtype == np.float64 and not np.any(g["ids"])
+
+
+class _Flat:
+    def __init__(self, flat):
+        self.flat = flat                # a field named like an array attribute (it was read as `a.ravel()`)
+
+    def __getitem__(self, name):
+        return self.flat[:2] if name == "W" else self.flat[2:]
+
+
+def _flat_fields(v):
+    p = _Flat(v)
+    return np.sum(p["W"] ** 2) + np.sum(p["b"]) + np.sum(p.flat * 3.0)
+
+
+def test_a_field_named_like_an_array_attribute_is_the_objects_field():
+    v = np.array([0.7, -0.3, 1.1])
+    np.testing.assert_allclose(adsrc.grad(_flat_fields)(v), central_grad(_flat_fields, v), rtol=1e-7, atol=1e-9)

@@ -143,6 +143,11 @@ class Activity:
                         self.varied.add(c)
                     if c in self.varied:
                         self.varied.add(out)
+            elif isinstance(s, ir.Effect) and s.may_change is not None:
+                # a call adsrc cannot follow may store any argument in the others (`setattr(self, k, v)`)
+                parts = _effect_parts(s)
+                if self.any_varied(parts):
+                    self.varied |= _names(parts)
             elif isinstance(s, ir.Def):
                 captured = sorted(self.varied & free_names(s.fn))
                 if captured:
@@ -179,6 +184,10 @@ class Activity:
                             self.useful |= _names([atom])
                 elif any(n in self.useful for n in target_names(s.target)):
                     self.useful |= _names(diff_operands(s))
+            elif isinstance(s, ir.Effect) and s.may_change is not None:
+                parts = _effect_parts(s)
+                if _names(parts) & self.useful:
+                    self.useful |= _names(parts)
             elif isinstance(s, ir.Cond):
                 for k, out in enumerate(s.outs):
                     if out in self.useful:
@@ -194,6 +203,14 @@ class Activity:
                 self.backward(s.body)
                 if isinstance(s, ir.WhileLoop):
                     self.backward(s.test_body)
+
+
+def _effect_parts(s):
+    """The operands of a call run for its effect: its arguments, and the object of a method."""
+    e = s.expr
+    if not isinstance(e, gast.Call):
+        return []
+    return list(e.args) + [k.value for k in e.keywords] + ([e.func.value] if isinstance(e.func, gast.Attribute) else [])
 
 
 def dependences(fn, split, deps=None):

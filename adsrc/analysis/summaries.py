@@ -212,6 +212,13 @@ def _changed_names(s, oracle):
         return [s.target]
     if isinstance(s, ir.MutatingCall):
         return [s.receiver]
+    if isinstance(s, ir.Effect) and s.may_change is not None and isinstance(s.expr, gast.Call):
+        # a call adsrc cannot follow, run for its effect: it may change the objects it is handed
+        # (`setattr(self, k, v)`), so its caller must see them change (and refuse if they are differentiated)
+        call = s.expr
+        parts = list(call.args) + [k.value for k in call.keywords] + \
+            ([call.func.value] if isinstance(call.func, gast.Attribute) else [])
+        return [a.id for a in parts if isinstance(a, gast.Name)]
     if isinstance(s, ir.CallUser):
         summary = oracle.summary(s)
         if summary is not None and summary.mutates:

@@ -238,6 +238,20 @@ class Primitives:
             return self.emit_op(ir.Copy, target, astutil.name(tmp), e)
         self.helper_apply(target, "dict_of", [base], e)
 
+    def b_setattr(self, e, target):
+        """`setattr(obj, name, value)` or `object.__setattr__(obj, name, value)` (a frozen dataclass's
+        __post_init__) with a name known when transforming: the assignment `obj.name = value`."""
+        name = self.getattr_read(gast.Call(func=e.func, args=e.args[:2], keywords=[])) \
+            if len(e.args) == 3 and not e.keywords and self.static(e.args[0]) is rules_mod.NOT_STATIC else None
+        if name is None:        # (on an object known when transforming, a class: run for its effect, as before)
+            return self.emit_op(ir.Opaque, target, self.plain_call(e, e.func), e, describe="`setattr`",
+                                hint="Assign the attribute with a name known when transforming: `obj.name = value`.")
+        store = gast.Attribute(value=name.value, attr=name.attr, ctx=gast.Store())
+        self.statement(gast.fix_missing_locations(gast.copy_location(
+            gast.Assign(targets=[store], value=e.args[2], type_comment=None), e)))
+        if target is not None:
+            self.emit(ir.Const(target, astutil.const(None)), e)
+
     def getattr_read(self, e):
         """`getattr(obj, name)` with a name known when transforming (a literal, a static argument, a global or
         the target of a loop adsrc unrolls), as the expression `obj.name`; with a default, when obj is known then

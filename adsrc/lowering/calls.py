@@ -43,6 +43,7 @@ from .written import Written
 from .deques import Deques
 from .spread_calls import SpreadCalls
 from .jacobian_calls import JacobianCalls
+from .record_replace import RecordReplace
 from .tables import Tables
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
@@ -81,6 +82,17 @@ def dotted(node):
     return "<expression>"
 
 
+def _post_init(cls):
+    """A dataclass's own Python __post_init__ taking no InitVar, which adsrc follows after making the object
+    from its fields; else None."""
+    import dataclasses
+    method = inspect.getattr_static(cls, "__post_init__", None) if dataclasses.is_dataclass(cls) else None
+    if not is_user_function(method) or any(isinstance(f.type, dataclasses.InitVar) or f.type is dataclasses.InitVar
+                                            for f in getattr(cls, "__dataclass_fields__", {}).values()):
+        return None
+    return method
+
+
 def _no_rule_hint(obj):
     name = getattr(obj, "__name__", None) or type(obj).__name__
     owner = obj.__self__ if isinstance(obj, types.MethodType) else obj
@@ -104,7 +116,7 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
 
 
 class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls,
-            JacobianCalls):
+            JacobianCalls, RecordReplace):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -115,6 +127,12 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             fn = getattr(by_source, f.id)
             return self.static_call(gast.Call(func=astutil.name(self.bind(f.id, fn)), args=e.args, keywords=[]),
                                     fn, target)
+        if self.record_replace(e, target):             # s._replace(h=v), dataclasses.replace(o, w=v)
+            return None
+        own = self.own_class(f)
+        if own is not None:                             # type(self)(...), self.__class__(...)
+            return self.call(gast.Call(func=astutil.name(self.bind(own.__name__, own)), args=e.args,
+                                       keywords=e.keywords), target)
         if isinstance(f, gast.Call) and self.static(f.func) is builtins.getattr:
             attribute = self.getattr_read(f)        # getattr(np, name)(x), getattr(self, kind)(x)
             if attribute is not None:
@@ -180,6 +198,17 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e, describe=f"`{what}`",
                             hint="adsrc differentiates calls to functions it can resolve when transforming: "
                                  "module functions, closures and functions defined in this function.")
+
+    def own_class(self, f):
+        """The class of `type(obj)` or `obj.__class__` with obj's class known when transforming, else None."""
+        if isinstance(f, gast.Call) and len(f.args) == 1 and not f.keywords and self.static(f.func) is builtins.type:
+            obj = f.args[0]
+        elif isinstance(f, gast.Attribute) and f.attr == "__class__":
+            obj = f.value
+        else:
+            return None
+        cls = self.known_class(obj) if isinstance(obj, gast.Name) else None
+        return cls if cls is not None and object_classes.made_class(cls) is not None else None
 
     def gradient_of_nested(self, e):
         """`adsrc.grad(inner, ...)(w)` with inner a nested def or lambda of this function (its options known
@@ -424,14 +453,31 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         from ..rules.containers import record_rule
         rule = record_rule(cls)
         args, keywords = self.bound_args(e, rule)
-        expr = gast.Call(func=e.func, args=args, keywords=keywords)
+        post_init = _post_init(cls)
+        func = e.func
+        if post_init is not None:
+            fields = runtime.fields_only(cls)
+            rules_mod.FUNCTIONS.setdefault(fields, rule)        # (its calls in generated code, differentiated again)
+            func = astutil.name(self.bind(cls.__name__ + "_fields", fields))
+        expr = gast.Call(func=func, args=args, keywords=keywords)
         try:
             bound = rule.bind(args, keywords)
         except TypeError as err:
             raise self.error(e, f"{err}.", None) from None
-        self.emit_op(ir.Apply, target, expr, e, rule=rule, bound=bound)
-        if isinstance(target, str) and (target in self.single or target not in self.store_counts) and \
-                len(self.scopes) == 1:
+        if post_init is not None:
+            # a dataclass computing fields in __post_init__: made from its fields, then __post_init__ followed
+            obj = target if isinstance(target, str) else self.temp(cls.__name__.lower())
+            self.emit_op(ir.Apply, obj, expr, e, rule=rule, bound=bound)
+            call = gast.Call(func=gast.Attribute(value=astutil.name(obj), attr="__post_init__", ctx=gast.Load()),
+                             args=[], keywords=[])
+            self.emit_op(ir.CallUser, None, call, e, callee=post_init, receiver=astutil.name(obj),
+                         classes=((0, cls),))
+            if target is not None and target != obj:
+                self.emit(ir.Copy(target, astutil.name(obj)), e)
+        else:
+            self.emit_op(ir.Apply, target, expr, e, rule=rule, bound=bound)
+        if isinstance(target, str) and (target in self.single or target not in self.store_counts or
+                                        self.stable_classes.get(target) is cls) and len(self.scopes) == 1:
             self.local_classes[target] = cls        # its methods can be followed (a name bound once, a temporary)
 
     def rule_call(self, e, func, rule, target, receiver=None):
@@ -658,4 +704,4 @@ _HARMLESS_MODULES = frozenset({"logging", "warnings", "time", "_io", "pprint", "
 _BUILTIN_CALLS = {builtins.map: "b_map", builtins.filter: "b_filter", builtins.zip: "b_zip",
                   builtins.enumerate: "b_enumerate", builtins.reversed: "b_reversed", builtins.sorted: "b_sorted",
                   builtins.dict: "b_dict", builtins.getattr: "b_getattr", builtins.next: "b_next",
-                  functools.reduce: "b_reduce"}
+                  functools.reduce: "b_reduce", builtins.setattr: "b_setattr", object.__setattr__: "b_setattr"}

@@ -21,7 +21,7 @@ from ..ir import nodes as ir
 from ..runtime import ARRAY_ATTRIBUTES
 from .changing_calls import changes_its_arguments
 from .loops import _has_objects as has_objects, _names_attributes as names_attributes
-from .object_classes import is_user_function
+from .object_classes import instance_fields, is_user_function
 
 BINOP_NAMES = {
     gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.FloorDiv: "floordiv",
@@ -284,6 +284,10 @@ class Expressions:
                 args.append(astutil.const(e.attr))
             func = astutil.name(self.bind(getter.__qualname__.replace(".", "_"), getter))
             return self.emit_op(ir.CallUser, target, gast.Call(func=func, args=args, keywords=[]), e, callee=getter)
+        cls = self.known_class(base) if isinstance(base, gast.Name) else None
+        if cls is not None and e.attr in instance_fields(cls):
+            # `self.flat`, `self.T`: a field of an object of the user's class, named like an array attribute
+            return self.emit(ir.GetAttr(target, gast.Attribute(value=base, attr=e.attr, ctx=gast.Load())), e)
         if e.attr in ARRAY_ATTRIBUTES:
             self.emit(ir.Const(target, gast.Attribute(value=base, attr=e.attr, ctx=gast.Load())), e)
             return

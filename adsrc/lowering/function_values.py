@@ -63,6 +63,19 @@ class FunctionValues:
         call = gast.Call(func=func, args=args + list(e.args), keywords=keywords + list(e.keywords))
         return self.call(call, target)
 
+    def known_item(self, node):
+        """`table[key]` with the table and the key known when transforming: the item, or NOT_STATIC."""
+        if isinstance(node.slice, gast.Slice):
+            return rules_mod.NOT_STATIC
+        table = self.static(node.value)
+        key = astutil.literal_value(node.slice) if astutil.is_constant_literal(node.slice) else self.static(node.slice)
+        if table is rules_mod.NOT_STATIC or key is rules_mod.NOT_STATIC or not isinstance(table, (dict, list, tuple)):
+            return rules_mod.NOT_STATIC
+        try:
+            return table[key]
+        except (KeyError, IndexError, TypeError):
+            return rules_mod.NOT_STATIC
+
     def note_alias(self, target, value):
         """Remember `act = np.tanh` (a name bound once to a callable known when transforming),
         `g = adsrc.grad(loss)` and `step = make_step(2.0)` (the function a factory makes, factories.py)."""
@@ -72,6 +85,10 @@ class FunctionValues:
             obj = self.static(value)
             if obj is not rules_mod.NOT_STATIC and callable(obj):
                 self.functions[target] = ("alias", value)
+        elif isinstance(target, str) and target in self.single and isinstance(value, gast.Subscript):
+            obj = self.known_item(value)     # stepper = INTEGRATORS[method], with method a static argument
+            if obj is not rules_mod.NOT_STATIC and callable(obj):
+                self.functions[target] = ("alias", astutil.name(self.bind(target, obj)))
         elif isinstance(target, str) and target in self.single and isinstance(value, gast.Call):
             obj = self.derivative_made_here(value)            # g = adsrc.grad(loss); g(w)
             if obj is rules_mod.NOT_STATIC:

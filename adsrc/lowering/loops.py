@@ -13,6 +13,7 @@ import gast
 from .. import astutil, rules as rules_mod
 from ..ir import nodes as ir
 from . import object_classes
+from .tables import _never_changed as never_changed
 
 
 class _Range:
@@ -122,16 +123,15 @@ class Loops:
         enumerate/zip/reversed around such lists unroll the same way."""
         if s.orelse or _jumps(s.body):
             return False
-        plan = self.unroll_plan(s.iter) or self.functions_display(s.iter)
-        if plan is None or not (plan[0] == "display" or _has_objects(plan) or _names_attributes(plan, s)):
+        plan = self.unroll_plan(s.iter) or self.functions_display(s.iter) or self.objects_named(s.iter, True)
+        if plan is None or not (plan[0] in ("display", "objects") or _has_objects(plan) or
+                                _names_attributes(plan, s)):
             return False
         n = _plan_length(plan)
         if n is None or n > 32:
             return False
         for k in range(n):
             self.unrolled_target(s.target, _plan_item(plan, k), s)
-            if plan[0] == "display" and plan[3][k] is not None and isinstance(s.target, gast.Name):
-                self.local_classes[s.target.id] = plan[3][k]      # this copy's object: its methods are followed
             for inner in astutil.clone(s.body):
                 self.stmt = inner
                 self.statement(inner)
@@ -143,7 +143,7 @@ class Loops:
         if isinstance(node, gast.Call) and not node.keywords and node.args and \
                 not any(isinstance(a, gast.Starred) for a in node.args):
             fn = self.static(node.func)
-            inner = [self.unroll_plan(a) for a in node.args]
+            inner = [self.unroll_plan(a) or self.functions_display(a) or self.objects_named(a) for a in node.args]
             if fn is enumerate and len(node.args) <= 2 and inner[0] is not None:
                 start = node.args[1] if len(node.args) == 2 else astutil.const(0)
                 if isinstance(start, gast.Constant) and type(start.value) is int:
@@ -183,6 +183,23 @@ class Loops:
             classes.append(made)        # `for loss in [MSE(), L1()]:` objects of classes adsrc follows
         return ("display", node, known, classes)
 
+    def objects_named(self, node, mixed=False):
+        """`layers` bound once to a display of new objects (`[Linear(W), Tanh(), Linear(W)]`) and never
+        changed: ("objects", node, their classes), so a loop over it (mixed: only when the classes differ; a
+        loop over one class keeps its loop) is unrolled with each object's class known; else None."""
+        if not isinstance(node, gast.Name) or node.id not in self.single or self.shadowed(node.id):
+            return None
+        value = next((n.value for n in gast.walk(self.uf.node) if isinstance(n, gast.Assign) and
+                      len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and n.targets[0].id == node.id),
+                     None)
+        if not isinstance(value, (gast.List, gast.Tuple)) or not value.elts or len(value.elts) > 32 or \
+                any(isinstance(e, gast.Starred) for e in value.elts) or not never_changed(self.uf.node, node.id):
+            return None
+        classes = [self.made_by(e) for e in value.elts]
+        if None in classes or mixed and len(set(classes)) == 1:
+            return None
+        return ("objects", node, classes)
+
     def unrolled_target(self, target, item, node):
         """Bind a loop target to one item of an unrolled iteration (objects become known)."""
         value, parts = item
@@ -197,6 +214,8 @@ class Loops:
         self.statement(assign)
         if isinstance(target, gast.Name) and getattr(value, "known", None) is not None:
             self.static_locals[target.id] = value.known
+        if isinstance(target, gast.Name) and getattr(value, "made_class", None) is not None:
+            self.local_classes[target.id] = value.made_class      # this copy's object: its methods are followed
 
     def emit_for(self, target, it, fill_body, orelse, node):
         """Emit `for target in it: <fill_body()> else: orelse` as a loop over a range."""
@@ -311,6 +330,8 @@ def _jumps(body):
 
 
 def _has_objects(plan):
+    if plan[0] in ("display", "objects"):
+        return True
     if plan[0] == "seq":
         return plan[1] is not None and any(_object(v) for v in plan[1])
     if plan[0] == "zip":
@@ -355,6 +376,8 @@ def _string_targets(plan, target):
 def _plan_length(plan):
     if plan[0] == "display":
         return len(plan[1].elts)
+    if plan[0] == "objects":
+        return len(plan[2])
     if plan[0] == "seq":
         return None if plan[1] is None else len(plan[1])
     if plan[0] == "zip":
@@ -372,6 +395,12 @@ def _plan_item(plan, k):
         expr = astutil.clone(plan[1].elts[k])
         if plan[2][k] is not None:
             expr.known = plan[2][k]        # (a function known when transforming: its calls are followed)
+        if plan[3][k] is not None:
+            expr.made_class = plan[3][k]   # (a new object: its methods are followed)
+        return expr, None
+    if kind == "objects":
+        expr = gast.Subscript(value=astutil.clone(plan[1]), slice=astutil.const(k), ctx=gast.Load())
+        expr.made_class = plan[2][k]
         return expr, None
     if kind == "seq":
         if plan[1] is not None and isinstance(plan[1][k], str):

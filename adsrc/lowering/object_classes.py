@@ -189,18 +189,43 @@ def factory_class(fn):
     return made_class(found) if found is not None else None
 
 
-def returned_class(fn):
-    """The class of the object fn returns when every `return` of fn makes one of the same class, else None."""
-    if fn not in _RETURNED:
-        _RETURNED[fn] = None
+def returned_class(fn, owner=None):
+    """The class of the object fn returns when every `return` of fn makes one of the same class, else None.
+    owner: the class fn is a method of, for returns written with `self`: `type(self)(...)`, or `self * other`
+    (an operator of the owner's class whose own returns make one: `__rmul__` returning `self * other`)."""
+    key = (fn, owner)
+    if key not in _RETURNED:
+        _RETURNED[key] = None           # (a method returning its own operator: no class)
         fdef = _parse(fn)
         if fdef is not None:
             resolve = _resolver(fn.__globals__)
+            me = fdef.args.args[0].arg if owner is not None and fdef.args.args else None
             returns = [n.value for n in ast.walk(fdef) if isinstance(n, ast.Return)]
-            classes = {made_class(resolve(v.func)) if isinstance(v, ast.Call) else None for v in returns}
+            classes = {_made_by_return(v, resolve, me, owner) for v in returns}
             if len(classes) == 1:
-                _RETURNED[fn] = classes.pop()
-    return _RETURNED[fn]
+                _RETURNED[key] = classes.pop()
+    return _RETURNED[key]
+
+
+_AST_OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+                  ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
+
+
+def _made_by_return(v, resolve, me, owner):
+    """The class of the object a returned expression makes (see returned_class), or None."""
+    if isinstance(v, ast.Call):
+        f = v.func
+        if me is not None and (isinstance(f, ast.Attribute) and f.attr == "__class__" and
+                               isinstance(f.value, ast.Name) and f.value.id == me or
+                               isinstance(f, ast.Call) and isinstance(f.func, ast.Name) and f.func.id == "type" and
+                               len(f.args) == 1 and isinstance(f.args[0], ast.Name) and f.args[0].id == me):
+            return owner if _plain_class(owner) or _record_type(owner) else None
+        return made_class(resolve(f))
+    if me is not None and isinstance(v, ast.BinOp) and isinstance(v.left, ast.Name) and v.left.id == me and \
+            type(v.op) in _AST_OPERATORS:
+        method = inspect.getattr_static(owner, f"__{_AST_OPERATORS[type(v.op)]}__", None)
+        return returned_class(method, owner) if is_user_function(method) else None
+    return None
 
 
 def _parse(fn):

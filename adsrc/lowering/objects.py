@@ -181,7 +181,7 @@ class Objects:
         call = gast.copy_location(gast.Call(func=gast.Attribute(value=operand, attr=name, ctx=gast.Load()),
                                             args=[] if other is None else [other], keywords=[]), e)
         self.call(call, target)
-        cls = object_classes.returned_class(method)
+        cls = object_classes.returned_class(method, self.expression_class(operand))
         if cls is not None and isinstance(target, str) and target in self.scopes[-1] and target not in self.single:
             self.check_class(target, cls, e)
             self.local_classes[target] = cls
@@ -199,7 +199,8 @@ class Objects:
             candidates = [(e.func.value, e.func.attr)]
         elif isinstance(e, (gast.BinOp, gast.UnaryOp)):
             found = self.operator_method(e)              # the method `a + b` calls, as op_BinOp decides
-            return object_classes.returned_class(found[3]) if found is not None else None
+            return object_classes.returned_class(found[3], self.expression_class(found[0])) \
+                if found is not None else None
         else:
             return None
         for operand, name in candidates:
@@ -335,17 +336,42 @@ class Objects:
         class (`layer = Linear(W)`): name -> the class."""
         found = getattr(self, "_stable_classes", None)
         if found is None:
-            made, augmented = {}, {}
+            made, augmented, replaced = {}, {}, []
             for n in gast.walk(self.uf.node):
                 if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
-                    made.setdefault(n.targets[0].id, []).append(self.made_by(n.value))
+                    source = _replaced_record(n.value, self.resolved)
+                    if source is not None:      # s = s._replace(h=v): a record of s's class
+                        replaced.append((n.targets[0].id, source))
+                    else:
+                        made.setdefault(n.targets[0].id, []).append(self.made_by(n.value))
                 elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
                     augmented.setdefault(n.target.id, []).append(n.op)
+            for name, source in replaced:
+                classes = set(made.get(source, [None]))
+                made.setdefault(name, []).append(classes.pop() if len(classes) == 1 else None)
+            for name, classes in made.items():
+                if None in classes and len(set(classes) - {None}) == 1:
+                    # p = Vec2(1.0, a); p = p + p * 0.5: operators of p's class that make one of it again
+                    cls = next(c for c in classes if c is not None)
+                    classes[:] = [cls if self.assumed_class(v, name, cls) is cls else None
+                                  for v in _assigned_values(self.uf.node, name)]
             found = self._stable_classes = {
                 name: classes[0] for name, classes in made.items()
                 if classes[0] is not None and len(set(classes)) == 1 and
                 len(classes) + _keeping(classes[0], augmented.get(name, ())) == self.store_counts.get(name)}
         return found
+
+    def assumed_class(self, value, name, cls):
+        """The class of the object value makes if name holds a cls (operators and methods of cls), else None."""
+        before = self.local_classes.get(name)
+        self.local_classes[name] = cls
+        try:
+            return self.made_by(value) or self.expression_class(value)
+        finally:
+            if before is None:
+                del self.local_classes[name]
+            else:
+                self.local_classes[name] = before
 
     @property
     def store_counts(self):
@@ -356,6 +382,24 @@ class Objects:
                 if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
                     counts[n.id] = counts.get(n.id, 0) + 1
         return counts
+
+
+def _assigned_values(fdef, name):
+    return [n.value for n in gast.walk(fdef) if isinstance(n, gast.Assign) and len(n.targets) == 1 and
+            isinstance(n.targets[0], gast.Name) and n.targets[0].id == name]
+
+
+def _replaced_record(value, resolve):
+    """The name `s` of `s._replace(...)` or `dataclasses.replace(s, ...)`, else None."""
+    import dataclasses
+    if not isinstance(value, gast.Call):
+        return None
+    f = value.func
+    if isinstance(f, gast.Attribute) and f.attr == "_replace" and isinstance(f.value, gast.Name):
+        return f.value.id
+    if value.args and isinstance(value.args[0], gast.Name) and resolve(f) is dataclasses.replace:
+        return value.args[0].id
+    return None
 
 
 def _keeping(cls, ops):

@@ -28,6 +28,7 @@ from ..frontend.source import static_sequence
 from .object_classes import is_user_function
 
 _MOST = 32                      # entries: more would make a long chain of branches
+_READING = frozenset({"zip", "enumerate", "reversed", "len", "list", "tuple", "isinstance", "print"})   # builtins
 _CHANGING = frozenset({"append", "extend", "insert", "pop", "clear", "update", "setdefault", "remove",
                        "popitem", "sort", "reverse", "__setitem__", "__delitem__"})
 
@@ -181,8 +182,9 @@ def _never_changed(fdef, name):
         if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and node.value.id == name and \
                 node.attr in _CHANGING:
             return False
-        if isinstance(node, gast.Call) and any(isinstance(a, gast.Name) and a.id == name
-                                               for a in list(node.args) + [k.value for k in node.keywords]):
+        if isinstance(node, gast.Call) and not (isinstance(node.func, gast.Name) and node.func.id in _READING) and \
+                any(isinstance(a, gast.Name) and a.id == name for a in list(node.args) + [k.value for k in
+                                                                                           node.keywords]):
             return False
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and node.target.id == name:
             return False

@@ -202,10 +202,11 @@ def replace_field(obj, name, value):
     """A copy of obj with its field `name` set to value (namedtuples, dataclasses, other objects)."""
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
         return obj._replace(**{name: value})
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return dataclasses.replace(obj, **{name: value})
     out = copy_object(obj)
-    setattr(out, name, value)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        object.__setattr__(out, name, value)    # (not dataclasses.replace: that runs __init__ and __post_init__)
+    else:
+        setattr(out, name, value)
     return out
 
 
