@@ -23,6 +23,7 @@ from .errors import TransformError
 
 _NODES = {}      # class -> Node
 CLASSES = "*classes"   # key among a function's static values: ((parameter, registered class), ...)
+FIELDS = "*fields"     # and ((parameter, ((field, function), ...)), ...): fields holding known functions
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1035,6 +1035,17 @@ _FIELDS_ONLY = weakref.WeakKeyDictionary()
 
 
 @helper
+def check_field(obj, field, fn):
+    """adsrc followed `obj.field(...)` as a call of fn, the function the caller made obj with: refuse, when the
+    code runs, an object whose field holds another one by now."""
+    if getattr(obj, field, None) is not fn:
+        raise TypeError(f"adsrc transformed a method of {type(obj).__name__} for `{field}` holding "
+                        f"{getattr(fn, '__name__', fn)!r}, the function the object was made with, but it holds "
+                        f"{getattr(obj, field, None)!r} when the code runs. Pass the function to the method "
+                        "instead of changing the field.")
+
+
+@helper
 def check_unpacked(seq, n, name):
     """`f(..., *seq)`, which adsrc matched to the n parameters it must fill: Python's TypeError for another
     length."""

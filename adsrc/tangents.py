@@ -62,7 +62,8 @@ def zeros_tangent(x):
 
 
 # what has a __dict__ but is no object whose fields carry derivatives (object_args.py extends it)
-NOT_OBJECTS = (type, types.ModuleType, types.FunctionType, types.MethodType, functools.partial)
+NOT_OBJECTS = (type, types.ModuleType, types.FunctionType, types.MethodType, functools.partial, np.ufunc,
+               types.BuiltinFunctionType, type(np.mean))
 
 
 def _dict_like(x, items):

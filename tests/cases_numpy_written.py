@@ -190,3 +190,18 @@ def real_ffts_in_two_and_more_dimensions(a):
 def integer_casts_as_indices(w):
     picked = w[:, :-1][np.int64(np.abs(w[:, -1]) * 2.9)]
     return np.sum(picked ** 2) + np.sum(w[np.intp(1)]) + float(np.bool_(w[0, 0] > 0)) * w[0, 0]
+
+
+@case(np.array([0.5, -1.0, 2.0]), 0.7, label="x")
+@case(np.array([0.5, -1.0, 2.0]), 0.7, argnums=1, label="c")
+def ufunc_keywords_out_and_where(x, c):
+    # a ufunc's where= (the safe divide: no NaN where the condition fails), out= given by position, and the
+    # values nan_to_num puts in place of infinities (their derivative was silently zero)
+    with np.errstate(all="ignore"):
+        d = np.array([1.0, 0.0, 2.0])
+        r = np.divide(x, d, out=np.zeros_like(x), where=d != 0)
+        buf = x * 1.0
+        np.sin(buf, buf)
+        s = np.sqrt(np.abs(x), out=np.full(3, c), where=np.abs(x) > 0.6)
+        filled = np.nan_to_num(np.log(d) / d, posinf=c, neginf=-c * c)    # -inf, inf where d is 0
+    return np.sum(r ** 2) + np.sum(buf * x) + np.sum(s * c) + np.sum(filled * x)

@@ -599,3 +599,25 @@ def objects_rebound_by_their_operators(v):
     store = _Store(v)
     stepper = _INTEGRATORS["euler"]
     return p.norm() + q.norm() + np.sum(store["W"] ** 2) + np.sum(store["b"]) + stepper(v[0], 0.1)
+
+
+class _Activated:
+    def __init__(self, W, b, act=np.tanh):
+        self.W, self.b, self.act = W, b, act
+
+    def __call__(self, x):
+        return self.act(x @ self.W + self.b)
+
+
+def _leaky_relu(z):
+    return np.maximum(z, 0.0) + 0.1 * np.minimum(z, 0.0)
+
+
+@case(np.array([[0.5, -0.2], [0.3, 0.4]]), np.array([0.1, -0.2]), np.array([0.7, -0.3]))
+def functions_held_in_fields_of_objects_made_here(W, b, x):
+    # `self.act(z)` with act the function the object was made with (a default, a module function, a ufunc):
+    # each method follows its own object's function (all were refused)
+    h = _Activated(W, b)(x)
+    layer = _Activated(W.T, b, _leaky_relu)
+    d = _Activated(W, b, act=np.sin)
+    return np.sum(layer(h)) + np.sum(d(x) ** 2)

@@ -12,6 +12,7 @@ import pytest
 import adsrc
 from adsrc import rules
 from rule_cases_more import OTHER_CASES
+from casekit import central_grad
 from rulecheck import check_case, variants
 
 
@@ -128,3 +129,18 @@ def test_list_and_tuple_of_a_container_hold_its_arrays():
         np.testing.assert_allclose(g[0], 2 * (t[0] + 1), rtol=1e-12)
         np.testing.assert_allclose(g[1], [0.0])
         assert np.array_equal(t[0], [1.0, 2.0])
+
+
+def spacing_differentiated(h, y):
+    return np.sum(np.gradient(y, h) ** 2)
+
+
+def test_np_gradient_with_a_differentiated_spacing_is_refused_not_dropped():
+    # its derivative with respect to the spacing was silently zero
+    y = np.array([0.1, 0.5, 0.4, 1.3])
+    with pytest.raises(adsrc.TransformError, match="no derivative with respect to its argument `varargs`"):
+        adsrc.grad(spacing_differentiated)(0.3, y)
+    with pytest.raises(adsrc.TransformError, match="no derivative with respect to its argument `varargs`"):
+        adsrc.jvp(spacing_differentiated, (0.3, y), (1.0, None))
+    g = adsrc.grad(spacing_differentiated, argnums=1)(0.3, y)        # the spacing held constant is fine
+    np.testing.assert_allclose(g, central_grad(lambda v: spacing_differentiated(0.3, v), y), rtol=1e-6)

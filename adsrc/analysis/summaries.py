@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import gast
 
 from ..frontend.varargs import SHAPE, call_shape, parameters
-from ..pytree_nodes import CLASSES
+from ..pytree_nodes import CLASSES, FIELDS
 from ..ir import nodes as ir
 from ..errors import TransformError, in_call
 from . import aliases as al, relations
@@ -135,6 +135,12 @@ def call_statics(stmt, resolve):
             known.append((name, cls))
     if known:
         out[CLASSES] = tuple(sorted(known, key=lambda item: item[0]))
+    by_position = dict(stmt.fields)
+    fields = [(name, by_position[k if k < len(args) and node is args[k] else name])
+              for k, (name, node) in enumerate(bound.items())
+              if (k if k < len(args) and node is args[k] else name) in by_position]
+    if fields:
+        out[FIELDS] = tuple(sorted(fields, key=lambda item: item[0]))
     return out
 
 

@@ -24,6 +24,7 @@ from ..ir.walk import expr_reads, target_names
 from .assemble import result_parts
 from ..errors import TransformError
 from .control import _unguard, refusal_statement
+from .ops import refuse_lost_arguments
 from .inplace import finish_updates
 from .operands import operand_checks
 from .reverse import refuse_unknown_change
@@ -120,6 +121,8 @@ class Forward(TangentOps):
 
     def op(self, s):
         names = target_names(s.target)
+        if isinstance(s, ir.Apply):
+            refuse_lost_arguments(self, s, lambda n: isinstance(n, gast.Name) and n.id in self.tan)
         if not any(self.varied(n) for n in names) or not self.any_tangent(s):
             node = astutil.assign(s.target, op_expr(s, self.namer))
             node.adsrc_pure = isinstance(s, _PURE)

@@ -329,3 +329,19 @@ class OpAdjoints:
         for a, t in zip(args, targets):
             if self.active_name(a):
                 self.accumulate(a.id, astutil.name(t), out)
+
+
+def refuse_lost_arguments(d, s, differentiated):
+    """An argument whose derivative a rule does not give, though it has one (`rule.unsupported`: np.gradient's
+    spacing), reached by a differentiated value: refused, since the gradient through it would be lost (d: the
+    Adjoint or Forward differentiator; differentiated(node) says whether a value carries a derivative). The
+    other arguments a rule has no template for have none (axes, shapes, conditions, sort keys)."""
+    rule = s.rule
+    for pname, node in s.bound.items():
+        nodes = node if isinstance(node, list) else [node]
+        if pname in rule.unsupported and any(differentiated(n) for n in nodes):
+            raise d.error(s, f"adsrc's rule for {rule.name} has no derivative with respect to its argument "
+                             f"`{pname}`, and a differentiated value reaches it here: the gradient through it "
+                             "would be lost.",
+                          "Pass a value that is not differentiated there (adsrc.stop_gradient(...) if its derivative "
+                          "does not matter), or give the function a rule with adsrc.defvjp.")

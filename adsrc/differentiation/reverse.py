@@ -23,7 +23,7 @@ from . import checkpoint, remat
 from .control import ControlAdjoints
 from .inplace import finish_updates
 from .operands import operand_checks
-from .ops import OpAdjoints
+from .ops import OpAdjoints, refuse_lost_arguments
 from .state import Adjoints, tag
 
 _PURE = (ir.Apply, ir.Copy, ir.GetItem, ir.Pack, ir.Update, ir.Append, ir.GetAttr, ir.ScanSlice)
@@ -135,6 +135,8 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
     # -- operations ----------------------------------------------------------------------------------
     def op(self, s):
         names = target_names(s.target)
+        if isinstance(s, ir.Apply) and any(n in self.act.useful for n in names):
+            refuse_lost_arguments(self, s, lambda n: isinstance(n, gast.Name) and n.id in self.act.varied)
         active = any(self.act.active(n) for n in names)
         fwd = tag(self.forward(s, active), s.loc.line)
         if not active:

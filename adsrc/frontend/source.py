@@ -46,6 +46,7 @@ class UserFunction:
         self.locals = local_names(node)
         self.known = {}          # parameters whose values are known when transforming (static ones)
         self.classes = {}        # parameters whose class is known when transforming (registered pytrees)
+        self.fields = {}         # parameter -> {field: the function it holds}, as the caller made the object
         self.guards = Guards()   # the global and closure names the transformation depended on
 
     def with_known(self, values):
@@ -63,6 +64,15 @@ class UserFunction:
         methods are then calls adsrc can follow (registered pytree classes, pytree_nodes.py)."""
         view = copy.copy(self)
         view.classes = {k: v for k, v in classes.items() if k not in self._assigned()}
+        return view
+
+    def with_fields(self, fields):
+        """A view in which the given parameters (never assigned) hold objects whose fields hold known functions
+        (and that this function never assigns): `self.act(z)` is then a call adsrc can follow."""
+        view = copy.copy(self)
+        assigned = self._assigned()
+        view.fields = {p: {f: v for f, v in known.items() if not _stores_field(self.node, p, f)}
+                       for p, known in fields.items() if p not in assigned}
         return view
 
     def _assigned(self):
@@ -210,6 +220,11 @@ def _resolve(node, uf, local, keys, final=True):
 
 
 _DEFINED = itertools.count()
+
+
+def _stores_field(node, name, field):
+    return any(isinstance(n, gast.Attribute) and n.attr == field and isinstance(n.value, gast.Name) and
+               n.value.id == name and not isinstance(n.ctx, gast.Load) for n in gast.walk(node))
 
 
 def define(text, name, globals_, label):

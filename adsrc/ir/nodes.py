@@ -118,6 +118,8 @@ class CallUser(Op):
     keeps only the arguments and runs the callee forward again backward (lowering/checkpoint.py).
     classes: ((position, class), ...) for arguments whose class the caller knows (an object it made, a
     parameter of a known class): position counts the receiver first, or is a keyword's name.
+    fields: ((position, ((field, function), ...)), ...) for arguments whose fields hold functions the caller
+    knows (`Dense(W, act=np.tanh)` made there): the callee reads `self.act` as that function (checked).
     """
     callee: Any
     receiver: Optional[gast.expr] = None
@@ -125,6 +127,7 @@ class CallUser(Op):
     receiver_value: Any = None
     checkpoint: Any = None
     classes: tuple = ()
+    fields: tuple = ()
 
 
 @dataclass(eq=False, slots=True)

@@ -44,6 +44,7 @@ from .deques import Deques
 from .spread_calls import SpreadCalls
 from .jacobian_calls import JacobianCalls
 from .record_replace import RecordReplace
+from .library_objects import LibraryObjects
 from .tables import Tables
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
@@ -116,7 +117,7 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
 
 
 class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls,
-            JacobianCalls, RecordReplace):
+            JacobianCalls, RecordReplace, LibraryObjects):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -144,6 +145,11 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return self.namespace_call(e, name, target)
         obj = self.static(f)
         if obj is not rules_mod.NOT_STATIC:
+            if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and \
+                    f.attr in self.uf.fields.get(f.value.id, ()):
+                # self.act(z) with act the function the object was made with: called by a name bound to it
+                e = gast.copy_location(gast.Call(func=astutil.name(self.bind(f.attr, obj)), args=e.args,
+                                                 keywords=e.keywords), e)
             return self.static_call(e, obj, target)
         cls = self.inferred_class(f)
         if cls is not None and is_user_function(inspect.getattr_static(cls, "__call__", None)):
@@ -260,6 +266,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         if cls is ir.CallUser:
             expr = self.spread(expr, fields["callee"], fields.get("receiver"))     # f(x, *layer), Lin(**params)
             fields["classes"] = fields.get("classes", ()) + self.argument_classes(expr, fields.get("receiver"))
+            fields["fields"] = self.argument_fields(expr, fields.get("receiver"))
         if target is None:
             if cls is ir.Opaque and not self.harmless(expr.func):
                 # run for its effect, which may be to keep or write its arguments where adsrc cannot see
@@ -375,6 +382,11 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return self.deque_call(e, target)
         if (obj is builtins.min or obj is builtins.max) and self.extremum_call(e, obj, target):
             return
+        if isinstance(obj, np.ufunc) and len(e.args) == obj.nin + 1 and obj.nout == 1 and \
+                not any(isinstance(a, gast.Starred) for a in e.args) and all(k.arg != "out" for k in e.keywords):
+            # np.sin(x, buf): the output array given by position, as `out=buf`
+            e = gast.copy_location(gast.Call(func=e.func, args=e.args[:-1], keywords=list(e.keywords) + [
+                gast.keyword(arg="out", value=e.args[-1])]), e)
         if e.keywords and self.argument_form(e, obj, target):      # np.sum(a, where=m)
             return
         if self.starred_einsum(e, obj, target):                     # np.einsum(spec, *ops)
@@ -570,6 +582,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
 
     # -- methods of values ----------------------------------------------------------------------------
     def method_call(self, e, target):
+        if self.library_method_call(e, target):          # dist.logpdf(x), rng.normal(mu, s)
+            return None
         f = e.func
         name = f.attr
         if isinstance(f.value, gast.Call) and self.static(f.value.func) is super and not f.value.args:

@@ -409,7 +409,8 @@ class Functionalizer:
             rebound = [ir.Copy(result, astutil.name(self.namer.fresh("result")), loc=s.loc)]
             result = rebound[0].expr.id
         call = ir.CallUser((result,) + tuple(a for _, a in names), s.expr, s.callee, s.receiver,
-                           tuple(p for p, _ in names), s.receiver_value, s.checkpoint, s.classes, loc=s.loc)
+                           tuple(p for p, _ in names), s.receiver_value, s.checkpoint, s.classes, s.fields,
+                           loc=s.loc)
         return separate + checks + pre + [call] + post + rebound
 
 

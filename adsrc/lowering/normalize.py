@@ -79,6 +79,8 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         self.single = _assigned_once(uf.node)
         self.declared_globals = _declared_globals(uf.node)
         self.tuple_lengths = {}  # names bound once to a tuple display: their length
+        self.known_fields = {}   # name -> {field: function} of objects made here (objects.py: note_fields)
+        self.library_objects = {}   # names bound once to a frozen distribution or a random generator
         self.straight_sequences = _straight_names(uf.node)    # names only bound at the top level, never changed
         self.deque_limits = {}   # names bound once to a deque with a maxlen: the name holding the maxlen
         self.local_classes = {}  # names bound once to an object made here (or inferred and checked): its class
@@ -90,12 +92,25 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         self.scopes.append(self.uf.locals if fdef is self.uf.node else local_names(fdef) - nonlocals)
         saved = self.out, self.stmt
         try:
-            body = self.block(fdef.body)
+            body = self.field_checks(fdef) + self.block(fdef.body)
         finally:
             self.scopes.pop()
             self.out, self.stmt = saved
         return ir.Function(name or fdef.name, fdef.args, body, None, self.uf, getattr(fdef, "lineno", None),
                            self.bindings, nonlocals)
+
+    def field_checks(self, fdef):
+        """At the start of a function whose parameters' fields hold functions its caller knows (uf.fields): a
+        check when the code runs that they still do (a method may have changed one since)."""
+        if fdef is not self.uf.node or not self.uf.fields:
+            return []
+        saved, self.out = self.out, []
+        for p, known in sorted(self.uf.fields.items()):
+            for field, fn in sorted(known.items(), key=lambda item: item[0]):
+                self.emit(ir.Effect(astutil.call(astutil.name(self.namer.helper("check_field")), [
+                    astutil.name(p), astutil.const(field), astutil.name(self.bind(field, fn))])), fdef)
+        out, self.out = self.out, saved
+        return out
 
     def block(self, stmts):
         saved_out, saved_stmt, known = self.out, self.stmt, self.static_locals
@@ -213,6 +228,9 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
             base = self.known_value(node.value)
             if base is not rules_mod.NOT_STATIC:
                 return getattr(base, node.attr, rules_mod.NOT_STATIC)
+            if isinstance(node.value, gast.Name) and len(self.scopes) == 1:
+                # `self.act` holding a function the caller made the object with (checked: field_checks)
+                return self.uf.fields.get(node.value.id, {}).get(node.attr, rules_mod.NOT_STATIC)
         return rules_mod.NOT_STATIC
 
     # -- statements ------------------------------------------------------------------------------------
@@ -415,6 +433,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
             self.global_write(t.id, value, t)
         elif isinstance(t, gast.Name):
             self.static_locals.pop(t.id, None)
+            self.known_fields.pop(t.id, None)
             if isinstance(value, gast.Tuple) and t.id in self.single and \
                     not any(isinstance(x, gast.Starred) for x in value.elts):
                 self.tuple_lengths[t.id] = len(value.elts)      # f(*t) passes its items one by one
@@ -427,6 +446,8 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
                     self.tuple_lengths[t.id] = n
             if isinstance(value, gast.Lambda):
                 self.lambda_def(value, t.id)       # f = lambda x: ...  is  def f(x): return ...
+                return
+            if self.library_object(t.id, value):   # dist = stats.norm(mu, s): its methods' calls get mu, s
                 return
             self.value(value, t.id)
             self.note_alias(t.id, value)

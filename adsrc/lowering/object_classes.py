@@ -133,6 +133,30 @@ def attribute_classes(cls, attr):
     return table.get(attr, (None, None))
 
 
+def fields_from_parameters(init):
+    """{field: parameter} of the `self.field = parameter` assignments in an __init__ (tuples too:
+    `self.W, self.act = W, act`)."""
+    fdef = _parse(init)
+    if fdef is None or not fdef.args.args:
+        return {}
+    me, params = fdef.args.args[0].arg, {a.arg for a in fdef.args.args[1:] + fdef.args.kwonlyargs}
+    out, stores = {}, {}
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and \
+                n.value.id == me:
+            stores[n.attr] = stores.get(n.attr, 0) + 1
+        if not isinstance(n, ast.Assign) or len(n.targets) != 1:
+            continue
+        pairs = zip(n.targets[0].elts, n.value.elts) if isinstance(n.targets[0], ast.Tuple) and \
+            isinstance(n.value, ast.Tuple) and len(n.targets[0].elts) == len(n.value.elts) else \
+            [(n.targets[0], n.value)]
+        for t, v in pairs:
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me and \
+                    isinstance(v, ast.Name) and v.id in params:
+                out[t.attr] = v.id
+    return {f: p for f, p in out.items() if stores.get(f) == 1}
+
+
 def instance_fields(cls):
     """The names any method of cls (and of its bases) assigns as `self.name = ...`, and a dataclass's fields."""
     found = _FIELDS.get(cls)

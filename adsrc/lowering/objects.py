@@ -43,6 +43,7 @@ class Objects:
                                                             init),
                          e, callee=inspect.getattr_static(cls, "__init__"), receiver=astutil.name(obj),
                          classes=((0, cls),))
+            self.note_fields(obj, cls, e)
         if target is not None and target != obj:
             self.emit(ir.Copy(target, astutil.name(obj)), e)
 
@@ -323,6 +324,38 @@ class Objects:
         attr = inspect.getattr_static(cls, name, None)
         return attr.fset if isinstance(attr, property) and is_user_function(attr.fset) else None
 
+    def note_fields(self, obj, cls, e):
+        """Remember the fields cls.__init__ sets to functions this call passes (known when transforming) or
+        leaves to defaults (`Dense(W, act=np.tanh)`, `self.act = act`), which this function never assigns."""
+        from ..object_args import is_function
+        init = inspect.getattr_static(cls, "__init__")
+        try:
+            params = list(inspect.signature(init).parameters.values())[1:]
+        except (TypeError, ValueError):
+            return
+        if any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords) or \
+                any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+            return
+        passed = dict(zip([p.name for p in params], e.args))
+        passed.update({k.arg: k.value for k in e.keywords})
+        known = {}
+        for field, param in object_classes.fields_from_parameters(init).items():
+            node = passed.get(param)
+            default = next((p.default for p in params if p.name == param), inspect.Parameter.empty)
+            value = self.static(node) if node is not None else default
+            if is_function(value) and not _stores_field(self.uf.node, obj, field):
+                known[field] = value
+        if known:
+            self.known_fields[obj] = known
+
+    def argument_fields(self, call, receiver):
+        """((position, ((field, function), ...)), ...) of a call's arguments made here with functions in
+        their fields (ir.CallUser.fields)."""
+        args = ([receiver] if receiver is not None else []) + list(call.args)
+        out = [(i, a.id) for i, a in enumerate(args) if isinstance(a, gast.Name)]
+        out += [(k.arg, k.value.id) for k in call.keywords if k.arg and isinstance(k.value, gast.Name)]
+        return tuple((i, tuple(sorted(self.known_fields[n].items()))) for i, n in out if n in self.known_fields)
+
     def argument_classes(self, call, receiver):
         """((position, class), ...) of a call's arguments whose class is known (ir.CallUser.classes)."""
         args = ([receiver] if receiver is not None else []) + list(call.args)
@@ -382,6 +415,11 @@ class Objects:
                 if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
                     counts[n.id] = counts.get(n.id, 0) + 1
         return counts
+
+
+def _stores_field(fdef, name, field):
+    return any(isinstance(n, gast.Attribute) and n.attr == field and isinstance(n.value, gast.Name) and
+               n.value.id == name and not isinstance(n.ctx, gast.Load) for n in gast.walk(fdef))
 
 
 def _assigned_values(fdef, name):

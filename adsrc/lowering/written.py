@@ -69,11 +69,45 @@ class Written:
     def argument_form(self, e, obj, target):
         """A call of a NumPy function with a keyword its rule does not take (`np.sum(a, where=m)`), emitted as
         the plain-NumPy form that takes it: True, or False."""
+        if isinstance(obj, np.ufunc) and obj.nout == 1 and obj.nin in (1, 2) and len(e.args) == obj.nin and \
+                any(k.arg == "where" for k in e.keywords) and {k.arg for k in e.keywords} <= {"where", "out"} and \
+                not any(isinstance(a, gast.Starred) for a in e.args):
+            return self.ufunc_where(e, obj, target)
         forms = by_source.ARGUMENT_FORMS.get(obj) if hashable(obj) else None
         fn = next((forms[k.arg] for k in e.keywords if forms is not None and k.arg in forms), None)
         if fn is None:
             return False
         self.call(self.helper_call(fn.__name__, list(e.args), e.keywords), target)
+        return True
+
+    def ufunc_where(self, e, fn, target):
+        """`np.divide(a, b, out=buf, where=m)`: by_source's ufunc_where (values of fn where m holds, buf's
+        elsewhere), written into buf as NumPy does, and buf the result."""
+        keywords = {k.arg: k.value for k in e.keywords}
+        out = keywords.get("out")
+        out = None if isinstance(out, gast.Constant) and out.value is None else out
+        if isinstance(out, gast.Tuple) and len(out.elts) == 1:
+            out = out.elts[0]
+        if isinstance(out, gast.Call):              # out=np.zeros_like(a): a new array, in a name of its own
+            buf = self.temp("out")
+            self.value(out, buf)
+            out = astutil.name(buf)
+        if out is not None and not (isinstance(out, gast.Name) and self.is_local(out.id)):
+            raise self.error(e, f"`{fn.__name__}(..., out=...)` writes into an object adsrc does not own.",
+                             "Assign the result instead, with `np.where` for the entries the condition leaves.")
+        call = self.helper_call(f"ufunc_where{fn.nin}", [astutil.clone(e.func)] + list(e.args),
+                                [gast.keyword(arg="where", value=keywords["where"])] +
+                                ([gast.keyword(arg="fill", value=out)] if out is not None else []))
+        if out is None:
+            self.call(call, target)
+            return True
+        value = self.temp(fn.__name__)
+        self.call(call, value)
+        self.statement(gast.fix_missing_locations(gast.copy_location(gast.Assign(
+            targets=[gast.Subscript(value=astutil.name(out.id), slice=astutil.const(Ellipsis), ctx=gast.Store())],
+            value=astutil.name(value), type_comment=None), e)))
+        if target is not None:
+            self.emit(ir.Copy(target, astutil.name(out.id)), e)
         return True
 
     def starred_einsum(self, e, obj, target):

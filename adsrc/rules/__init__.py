@@ -172,6 +172,9 @@ class Rule:
         self.listing = listing or name     # the name `python -m adsrc rules` shows
         self.check = check             # callable(static args) raising TypeError for unsupported calls
         self.view = view               # the result may be (part of) an argument: never a fresh array
+        # parameters with a derivative the rule does not give: a differentiated value there is refused
+        # (differentiation/ops.py); the other parameters without templates have none (axes, shapes, keys)
+        self.unsupported = ()
 
     def __repr__(self):
         return f"<rule {self.name}>"

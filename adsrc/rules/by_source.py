@@ -486,6 +486,7 @@ if hasattr(np, "astype"):
 IMPLEMENTATIONS.update(PYTHON_IMPLEMENTATIONS)
 IMPLEMENTATIONS.update(by_source_more.IMPLEMENTATIONS)
 ARGUMENT_FORMS.update(by_source_more.ARGUMENT_FORMS)
+ufunc_where1, ufunc_where2 = by_source_more.ufunc_where1, by_source_more.ufunc_where2
 
 _UFUNC_METHODS = {"outer": ufunc_outer, "reduce": ufunc_reduce, "accumulate": ufunc_accumulate}
 

@@ -188,3 +188,16 @@ IMPLEMENTATIONS = {
 IMPLEMENTATIONS.update({getattr(cmath, name): fn for name, fn in _CMATH.items()})
 if hasattr(np, "row_stack"):
     IMPLEMENTATIONS[np.row_stack] = row_stack
+
+
+# -- a ufunc with where= -------------------------------------------------------------------------------------------
+# fn's values where the condition holds and `fill`'s elsewhere (what `out=` held, or zeros: NumPy leaves those
+# entries of a new array uninitialized). fn sees a harmless 1.0 where the condition fails, so its derivative
+# there is finite and the zero cotangent keeps it zero (`np.divide(a, b, out=..., where=b != 0)` has no NaN).
+
+def ufunc_where1(fn, x, fill=0.0, where=True):
+    return np.where(where, fn(np.where(where, x, 1.0)), fill)
+
+
+def ufunc_where2(fn, x, y, fill=0.0, where=True):
+    return np.where(where, fn(np.where(where, x, 1.0), np.where(where, y, 1.0)), fill)

@@ -95,6 +95,16 @@ def angle_cot(g, z, deg):
 
 
 @helper
+def nan_to_num_fill_cot(g, x, which):
+    """The cotangent of the value nan_to_num puts in place of NaN (which=0), +inf (1) or -inf (2): g where it
+    did (in the real and imaginary parts of complex values separately)."""
+    test = (np.isnan, np.isposinf, np.isneginf)[which]
+    if np.iscomplexobj(x):
+        return np.real(g) * test(np.real(x)) + np.imag(g) * test(np.imag(x))
+    return g * test(x)
+
+
+@helper
 def nan_to_num_cot(g, x):
     """nan_to_num replaces non-finite values by constants; a complex value's real and imaginary parts
     separately: the cotangent is Re(g) [Re x finite] + i Im(g) [Im x finite]."""

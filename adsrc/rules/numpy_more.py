@@ -6,7 +6,7 @@ np.linalg.lstsq / eig / eigvals, and the ufunc methods reduce / accumulate. Help
 import gast
 import numpy as np
 
-from . import Rule, general
+from . import FUNCTIONS, Rule, general
 from . import fft_rules, numpy_more_helpers  # noqa: F401  (registers the np.fft rules and the helpers)
 
 la = np.linalg
@@ -57,6 +57,7 @@ general(la.eigvals, "np.linalg.eigvals", "a", a="eigvals_vjp(g, a)")
 # -- differences and selections --------------------------------------------------------------------------------
 general(np.gradient, "np.gradient", "f, *varargs, axis=None, edge_order=1", container=True,
         f="gradient_vjp(g, f, varargs, axis, edge_order)")
+FUNCTIONS[np.gradient].unsupported = ("varargs",)      # the spacing's derivative is not written
 general(np.partition, "np.partition", "a, kth, axis=-1, kind='introselect'", a="partition_vjp(g, a, ans, axis)")
 
 # -- ufunc methods: np.add.reduce(a) is np.sum(a, axis=0), np.multiply.accumulate(a) np.cumprod(a, axis=0)... --

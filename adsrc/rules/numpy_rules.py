@@ -61,7 +61,10 @@ for _fn, _t in UNARY.items():
 elementwise(np.radians, "np.radians", UNARY[np.deg2rad])
 elementwise(np.degrees, "np.degrees", UNARY[np.rad2deg])
 # nan_to_num replaces non-finite values by constants (no `copy=False`: it would write into x)
-elementwise(np.nan_to_num, "np.nan_to_num", "nan_to_num_cot(g, x)", signature="x, *, nan=0.0, posinf=None, neginf=None")
+# (the values put in place of NaN and infinities get the cotangent where they went)
+elementwise(np.nan_to_num, "np.nan_to_num", "nan_to_num_cot(g, x)", "nan_to_num_fill_cot(g, x, 0)",
+            "nan_to_num_fill_cot(g, x, 1)", "nan_to_num_fill_cot(g, x, 2)",
+            signature="x, *, nan=0.0, posinf=None, neginf=None")
 elementwise(np.copy, "np.copy", "g", signature="a, order='K'")
 
 # -- elementwise, two arguments (summed back over broadcast axes automatically) ------------------
