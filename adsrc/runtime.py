@@ -1038,7 +1038,8 @@ _FIELDS_ONLY = weakref.WeakKeyDictionary()
 def check_field(obj, field, fn):
     """adsrc followed `obj.field(...)` as a call of fn, the function the caller made obj with: refuse, when the
     code runs, an object whose field holds another one by now."""
-    if getattr(obj, field, None) is not fn:
+    held = getattr(obj, field, None)
+    if held is not fn and getattr(held, "_adsrc_numpy_helper", None) is not fn:     # (xp/dispatch.py's facade)
         raise TypeError(f"adsrc transformed a method of {type(obj).__name__} for `{field}` holding "
                         f"{getattr(fn, '__name__', fn)!r}, the function the object was made with, but it holds "
                         f"{getattr(obj, field, None)!r} when the code runs. Pass the function to the method "

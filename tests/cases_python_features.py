@@ -621,3 +621,18 @@ def functions_held_in_fields_of_objects_made_here(W, b, x):
     layer = _Activated(W.T, b, _leaky_relu)
     d = _Activated(W, b, act=np.sin)
     return np.sum(layer(h)) + np.sum(d(x) ** 2)
+
+
+class _Scaled2:
+    scale = 1.5                     # a class attribute: a constant (forward mode took its value for a tangent)
+
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self):
+        return self.scale * self.w ** 2
+
+
+@case(np.array([0.7, 1.3]))
+def class_attributes_read_through_self(x):
+    return _Scaled2(x[0])() * x[1] + _Scaled2(x)().sum()

@@ -89,3 +89,35 @@ def test_gradient_through_a_hessian():
                                rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(adsrc.value_and_grad(hessian_log_determinant)(x)[0], hessian_log_determinant(x),
                                rtol=1e-12)
+
+
+def vector_field(x):
+    return np.array([np.sin(x[0]) * x[1], x[0] * x[1] ** 2, np.exp(0.3 * x[2])])
+
+
+def laplacian_loss(theta, p):
+    def u(x):
+        return np.sum(theta * np.sin(x) * x[::-1])
+    lap = np.trace(adsrc.jacfwd(adsrc.grad(u))(p))
+    g = adsrc.grad(lambda z: -0.5 * np.sum(z ** 2 * theta))
+    return lap ** 2 + np.sum(g(p) * p)
+
+
+def nested_and_vector_hessians(x):
+    h = adsrc.hessian(vector_field)(x)                    # shape (3, 3, 3)
+    jj = adsrc.jacfwd(adsrc.jacrev(vector_field))(x)
+    named = adsrc.grad(energy)
+    return np.sum(h * jj) + np.sum(adsrc.jacobian(named)(x) ** 2) + np.sum(adsrc.hvp(energy, x[:2], x[1:]) ** 2)
+
+
+@pytest.mark.parametrize("fn, args", [(laplacian_loss, (np.array([0.4, -0.7]), np.array([0.3, 0.9]))),
+                                      (nested_and_vector_hessians, (np.array([0.3, -0.8, 0.5]),))],
+                         ids=["laplacian_loss", "nested_and_vector_hessians"])
+def test_jacobians_of_gradients_closures_and_jacobians_inside(fn, args):
+    got = adsrc.grad(fn, argnums=tuple(range(len(args))))(*args)
+    for k, g in enumerate(got):
+        def moved(v, k=k):
+            new = list(args)
+            new[k] = v
+            return fn(*new)
+        np.testing.assert_allclose(g, central_grad(moved, args[k]), rtol=1e-5, atol=1e-7)

@@ -361,7 +361,11 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return getattr(self, "prim_" + primitives.primitive_name(obj))(e, target)
         if is_derivative(obj):
             return self.derivative_call(e, obj, target)
-        from .. import nested_jacobians
+        from .. import jacobians, nested_jacobians
+        if obj is jacobians.hvp:                        # adsrc.hvp(f, x, v)
+            call = self.hvp_call(e)
+            if call is not None:
+                return self.call(call, target)
         made = nested_jacobians.jacobian_of(obj)        # J = adsrc.jacobian(f) made outside, called here
         call = self.jacobian_call(e, made[0], made[1]) if made is not None else None
         if call is not None:

@@ -63,6 +63,13 @@ class FunctionValues:
         call = gast.Call(func=func, args=args + list(e.args), keywords=keywords + list(e.keywords))
         return self.call(call, target)
 
+    def gradient_of_local(self, value):
+        """Is value `adsrc.grad(f, ...)` (or value_and_grad) of a lambda or a def of this function?"""
+        from .. import api
+        f = value.args[0] if value.args else None
+        return self.static(value.func) in (api.grad, api.value_and_grad) and \
+            (isinstance(f, gast.Lambda) or isinstance(f, gast.Name) and self.is_local(f.id))
+
     def known_item(self, node):
         """`table[key]` with the table and the key known when transforming: the item, or NOT_STATIC."""
         if isinstance(node.slice, gast.Slice):
@@ -89,6 +96,9 @@ class FunctionValues:
             obj = self.known_item(value)     # stepper = INTEGRATORS[method], with method a static argument
             if obj is not rules_mod.NOT_STATIC and callable(obj):
                 self.functions[target] = ("alias", astutil.name(self.bind(target, obj)))
+        elif isinstance(target, str) and target in self.single and isinstance(value, gast.Call) and \
+                self.gradient_of_local(value):
+            self.functions[target] = ("applied", value)        # g = adsrc.grad(lambda z: ...); g(q)
         elif isinstance(target, str) and target in self.single and isinstance(value, gast.Call):
             obj = self.derivative_made_here(value)            # g = adsrc.grad(loss); g(w)
             if obj is rules_mod.NOT_STATIC:
