@@ -1035,6 +1035,22 @@ _FIELDS_ONLY = weakref.WeakKeyDictionary()
 
 
 @helper
+def check_held_change(obj, fields, others, names, where):
+    """A method changing in place the fields `fields` of obj (a call at `where`): refuse, when the code runs,
+    a field that is (or holds) the object another name of the function holds too, since adsrc would follow the
+    change into obj only."""
+    for f in fields:
+        v = getattr(obj, f, None)
+        parts = list(v) if isinstance(v, (list, tuple)) else []
+        for o, n in zip(others, names):
+            if isinstance(o, (np.ndarray, list, dict)) and (v is o or any(e is o for e in parts)):
+                raise TypeError(f"the method called at {where} changes `{f}` of an object in place, and that is the "
+                                f"object `{n}` holds too (the object was made holding it): adsrc follows the change "
+                                f"into the object but not into `{n}`. Read the value through the object after the "
+                                f"call, or give the object a copy (`{n}.copy()`).")
+
+
+@helper
 def check_field(obj, field, fn):
     """adsrc followed `obj.field(...)` as a call of fn, the function the caller made obj with: refuse, when the
     code runs, an object whose field holds another one by now."""

@@ -336,8 +336,8 @@ def attr_tangent(t, obj, name):
     if constant or (type(t) is float and t == 0.0 and not isinstance(obj, float)):
         return zeros_tangent(getattr(obj, name))
     fields = getattr(t, "__dict__", None)
-    if isinstance(fields, dict) and name not in fields and not array and not isinstance(t, tuple) and \
-            not hasattr(type(t), "__slots__"):
+    if isinstance(fields, dict) and name not in fields and not array and not isinstance(t, (tuple, dict)) and \
+            not hasattr(type(t), "__slots__") and not hasattr(type(t), "__getattr__"):
         return zeros_tangent(getattr(obj, name))    # a class attribute (`scale = 1.0`, a ClassVar): constant
     return getattr(t, name)
 

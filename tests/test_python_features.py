@@ -319,3 +319,66 @@ def _flat_fields(v):
 def test_a_field_named_like_an_array_attribute_is_the_objects_field():
     v = np.array([0.7, -0.3, 1.1])
     np.testing.assert_allclose(adsrc.grad(_flat_fields)(v), central_grad(_flat_fields, v), rtol=1e-7, atol=1e-9)
+
+
+class _Holder:
+    def __init__(self, arr):
+        self.arr = arr
+
+
+def _changed_through_the_holder(x):
+    y = [x[0], x[1]]
+    h = _Holder(y)                      # the constructor keeps y: h.arr is y
+    h.arr[0] = h.arr[0] * 3.0
+    return y[0] + y[1] * y[0]
+
+
+def test_a_change_through_an_object_holding_a_local_list_is_seen_through_the_list():
+    # the write through h.arr was not seen through y: value and gradient silently wrong
+    x = np.array([0.3, 1.2])
+    value, g = adsrc.value_and_grad(_changed_through_the_holder)(x)
+    assert value == pytest.approx(_changed_through_the_holder(x), rel=1e-12)
+    np.testing.assert_allclose(g, central_grad(_changed_through_the_holder, x), rtol=1e-7, atol=1e-9)
+
+
+class _Keeper:
+    def __init__(self, arr):
+        self.arr = arr
+        self.calls = 0
+
+    def scale(self, s):
+        self.calls += 1                 # a number: rebound, no conflict
+        self.arr *= s                   # the array the caller holds too, changed in place
+
+    def push(self, v):
+        self.arr.append(v)
+
+
+def _scaled_through_a_method(x):
+    y = x.copy()
+    h = _Keeper(y)
+    h.scale(x[1])
+    return np.sum(y ** 2)
+
+
+def _pushed_through_a_method(x):
+    store = []
+    h = _Keeper(store)
+    h.push(x[0] ** 2)
+    return sum(store)
+
+
+def _counted_only(x):
+    y = x * 2.0
+    h = _Keeper(np.ones(1))
+    h.scale(3.0)                        # changes its own list, not y
+    return np.sum(y) * h.calls
+
+
+def test_a_method_changing_an_array_the_caller_also_holds_is_refused_not_dropped():
+    # y's change through h was not seen (value and gradient silently wrong)
+    x = np.array([0.3, 1.2])
+    for fn in (_scaled_through_a_method, _pushed_through_a_method):
+        with pytest.raises(TypeError, match="adsrc follows the change into the object but not into"):
+            adsrc.grad(fn)(x)
+    np.testing.assert_allclose(adsrc.grad(_counted_only)(x), [2.0, 2.0], rtol=1e-12)

@@ -431,6 +431,21 @@ class Analysis:
                 state.bind(s.target, held)
         elif isinstance(s, ir.Def):
             state.bind(s.name, {Ref(("site", id(s)))})
+        if isinstance(s, ir.CallUser):
+            self.call_stores(s, state)
+
+    def call_stores(self, s, state):
+        """A callee that keeps one argument in another (`Holder(y)` with `self.arr = arr`): the holder's object
+        holds the argument's from then on, so a change through either is seen through the other."""
+        summary = self.oracle.summary(s)
+        if summary is None or not summary.stores:
+            return
+        args = summary.arguments(s)
+        for p, q in summary.stores:
+            holder, held = args.get(p), args.get(q)
+            if isinstance(holder, gast.Name) and isinstance(held, gast.Name):
+                state.store(self.atom_refs(holder, state), self.atom_refs(held, state))
+                state.invalidate(holder.id)
 
     def atom_refs(self, node, state):
         if isinstance(node, gast.Name):

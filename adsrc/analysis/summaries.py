@@ -43,6 +43,8 @@ class Summary:
     params: tuple           # the callee's parameters, in order
     mutates: tuple = ()     # parameters whose objects the callee may change in place
     result_aliases: bool = False   # the result may share (part of) an argument's object
+    stores: tuple = ()      # (p, q): p's object may hold q's object afterwards (`self.arr = arr` in __init__)
+    deep: tuple = ()        # parameters an object held by whose object the callee may change (`self.arr *= s`)
 
     def arguments(self, stmt):
         """parameter -> argument atom at a call (the receiver first): the positional arguments before a `*`
@@ -194,17 +196,25 @@ class Summaries:
         fn = self.front(fun, statics)
         oracle = CallOracle(self, fn.uf)
         analysis = al.Analysis(fn, oracle)
-        mutated = set()
+        mutated, deep = set(), set()
 
         def visit(s, state):
             for name in _changed_names(s, oracle):
                 mutated.update(relations.params_reached(state, name))
+                for r in state.refs(name):      # a change to an object a parameter's object holds
+                    deep.update(h[1] for h in state.holders(r.obj) if h[0] == "param" and h != r.obj)
+                    if r.obj[0] == "param" and r.path:
+                        deep.add(r.obj[1])      # (`self.arr *= s`: a part of the object, read as a field)
         end = analysis.block(fn.body, analysis.initial(), visit)
+        stores = tuple(sorted((p, q) for p in params if p in mutated for q in params
+                              if q != p and ("param", q) in _held_objects(end, ("param", p))))
         result = fn.result
         aliases = isinstance(result, gast.Name) and any(
             r.obj[0] == "param" or any(h[0] == "param" for h in _held_objects(end, r.obj))
             for r in end.refs(result.id))
-        return Summary(params, tuple(p for p in params if p in mutated and p not in statics), aliases)
+        return Summary(params, tuple(p for p in params if p in mutated and p not in statics), aliases,
+                       tuple((p, q) for p, q in stores if p not in statics and q not in statics),
+                       tuple(p for p in params if p in deep and p not in statics))
 
 
 def _held_objects(state, obj):

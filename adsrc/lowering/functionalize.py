@@ -29,6 +29,7 @@ from ..analysis import aliases as al, relations as rel
 from ..analysis.liveness import Liveness
 from ..ir import nodes as ir
 from ..ir.walk import assigned, target_names
+from . import object_classes
 
 # list and dict methods: method -> helper returning the changed object's new value
 _METHODS = {"extend": "list_extend", "insert": "list_insert", "clear": "clear_copy", "update": "dict_update",
@@ -45,6 +46,7 @@ class Functionalizer:
         self.fn = fn
         self.uf = fn.uf
         self.namer = namer
+        self.user_names = astutil.all_names(fn.uf.node)      # (the names the function itself writes)
         self.analysis = al.Analysis(fn, oracle)
         self.oracle = self.analysis.oracle
         self.live = Liveness(fn, _CHANGES)
@@ -357,6 +359,29 @@ class Functionalizer:
         expr = astutil.call(self.helper(base), [astutil.name(r)] + args)
         return out + self.changed(s, state, r, lambda t: self.helper_op(t, expr, base, s.loc))
 
+    def held_change_checks(self, s, state, summary, args):
+        """A call changing in place an object that an argument's object holds (`h.scale(s)` doing
+        `self.arr *= s`, with h made by `Holder(y)`), when another name of this function may hold that object too
+        (y): adsrc gives the argument its new value but cannot tell where in it the other name's object is.
+        Checks, when the code runs, that no field the callee changes in place holds another name's object
+        (a counter field `self.calls += 1` is a number: no conflict)."""
+        out = []
+        for p in summary.deep:
+            a = args.get(p)
+            fields = object_classes.fields_changed_in_place(s.callee, p)
+            if not isinstance(a, gast.Name) or not fields:
+                continue
+            objs = {r.obj for r in state.refs(a.id)}
+            held = {r.obj for r in state.held(*objs)} - objs if objs else set()
+            others = sorted(n for n, refs in state.pts.items() if n != a.id and n in self.user_names and
+                            any(r.obj in held for r in refs))
+            if others:
+                out.append(ir.Effect(astutil.call(self.helper("check_held_change"), [
+                    astutil.name(a.id), astutil.const(fields), astutil.tuple_([astutil.name(n) for n in others]),
+                    astutil.const(tuple(others)), astutil.const(f"{self.uf.filename}, line {s.loc.line}")]),
+                    loc=s.loc))
+        return out
+
     def call_changing_arguments(self, s, state, summary):
         """A call to a function that changes arguments in place: it also returns their new values."""
         args = summary.arguments(s)
@@ -368,10 +393,10 @@ class Functionalizer:
                                 "Pass the arguments one per parameter (`W, b = params; f(W, b)`).")
         changed = [(p, args[p]) for p in summary.mutates if p in args]
         shared = [(p, a) for p, a in args.items() if isinstance(a, gast.Name)]
-        separate = []
+        separate = self.held_change_checks(s, state, summary, args)
         if changed and len(shared) > 1:
             # `h(v, v)`: the parameters are one object in Python; refused when the code runs if they share
-            separate = [ir.Effect(astutil.call(self.helper("check_separate"), [
+            separate += [ir.Effect(astutil.call(self.helper("check_separate"), [
                 astutil.tuple_([astutil.name(a.id) for _, a in shared]),
                 astutil.const(tuple(p in summary.mutates for p, _ in shared)),
                 astutil.const(tuple(p for p, _ in shared)),

@@ -359,14 +359,13 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
                 self.emit(ir.InplaceOp(item, s.op, self.atom(s.value), item_of=base), s)
             self.emit(ir.SetItem(base, astutil.clone(index), astutil.name(item)), t)
         else:
-            # o.a = o.a op value. For an array field Python changes the array in place, which other names
-            # holding that same array would see; here the field gets a new array (names holding the old one
-            # keep it as it was)
+            # Python: field = o.a; field op= value (in place for an array or a list, which other names holding
+            # that same object see); o.a = field
             base = self.subscript_base(t, "attribute")
-            new = self.temp(f"{base}_{t.attr}")
-            self.value(gast.BinOp(left=gast.Attribute(value=astutil.name(base), attr=t.attr, ctx=gast.Load()),
-                                  op=s.op, right=s.value), new)
-            self.emit(ir.SetItem(base, astutil.const(t.attr), astutil.name(new), attr=True), t)
+            field = self.temp(f"{base}_{t.attr}")
+            self.value(gast.Attribute(value=astutil.name(base), attr=t.attr, ctx=gast.Load()), field)
+            self.emit(ir.InplaceOp(field, s.op, self.atom(s.value)), s)
+            self.emit(ir.SetItem(base, astutil.const(t.attr), astutil.name(field), attr=True), t)
 
     def stmt_Delete(self, s):
         for t in s.targets:
