@@ -205,3 +205,28 @@ def ufunc_keywords_out_and_where(x, c):
         s = np.sqrt(np.abs(x), out=np.full(3, c), where=np.abs(x) > 0.6)
         filled = np.nan_to_num(np.log(d) / d, posinf=c, neginf=-c * c)    # -inf, inf where d is 0
     return np.sum(r ** 2) + np.sum(buf * x) + np.sum(s * c) + np.sum(filled * x)
+
+
+@case(np.array([0.3, -0.5, 0.8, 1.2, -0.1, 0.6]))
+def numpy_functions_and_keywords_written_in_numpy(x):
+    # np.diff's prepend/append, np.cov's weights, np.polymul, numpy.polynomial's polyval, np.add.reduceat
+    # (all were refused)
+    from numpy.polynomial import polynomial as P
+    d = np.diff(x, prepend=x[0] * 0.5, append=2.0)
+    c = np.cov(np.stack([x, x ** 2]), aweights=np.exp(x), fweights=np.array([1, 2, 1, 1, 3, 1]))
+    p = np.polymul(x[:3], x[3:5])
+    v = P.polyval(x[2], x[:4]) + np.sum(P.polyval(x[:2], x[2:5]))
+    seg = np.add.reduceat(x * x, np.array([0, 2, 2, 5]))
+    return np.sum(d ** 2) + np.sum(c) + np.sum(p * x[:4]) + v + np.sum(seg * np.arange(4.0))
+
+
+@case(np.array([0.3, 0.45, -0.2]))
+def discrete_pmfs_and_erfcx(x):
+    # binom/bernoulli/geom pmfs as functions of their probability, a frozen binomial, scipy.special.erfcx
+    # (all were refused)
+    from scipy import special, stats
+    p = 0.5 + 0.4 * np.tanh(x)
+    k = np.array([2.0, 0.0, 1.0])
+    out = np.sum(stats.binom.logpmf(k, 4, p)) + np.sum(stats.bernoulli.pmf(np.array([1, 0, 1]), p))
+    out = out + np.sum(stats.geom.logpmf(np.array([1, 3, 2]), p)) + stats.binom(5, p[0]).logpmf(3)
+    return out + np.sum(special.erfcx(x * 2.0))

@@ -473,3 +473,19 @@ def test_matrix_norms_of_complex_values(ord):
     adsrc.check_grads(lambda a: np.linalg.norm(a, ord), (z,), modes=["fwd", "rev"], order=1)
     np.testing.assert_allclose(adsrc.grad(lambda a: np.linalg.norm(a, ord))(z.real),
                                adsrc.grad(lambda a: np.linalg.norm(a, ord))(z.real + 0j).real, rtol=1e-10)
+
+
+def time_evolution_loss(x):
+    import scipy.linalg as sl
+    h = np.array([[x[0], x[1]], [x[1], -x[0]]])
+    u = sl.expm(-1j * h * 0.7)          # quantum time evolution: a complex matrix exponential
+    return np.abs(u[0, 1]) ** 2 + np.real(u[0, 0] * (1 - 2j))
+
+
+def test_matrix_exponential_of_complex_matrices():
+    pytest.importorskip("scipy")
+    x = np.array([0.3, 0.45])
+    adsrc.check_grads(time_evolution_loss, (x,), modes=("fwd", "rev"), order=1)
+    z = np.array([[0.2 + 0.1j, -0.3j], [0.5, 0.1 - 0.4j]])
+    import scipy.linalg as sl
+    check_complex_grad(lambda a: np.sum(np.abs(sl.expm(a)) ** 2), (z,), 0, rtol=1e-5, atol=1e-6)

@@ -353,6 +353,18 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
 
     # -- functions known when transforming -----------------------------------------------------------
     def static_call(self, e, obj, target):
+        if isinstance(obj, functools._lru_cache_wrapper) and getattr(obj, "__wrapped__", None) is not None:
+            # @functools.lru_cache / @functools.cache on a pure helper: the helper itself (the cache only
+            # saves calls)
+            fn = obj.__wrapped__
+            return self.static_call(gast.copy_location(gast.Call(func=astutil.name(self.bind(fn.__name__, fn)),
+                                                                 args=e.args, keywords=e.keywords), e), fn, target)
+        if obj is abs and len(e.args) == 1 and not e.keywords:
+            cls = self.expression_class(e.args[0])
+            if cls is not None and is_user_function(inspect.getattr_static(cls, "__abs__", None)):
+                # abs(v) on an object of the user's class: v.__abs__()
+                return self.call(gast.copy_location(gast.Call(func=gast.Attribute(
+                    value=e.args[0], attr="__abs__", ctx=gast.Load()), args=[], keywords=[]), e), target)
         if obj is primitives.within_grad:
             if e.args or e.keywords:
                 raise self.error(e, "adsrc.within_grad() takes no arguments.")

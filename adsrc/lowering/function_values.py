@@ -74,8 +74,13 @@ class FunctionValues:
         """`table[key]` with the table and the key known when transforming: the item, or NOT_STATIC."""
         if isinstance(node.slice, gast.Slice):
             return rules_mod.NOT_STATIC
-        table = self.static(node.value)
         key = astutil.literal_value(node.slice) if astutil.is_constant_literal(node.slice) else self.static(node.slice)
+        if isinstance(node.value, gast.Dict) and key is not rules_mod.NOT_STATIC and \
+                all(isinstance(k, gast.Constant) for k in node.value.keys):
+            # {"normal": Normal, "laplace": Laplace}[family]: the entry for the key
+            entry = next((v for k, v in zip(node.value.keys, node.value.values) if k.value == key), None)
+            return self.static(entry) if entry is not None else rules_mod.NOT_STATIC
+        table = self.static(node.value)
         if table is rules_mod.NOT_STATIC or key is rules_mod.NOT_STATIC or not isinstance(table, (dict, list, tuple)):
             return rules_mod.NOT_STATIC
         try:
@@ -85,17 +90,25 @@ class FunctionValues:
 
     def note_alias(self, target, value):
         """Remember `act = np.tanh` (a name bound once to a callable known when transforming),
-        `g = adsrc.grad(loss)` and `step = make_step(2.0)` (the function a factory makes, factories.py)."""
+        `g = adsrc.grad(loss)` and `step = make_step(2.0)` (the function a factory makes, factories.py), and a
+        name bound once to a string (`name = "w"`: getattr(obj, name) reads obj.w)."""
+        if isinstance(target, str) and target in self.single and isinstance(value, gast.Constant) and \
+                isinstance(value.value, str):
+            self.static_locals[target] = value.value
+            return
         if isinstance(target, str) and target in self.single and isinstance(value, (gast.Name, gast.Attribute)) or \
                 isinstance(target, str) and target in self.single and isinstance(value, gast.Subscript) and \
                 isinstance(value.slice, gast.Constant):       # g = TERMS[0] (an unrolled loop's item, generated)
             obj = self.static(value)
             if obj is not rules_mod.NOT_STATIC and callable(obj):
                 self.functions[target] = ("alias", value)
+                if isinstance(obj, type):
+                    self.static_locals[target] = obj        # cls = REGISTRY["normal"]: a class known here
         elif isinstance(target, str) and target in self.single and isinstance(value, gast.Subscript):
             obj = self.known_item(value)     # stepper = INTEGRATORS[method], with method a static argument
             if obj is not rules_mod.NOT_STATIC and callable(obj):
                 self.functions[target] = ("alias", astutil.name(self.bind(target, obj)))
+                self.static_locals[target] = obj        # (cls = REGISTRY["normal"]; cls(x).nll(v))
         elif isinstance(target, str) and target in self.single and isinstance(value, gast.Call) and \
                 self.gradient_of_local(value):
             self.functions[target] = ("applied", value)        # g = adsrc.grad(lambda z: ...); g(q)

@@ -50,6 +50,16 @@ class LibraryObjects:
                                                        for k in keywords])), value)
         return True
 
+    def frozen_inline(self, node):
+        """("frozen", ...) for `stats.binom(5, p)` written where its method is called, else None."""
+        if not isinstance(node, gast.Call) or any(isinstance(a, gast.Starred) for a in node.args) or \
+                any(k.arg is None for k in node.keywords):
+            return None
+        maker = self.static(node.func)
+        if maker is rules_mod.NOT_STATIC or not _distribution(maker):
+            return None
+        return ("frozen", astutil.name(self.bind(_name(maker), maker)), list(node.args), list(node.keywords))
+
     def kept(self, node, stem):
         """node's value now, in a name of its own (a constant stays as written)."""
         if isinstance(node, gast.Constant):
@@ -62,11 +72,14 @@ class LibraryObjects:
         """Emit `dist.logpdf(x)` or `rng.normal(mu, s)` on a name noted above as the call adsrc has a rule for:
         True, or False for another call."""
         f = e.func
-        if not isinstance(f, gast.Attribute) or not isinstance(f.value, gast.Name) or \
-                f.value.id not in self.library_objects or self.shadowed(f.value.id) or \
-                any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
+        if not isinstance(f, gast.Attribute) or any(isinstance(a, gast.Starred) for a in e.args) or \
+                any(k.arg is None for k in e.keywords):
             return False
-        known = self.library_objects[f.value.id]
+        inline = self.frozen_inline(f.value)            # stats.binom(5, p).logpmf(k)
+        if inline is None and (not isinstance(f.value, gast.Name) or f.value.id not in self.library_objects or
+                               self.shadowed(f.value.id)):
+            return False
+        known = inline or self.library_objects[f.value.id]
         if known[0] == "frozen":
             _, dist, args, keywords = known
             call = gast.Call(func=gast.Attribute(value=astutil.clone(dist), attr=f.attr, ctx=gast.Load()),

@@ -412,6 +412,25 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         self.emit(ir.Const(name, astutil.name(self.bind(name, value))), s)
 
     def stmt_With(self, s):
+        import contextlib
+        ctx = s.items[0].context_expr if len(s.items) == 1 else None
+        fn = self.static(ctx.func) if isinstance(ctx, gast.Call) else rules_mod.NOT_STATIC
+        if fn is contextlib.suppress and s.items[0].optional_vars is None and ctx.args and not ctx.keywords:
+            # with suppress(E): body  is  try: body  except E: pass
+            kinds = ctx.args[0] if len(ctx.args) == 1 else gast.Tuple(elts=list(ctx.args), ctx=gast.Load())
+            handler = gast.ExceptHandler(type=kinds, name=None, body=[gast.Pass()])
+            return self.statement(gast.fix_missing_locations(gast.copy_location(
+                gast.Try(body=s.body, handlers=[handler], orelse=[], finalbody=[]), s)))
+        if fn is contextlib.nullcontext and not ctx.keywords and len(ctx.args) <= 1:
+            body = list(s.body)
+            if s.items[0].optional_vars is not None:        # with nullcontext(v) as name: name is v
+                value = ctx.args[0] if ctx.args else astutil.const(None)
+                body.insert(0, gast.copy_location(gast.Assign(targets=[s.items[0].optional_vars], value=value,
+                                                              type_comment=None), s))
+            for inner in gast.fix_missing_locations(gast.Module(body=body, type_ignores=[])).body:
+                self.stmt = inner
+                self.statement(inner)
+            return None
         for item in s.items:
             ctx = item.context_expr
             fn = self.static(ctx.func) if isinstance(ctx, gast.Call) else rules_mod.NOT_STATIC
@@ -460,6 +479,11 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
             elif isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(spec) and \
                     not any(isinstance(x, gast.Starred) for x in value.elts):
                 self.value(value, spec)        # a, b = b, a: element by element
+                for name, elt in zip(spec, value.elts):        # a, b = Vec(x), Vec(y): their classes
+                    cls = self.made_by(elt) if isinstance(name, str) and name in self.single and \
+                        len(self.scopes) == 1 else None
+                    if cls is not None:
+                        self.local_classes[name] = cls
             else:
                 # compute the value, then unpack it (an array's cotangent is then an array)
                 self.emit(ir.Copy(spec, self.atom(value)), value)

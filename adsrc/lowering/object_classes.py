@@ -264,6 +264,9 @@ def _made_by_return(v, resolve, me, owner):
     """The class of the object a returned expression makes (see returned_class), or None."""
     if isinstance(v, ast.Call):
         f = v.func
+        if me is not None and isinstance(f, ast.Attribute) and f.attr == "_replace" and \
+                isinstance(f.value, ast.Name) and f.value.id == me:
+            return owner if _record_type(owner) else None      # a namedtuple's method: self._replace(...)
         if me is not None and (isinstance(f, ast.Attribute) and f.attr == "__class__" and
                                isinstance(f.value, ast.Name) and f.value.id == me or
                                isinstance(f, ast.Call) and isinstance(f.func, ast.Name) and f.func.id == "type" and

@@ -145,13 +145,14 @@ class Objects:
         """The class of the object `obj.attr` or `objs[i]` holds, as inferred (checked when the code runs)."""
         if isinstance(v, gast.Subscript) and not isinstance(v.slice, gast.Slice):
             return self.element_class(v.value)
-        if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and self.resolved(v.func) is None:
-            return self.expression_class(v)              # w = v.scaled(2.0)
+        if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and self.resolved(v.func) is None or \
+                isinstance(v, gast.Call) and self.resolved(v.func) is abs and len(v.args) == 1:
+            return self.expression_class(v)              # w = v.scaled(2.0); w = abs(v)
         if isinstance(v, gast.Call):
             fn = self.resolved(v.func)
             return object_classes.returned_class(fn) if is_user_function(fn) else object_classes.factory_class(fn)
-        if isinstance(v, gast.BinOp):
-            return self.expression_class(v)              # w = 2.0 * v + v
+        if isinstance(v, (gast.BinOp, gast.UnaryOp, gast.IfExp)):
+            return self.expression_class(v)              # w = 2.0 * v + v; w = -v; m = a if c else b
         return self.attribute_class(v)
 
     def operator_method(self, e):
@@ -192,6 +193,13 @@ class Objects:
         `return` of the method (`__add__`, `__rmul__`...) makes one of the same class; else None."""
         if isinstance(e, gast.Name):
             return self.known_class(e)
+        if isinstance(e, gast.IfExp):               # a if c else b, both of one class
+            body = self.expression_class(e.body)
+            return body if body is not None and self.expression_class(e.orelse) is body else None
+        if isinstance(e, gast.Call) and self.resolved(e.func) is abs and len(e.args) == 1:
+            cls = self.expression_class(e.args[0])      # abs(v): v.__abs__()
+            method = inspect.getattr_static(cls, "__abs__", None) if cls is not None else None
+            return object_classes.returned_class(method, cls) if is_user_function(method) else None
         if isinstance(e, gast.Call) and (not isinstance(e.func, gast.Attribute) or self.resolved(e.func) is not None):
             made = self.made_by(e)                       # C(...), or a function of the user's making one
             fn = self.resolved(e.func)
@@ -209,7 +217,7 @@ class Objects:
             method = inspect.getattr_static(cls, name, None) if cls is not None else None
             if is_user_function(method):
                 # (a method that returns its object, `return self`, for chained calls: b.scale(2).value())
-                return object_classes.returned_class(method) or \
+                return object_classes.returned_class(method, cls) or \
                     (cls if object_classes.returns_self_or(method, cls) else None)
         return None
 
@@ -218,7 +226,7 @@ class Objects:
         attribute its owner's __init__ makes an object of a known class (checked when the code runs)."""
         if name not in self.single or len(self.scopes) != 1:
             return
-        if isinstance(value, (gast.Attribute, gast.Subscript, gast.Call, gast.BinOp)):
+        if isinstance(value, (gast.Attribute, gast.Subscript, gast.Call, gast.BinOp, gast.UnaryOp, gast.IfExp)):
             # o = self.encoder; layer = layers[0]; box = make_box()
             cls = self.inferred_class(value)
             if cls is not None:

@@ -55,8 +55,6 @@ def _unsupported(name, what):
 # -- statistics -----------------------------------------------------------------------------------------------
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
-    if fweights is not None or aweights is not None:
-        _unsupported("np.cov", "fweights or aweights")
     x = np.atleast_2d(np.asarray(m, dtype=np.result_type(m, np.float64) if dtype is None else dtype))
     if not rowvar and x.shape[0] != 1:
         x = x.T
@@ -68,9 +66,18 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if ddof is None:
         ddof = 0 if bias else 1
     n = x.shape[1]
-    centred = x - np.mean(x, axis=1, keepdims=True)
-    c = centred @ np.conj(centred).T / (n - ddof)
-    return np.squeeze(c)
+    if fweights is None and aweights is None:
+        centred = x - np.mean(x, axis=1, keepdims=True)
+        return np.squeeze(centred @ np.conj(centred).T / (n - ddof))
+    w = np.ones(n)                  # NumPy's weighted form: frequency and (differentiable) observation weights
+    if fweights is not None:
+        w = w * np.asarray(fweights, dtype=float)
+    if aweights is not None:
+        w = w * aweights
+    v1 = np.sum(w)
+    fact = v1 - ddof if aweights is None else v1 - ddof * np.sum(w * aweights) / v1
+    centred = x - np.sum(x * w, axis=1, keepdims=True) / v1
+    return np.squeeze((centred * w) @ np.conj(centred).T / fact)
 
 
 def corrcoef(x, y=None, rowvar=True, dtype=None):
@@ -465,8 +472,54 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 # NumPy function -> {keyword its rule does not take: the plain-NumPy form that takes it}
+def _edge(v, a, axis):
+    """prepend/append of np.diff: a number is broadcast to a's shape with that axis of length 1."""
+    v = np.asarray(v)
+    if np.ndim(v) > 0:
+        return v
+    shape = list(np.shape(a))
+    shape[axis] = 1
+    return np.broadcast_to(v, tuple(shape))
+
+
+def diff_with(a, n=1, axis=-1, prepend=None, append=None):
+    parts = [a] if prepend is None else [_edge(prepend, a, axis), a]
+    if append is not None:
+        parts.append(_edge(append, a, axis))
+    return np.diff(np.concatenate(parts, axis=axis), n=n, axis=axis)
+
+
+def polymul(a1, a2):
+    return np.convolve(np.atleast_1d(a1), np.atleast_1d(a2))
+
+
+def polyval_ascending(x, c, tensor=True):
+    """numpy.polynomial.polynomial.polyval: Horner's rule over the coefficients, lowest degree first."""
+    c = np.asarray(c)
+    if tensor and c.ndim > 1 and np.ndim(x) > 0:
+        c = c.reshape(c.shape + (1,) * np.ndim(x))
+    out = c[-1] + np.zeros_like(x * 1.0)
+    for i in range(len(c) - 2, -1, -1):
+        out = c[i] + out * x
+    return out
+
+
+def add_reduceat(a, indices, axis=0):
+    """np.add.reduceat: the sum of each segment [indices[i], indices[i + 1]), or the item at indices[i] where
+    the next index is not larger."""
+    a = np.moveaxis(np.asarray(a), axis, 0)
+    n = a.shape[0]
+    parts = []
+    for i in range(len(indices)):
+        start = indices[i]
+        stop = indices[i + 1] if i + 1 < len(indices) else n
+        parts.append(np.sum(a[start:stop], axis=0) if start < stop else a[start])
+    return np.moveaxis(np.stack(parts), 0, axis)
+
+
 ARGUMENT_FORMS = {
     np.sum: {"where": sum_where}, np.mean: {"where": mean_where},
+    np.diff: {"prepend": diff_with, "append": diff_with},
     np.unique: {"return_index": unique, "return_inverse": unique, "return_counts": unique},
 }
 
@@ -476,7 +529,8 @@ IMPLEMENTATIONS = {
     np.nanquantile: nanquantile, np.vander: vander, np.polyfit: polyfit, np.geomspace: geomspace,
     np.logspace: logspace, np.insert: insert, np.ediff1d: ediff1d, np.block: block, np.choose: choose,
     np.apply_along_axis: apply_along_axis, np.frexp: frexp, np.unwrap: unwrap,
-    np.linalg.cond: cond, np.histogram: histogram, np.ndenumerate: ndenumerate,
+    np.linalg.cond: cond, np.histogram: histogram, np.ndenumerate: ndenumerate, np.polymul: polymul,
+    np.polynomial.polynomial.polyval: polyval_ascending,
     np.float64: _cast_to(np.float64), np.float32: _cast_to(np.float32), np.float16: _cast_to(np.float16),
     np.longdouble: _cast_to(np.longdouble), np.complex128: _cast_to(np.complex128),
     np.complex64: _cast_to(np.complex64),
@@ -489,6 +543,7 @@ ARGUMENT_FORMS.update(by_source_more.ARGUMENT_FORMS)
 ufunc_where1, ufunc_where2 = by_source_more.ufunc_where1, by_source_more.ufunc_where2
 
 _UFUNC_METHODS = {"outer": ufunc_outer, "reduce": ufunc_reduce, "accumulate": ufunc_accumulate}
+IMPLEMENTATIONS[np.add.reduceat] = add_reduceat
 
 
 def implementation(obj):

@@ -131,7 +131,7 @@ TEMPLATES = {
         "b": "scipy_solve_jvp(g, a, b, ans, assume_a, lower, transposed, 1)"}),
     "scipy.linalg.inv": _real_only_rule("scipy.linalg.inv", {"a": "-(ans @ g @ ans)"}),
     "scipy.linalg.det": _real_only_rule("scipy.linalg.det", {"a": "det_any_jvp(g, a, ans)"}),
-    "scipy.linalg.expm": _real_only_rule("scipy.linalg.expm", {"A": "expm_jvp(g, A)"}),
+    "scipy.linalg.expm": {"A": "expm_jvp(g, A)"},
     "scipy.linalg.sqrtm": _real_only_rule("scipy.linalg.sqrtm", {"A": "sqrtm_jvp(g, ans)"}),
     "scipy.linalg.eigh": _real_only_rule("scipy.linalg.eigh", {"a": _scipy_eigh}),
     "scipy.linalg.eigvalsh": _real_only_rule("scipy.linalg.eigvalsh", {"a": "eigvalsh_jvp(g, a, 'L' if lower else 'U')"}),

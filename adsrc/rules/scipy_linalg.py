@@ -191,7 +191,7 @@ general(sl.solve, "scipy.linalg.solve", "a, b, lower=False, *, assume_a=None, tr
         b="scipy_solve_vjp(g, a, b, ans, assume_a, lower, transposed, 1)")
 general(sl.inv, "scipy.linalg.inv", "a", real_only=True, a="inv_vjp(g, ans)")
 general(sl.det, "scipy.linalg.det", "a", real_only=True, a="det_vjp(g, a, ans)")
-general(sl.expm, "scipy.linalg.expm", "A", real_only=True, A="expm_vjp(g, A)")
+general(sl.expm, "scipy.linalg.expm", "A", A="expm_vjp(g, A)")       # holomorphic: complex-ready
 general(sl.sqrtm, "scipy.linalg.sqrtm", "A", real_only=True, A="sqrtm_vjp(g, ans)")
 general(sl.eigh, "scipy.linalg.eigh", "a, b=None, *, lower=True, eigvals_only=False", tuple_output=True,
         real_only=True, variants=_eigh_variant, check=_no_b, a="eigh_vjp(g, ans, 'L' if lower else 'U')")

@@ -44,6 +44,7 @@ _ew(sp.betainc, "betainc", "a, b, x, /", a="betainc_vjp(g, a, b, x, 0)", b="beta
 _ew(sp.erf, "erf", "z, /", real_only=False, z=f"g * {2.0 / SQRT_PI!r} * np.exp(-z * z)")
 _ew(sp.erfc, "erfc", "x, /", real_only=False, x=f"g * {-2.0 / SQRT_PI!r} * np.exp(-x * x)")
 _ew(sp.erfinv, "erfinv", "y, /", y=f"g * {SQRT_PI / 2.0!r} * np.exp(ans * ans)")
+_ew(sp.erfcx, "erfcx", "x, /", x=f"g * (2.0 * x * ans - {2.0 / SQRT_PI!r})")      # exp(x^2) erfc(x)
 _ew(sp.erfcinv, "erfcinv", "y, /", y=f"g * {-SQRT_PI / 2.0!r} * np.exp(ans * ans)")
 _ew(sp.ndtr, "ndtr", "x, /", x=f"g * np.exp(-0.5 * x * x - {LOG_SQRT_2PI!r})")
 _ew(sp.log_ndtr, "log_ndtr", "x, /", x=f"g * np.exp(-0.5 * x * x - {LOG_SQRT_2PI!r} - ans)")

@@ -81,6 +81,35 @@ def mvn_entropy(mean=None, cov=1):
     return 0.5 * (c.shape[0] * (1.0 + np.log(2.0 * np.pi)) + np.linalg.slogdet(c)[1])
 
 
+def binom_logpmf(k, n, p, loc=0):
+    m = k - loc
+    return sp.gammaln(n + 1.0) - sp.gammaln(m + 1.0) - sp.gammaln(n - m + 1.0) + sp.xlogy(m, p) + \
+        sp.xlog1py(n - m, -p)
+
+
+def binom_pmf(k, n, p, loc=0):
+    return np.exp(binom_logpmf(k, n, p, loc))
+
+
+def bernoulli_logpmf(k, p, loc=0):
+    return sp.xlogy(k - loc, p) + sp.xlog1py(1.0 - (k - loc), -p)
+
+
+def bernoulli_pmf(k, p, loc=0):
+    return np.exp(bernoulli_logpmf(k, p, loc))
+
+
+def geom_logpmf(k, p, loc=0):
+    return sp.xlog1py(k - loc - 1.0, -p) + np.log(p)
+
+
+def geom_pmf(k, p, loc=0):
+    return np.exp(geom_logpmf(k, p, loc))
+
+
+by_source.IMPLEMENTATIONS.update({st.binom.logpmf: binom_logpmf, st.binom.pmf: binom_pmf,
+                                  st.bernoulli.logpmf: bernoulli_logpmf, st.bernoulli.pmf: bernoulli_pmf,
+                                  st.geom.logpmf: geom_logpmf, st.geom.pmf: geom_pmf})
 by_source.IMPLEMENTATIONS.update({st.norm.ppf: norm_ppf, st.norm.isf: norm_isf, st.poisson.cdf: poisson_cdf,
                                   st.poisson.sf: poisson_sf, st.multivariate_normal.entropy: mvn_entropy})
 
