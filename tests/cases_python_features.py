@@ -636,3 +636,60 @@ class _Scaled2:
 @case(np.array([0.7, 1.3]))
 def class_attributes_read_through_self(x):
     return _Scaled2(x[0])() * x[1] + _Scaled2(x)().sum()
+
+
+class _Signed:
+    def __init__(self, a):
+        self.a = a
+
+    def __add__(self, o):
+        return _Signed(self.a + o)
+
+    def __neg__(self):
+        return _Signed(-self.a)
+
+    def __abs__(self):
+        return _Signed(np.abs(self.a) + self.a ** 2)
+
+    def total(self):
+        return np.sum(self.a * np.arange(1.0, self.a.size + 1.0))
+
+
+class _Point(NamedTuple):
+    x: float
+    y: float
+
+    def scaled(self, s):
+        return self._replace(x=self.x * s)
+
+    def norm2(self):
+        return self.x ** 2 + self.y ** 2
+
+
+_FAMILIES = {"signed": _Signed}
+
+
+@functools.lru_cache(maxsize=None)
+def _cached_weight(k):
+    return 1.0 / (1.0 + k)
+
+
+@case(np.array([0.3, -1.2]))
+def idioms_that_keep_an_objects_class(x):
+    # -v, abs(v), `a if c else b`, a namedtuple method returning self._replace, a class from a registry by a
+    # constant key, a, b = A(...), B(...); with contextlib.suppress / nullcontext; an lru_cache'd helper; a
+    # name bound to a string read with getattr (all were refused)
+    import contextlib
+    a, b = _Signed(x), _Signed(2.0 * x)
+    m = a if x[0] > 0 else b
+    cls = _FAMILIES["signed"]
+    total = (-a + 1.0).total() + abs(b).total() + m.total() + cls(x * 3.0).total()
+    total = total + _Point(x[0], x[1]).scaled(3.0).norm2() * _cached_weight(2)
+    field = "a"
+    total = total + np.sum(getattr(a, field))
+    d = {"k": x[0]}
+    with contextlib.suppress(KeyError):
+        total = total * d["k"] + d["missing"]
+    with contextlib.nullcontext(x[1]) as v:
+        total = total + v ** 2
+    return total
