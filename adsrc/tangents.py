@@ -108,9 +108,10 @@ def jvp_from_vjp(pullback, tangents, ans):
 
     For rules without a forward template: one pullback per output element
     (one call for a scalar output). `pullback(g)` returns one cotangent per
-    tangent in `tangents`, each broadcastable to its argument.
+    tangent in `tangents`, each broadcastable to its argument. The output may be
+    an array or number, or a tuple, list or dict of them (a custom_vjp's).
     """
-    outs = ans if isinstance(ans, tuple) else (ans,)
+    outs = _out_leaves(ans)
     complex_in = any(_has_complex(t) for t in tangents)
     results = []
     for j, out in enumerate(outs):
@@ -121,9 +122,8 @@ def jvp_from_vjp(pullback, tangents, ans):
             def along(seed):
                 e = np.zeros(flat.size, type(seed))
                 e[k] = seed
-                g = e.reshape(shape)
-                if isinstance(ans, tuple):
-                    g = tuple(g if i == j else np.zeros(np.shape(o)) for i, o in enumerate(outs))
+                g = _out_rebuilt(ans, [e.reshape(shape) if i == j else np.zeros(np.shape(o))
+                                       for i, o in enumerate(outs)])
                 return sum(_pair(c, t) for c, t in zip(pullback(g), tangents))
             if not (complex_in or complex_out):
                 flat[k] = along(1.0)
@@ -132,10 +132,32 @@ def jvp_from_vjp(pullback, tangents, ans):
                 # seed 1 gives the change of the real part and the seed 1j minus that of the imaginary part
                 flat[k] = np.real(along(1.0)) - (1j * np.real(along(1j)) if complex_out else 0.0)
         results.append(flat.reshape(shape) if shape else flat[0])
-    if not isinstance(ans, tuple):
+    if not isinstance(ans, (tuple, list, dict)):
         r = results[0]
         return float(r) if type(ans) is float and not np.iscomplexobj(r) else r
-    return tuple(results)
+    return _out_rebuilt(ans, results)
+
+
+def _out_leaves(ans):
+    """The arrays and numbers of an output, in order (a tuple's, list's or dict's items, nested)."""
+    if isinstance(ans, dict):
+        return [leaf for v in ans.values() for leaf in _out_leaves(v)]
+    if isinstance(ans, (tuple, list)):
+        return [leaf for v in ans for leaf in _out_leaves(v)]
+    return [ans]
+
+
+def _out_rebuilt(ans, leaves):
+    """ans's structure holding `leaves` in order."""
+    it = iter(leaves)
+
+    def build(a):
+        if isinstance(a, dict):
+            return {k: build(v) for k, v in a.items()}
+        if isinstance(a, (tuple, list)):
+            return type(a)(build(v) for v in a) if not hasattr(a, "_fields") else type(a)(*[build(v) for v in a])
+        return next(it)
+    return build(ans)
 
 
 def _has_complex(t):

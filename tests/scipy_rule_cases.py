@@ -69,10 +69,11 @@ def incomplete_beta(a, b, x):
 
 
 @case(("scipy.special.erf", "scipy.special.erfc", "scipy.special.erfinv", "scipy.special.erfcinv",
-       "scipy.special.ndtr", "scipy.special.log_ndtr", "scipy.special.ndtri"), rand(2, 3, low=-0.9, high=0.9))
+       "scipy.special.ndtr", "scipy.special.log_ndtr", "scipy.special.ndtri", "scipy.special.erfcx"),
+      rand(2, 3, low=-0.9, high=0.9))
 def error_functions(x):
     return (sp.erf(x) + sp.erfc(x) * 2.0 + sp.erfinv(x) + sp.erfcinv(x + 1.0) + sp.ndtr(3.0 * x)
-            + sp.log_ndtr(4.0 * x - 2.0) + sp.ndtri(0.45 * x + 0.5))
+            + sp.log_ndtr(4.0 * x - 2.0) + sp.ndtri(0.45 * x + 0.5) + sp.erfcx(2.0 * x))
 
 
 @case(("scipy.special.expit", "scipy.special.logit", "scipy.special.log_expit"), rand(5, low=-3.0, high=3.0))

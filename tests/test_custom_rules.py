@@ -241,3 +241,27 @@ def test_defvjp_keeps_default_arguments_without_signature(own_rules):
     check_grads(uses_defaults, (rand(4), 0.7), argnums=(0, 1), full=True)
     src = adsrc.grad(uses_defaults).source()
     assert "scaled_power_vjp_x(" in src and "power=2" in src          # the defaults are passed to the vjp
+
+
+@adsrc.custom_vjp
+def _pair(a, b):
+    return {"s": a + b, "p": a * b}
+
+
+_pair.defvjp(lambda a, b: (_pair(a, b), (a, b)),
+             lambda res, g: (g["s"] + g["p"] * res[1], g["s"] + g["p"] * res[0]))
+
+
+def _through_a_dict_output(x):
+    d = _pair(x[0], x[1])
+    return d["s"] ** 2 + np.sin(d["p"])
+
+
+def test_forward_mode_and_hessians_through_a_custom_vjp_with_a_dict_output():
+    # jvp and hessian crashed: the cotangent reached bwd as an array, not a dict
+    x = np.array([0.3, -0.7])
+    g = adsrc.grad(_through_a_dict_output)
+    want = np.array([(g(x + 1e-6 * e) - g(x - 1e-6 * e)) / 2e-6 for e in np.eye(2)])
+    np.testing.assert_allclose(adsrc.hessian(_through_a_dict_output)(x), want, rtol=1e-6, atol=1e-8)
+    _, t = adsrc.jvp(_through_a_dict_output, (x,), (np.array([1.0, 0.0]),))
+    np.testing.assert_allclose(t, g(x)[0], rtol=1e-12)
