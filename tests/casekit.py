@@ -41,6 +41,17 @@ def central_grad(f, x, eps=1e-6):
     return out
 
 
+def assert_matches_differences(fn, args, grads, rtol=1e-6, atol=1e-8):
+    """Each argument's gradient (grads: one per argument) against central differences of fn in that argument."""
+    for k, g in enumerate(grads):
+        def moved(v, k=k):
+            new = list(args)
+            new[k] = v
+            return fn(*new)
+        assert not np.any(np.isnan(g)), f"argument {k}: the gradient has NaN"
+        np.testing.assert_allclose(g, central_grad(moved, args[k]), rtol=rtol, atol=atol)
+
+
 def rand(*shape, low=-1.0, high=1.0):
     """Random test input (a new draw at every call, deterministic per module order)."""
     return _RNG.uniform(low, high, size=shape)

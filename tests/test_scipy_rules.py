@@ -100,7 +100,8 @@ def test_a_frozen_distribution_of_differentiated_parameters_made_in_the_function
     # its method's call is the distribution's own with the parameters (it was refused)
     x = np.array([0.3, 1.0])
     g = adsrc.grad(frozen_with_differentiated_parameters, argnums=1)(x, 0.5)
-    want = (frozen_with_differentiated_parameters(x, 0.5 + 1e-6) - frozen_with_differentiated_parameters(x, 0.5 - 1e-6)) / 2e-6
+    f = frozen_with_differentiated_parameters
+    want = (f(x, 0.5 + 1e-6) - f(x, 0.5 - 1e-6)) / 2e-6
     np.testing.assert_allclose(g, want, rtol=1e-6)
 
 

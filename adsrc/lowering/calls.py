@@ -88,8 +88,9 @@ def _post_init(cls):
     from its fields; else None."""
     import dataclasses
     method = inspect.getattr_static(cls, "__post_init__", None) if dataclasses.is_dataclass(cls) else None
+    fields = getattr(cls, "__dataclass_fields__", {}).values()
     if not is_user_function(method) or any(isinstance(f.type, dataclasses.InitVar) or f.type is dataclasses.InitVar
-                                            for f in getattr(cls, "__dataclass_fields__", {}).values()):
+                                           for f in fields):
         return None
     return method
 

@@ -150,8 +150,9 @@ def _hvp(fun, count, passed):
     gradient = lifting.gradient(_api().grad, _positional(fun, count, passed) if passed else fun, [], {})
     rest = [f"a{i}" for i in range(1, count)] + list(passed)
     name = f"{_stem(fun)}_hvp"
+    nones = ", ".join(["v"] + ["None"] * len(rest))
     text = (f"def {name}({', '.join(['a0', 'v'] + rest)}):\n"
-            f"    return jvp(gradient, ({', '.join(['a0'] + rest)},), ({', '.join(['v'] + ['None'] * len(rest))},))[1]\n")
+            f"    return jvp(gradient, ({', '.join(['a0'] + rest)},), ({nones},))[1]\n")
     from ..forward_api import jvp
     return define(text, name, {"jvp": jvp, "gradient": gradient}, f"the Hessian-vector product of {_stem(fun)}")
 

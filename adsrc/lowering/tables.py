@@ -103,12 +103,9 @@ class Tables:
                                        [None] * length)) if local else self.atom(f.value)
         miss = astutil.call(astutil.name(self.namer.helper("table_miss")), [table, astutil.clone(key)])
         last = [gast.Expr(value=miss)] + ([_assign(target, astutil.const(None))] if target is not None else [])
-        cases = [(_equals(key, k) if is_dict else gast.Compare(left=astutil.clone(key), ops=[gast.In()],
-                                                                comparators=[astutil.const((k, k - length))]), func)
-                 for k, func in entries]
+        cases = [(_equals(key, k) if is_dict else _among(key, (k, k - length)), func) for k, func in entries]
         self.statement(_chain(e, target, cases, last, args, keywords))
         return True
-
 
     def method_dispatch(self, e, target):
         """`getattr(obj, name)(args)` with a name computed when the code runs and obj of a class known when
@@ -159,6 +156,10 @@ def _chain(e, target, cases, last, args, keywords):
     return stmt
 
 
+def _among(key, keys):
+    return gast.Compare(left=astutil.clone(key), ops=[gast.In()], comparators=[astutil.const(keys)])
+
+
 def _equals(key, k):
     return gast.Compare(left=astutil.clone(key), ops=[gast.Eq()], comparators=[astutil.const(k)])
 
@@ -182,9 +183,9 @@ def _never_changed(fdef, name):
         if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and node.value.id == name and \
                 node.attr in _CHANGING:
             return False
-        if isinstance(node, gast.Call) and not (isinstance(node.func, gast.Name) and node.func.id in _READING) and \
-                any(isinstance(a, gast.Name) and a.id == name for a in list(node.args) + [k.value for k in
-                                                                                           node.keywords]):
+        passed = list(node.args) + [k.value for k in node.keywords] if isinstance(node, gast.Call) else []
+        if passed and not (isinstance(node.func, gast.Name) and node.func.id in _READING) and \
+                any(isinstance(a, gast.Name) and a.id == name for a in passed):
             return False
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and node.target.id == name:
             return False
