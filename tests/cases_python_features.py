@@ -693,3 +693,25 @@ def idioms_that_keep_an_objects_class(x):
     with contextlib.nullcontext(x[1]) as v:
         total = total + v ** 2
     return total
+
+
+class _Summable:
+    def __init__(self, a):
+        self.a = a
+
+    def __add__(self, o):
+        return _Summable(self.a + (o.a if isinstance(o, _Summable) else o))
+
+    def __radd__(self, o):
+        return self.__add__(o)          # its returned class is __add__'s
+
+    def total(self):
+        return np.sum(self.a ** 2)
+
+
+@case(np.array([0.3, -1.2, 2.0]))
+def builtin_sum_of_objects(x):
+    # sum([u, v]) is 0 + u + v through __radd__ and __add__ (it was refused)
+    v = _Summable(x)
+    s = sum([v, _Summable(x * x)])
+    return s.total() + sum((v, v), _Summable(1.0)).total()

@@ -144,3 +144,16 @@ def test_np_gradient_with_a_differentiated_spacing_is_refused_not_dropped():
         adsrc.jvp(spacing_differentiated, (0.3, y), (1.0, None))
     g = adsrc.grad(spacing_differentiated, argnums=1)(0.3, y)        # the spacing held constant is fine
     np.testing.assert_allclose(g, central_grad(lambda v: spacing_differentiated(0.3, v), y), rtol=1e-6)
+
+
+def _sparse_logistic(w, Xs, y):
+    return np.mean(np.log1p(np.exp(-y * (Xs @ w))))
+
+
+def test_a_sparse_data_matrix_times_the_differentiated_vector():
+    # matmul's cotangent took np.matmul of the sparse matrix (it crashed)
+    sparse = pytest.importorskip("scipy.sparse")
+    X = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]])
+    w, y = np.array([0.1, -0.2, 0.3]), np.array([1.0, -1.0])
+    g = adsrc.grad(_sparse_logistic)(w, sparse.csr_matrix(X), y)
+    np.testing.assert_allclose(g, central_grad(lambda v: _sparse_logistic(v, X, y), w), rtol=1e-7, atol=1e-9)

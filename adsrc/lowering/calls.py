@@ -83,6 +83,12 @@ def dotted(node):
     return "<expression>"
 
 
+def _adds(cls):
+    """Does cls (a class of the user's, or None) define `+` in Python?"""
+    return cls is not None and any(is_user_function(inspect.getattr_static(cls, m, None))
+                                   for m in ("__add__", "__radd__"))
+
+
 def _post_init(cls):
     """A dataclass's own Python __post_init__ taking no InitVar, which adsrc follows after making the object
     from its fields; else None."""
@@ -360,6 +366,14 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             fn = obj.__wrapped__
             return self.static_call(gast.copy_location(gast.Call(func=astutil.name(self.bind(fn.__name__, fn)),
                                                                  args=e.args, keywords=e.keywords), e), fn, target)
+        if obj is sum and len(e.args) in (1, 2) and not e.keywords and isinstance(e.args[0], (gast.List, gast.Tuple)) \
+                and e.args[0].elts and not any(isinstance(v, gast.Starred) for v in e.args[0].elts) and \
+                any(_adds(self.expression_class(v)) for v in e.args[0].elts):
+            # sum([u, v]) of objects of the user's classes: start + u + v, through their __radd__ / __add__
+            total = e.args[1] if len(e.args) == 2 else astutil.const(0)
+            for v in e.args[0].elts:
+                total = gast.BinOp(left=total, op=gast.Add(), right=v)
+            return self.value(gast.copy_location(total, e), target or self.temp("total"))
         if obj is abs and len(e.args) == 1 and not e.keywords:
             cls = self.expression_class(e.args[0])
             if cls is not None and is_user_function(inspect.getattr_static(cls, "__abs__", None)):

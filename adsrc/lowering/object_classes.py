@@ -267,6 +267,9 @@ def _made_by_return(v, resolve, me, owner):
         if me is not None and isinstance(f, ast.Attribute) and f.attr == "_replace" and \
                 isinstance(f.value, ast.Name) and f.value.id == me:
             return owner if _record_type(owner) else None      # a namedtuple's method: self._replace(...)
+        if me is not None and isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == me:
+            method = inspect.getattr_static(owner, f.attr, None)     # return self.__add__(o): that method's
+            return returned_class(method, owner) if is_user_function(method) else None
         if me is not None and (isinstance(f, ast.Attribute) and f.attr == "__class__" and
                                isinstance(f.value, ast.Name) and f.value.id == me or
                                isinstance(f, ast.Call) and isinstance(f.func, ast.Name) and f.func.id == "type" and

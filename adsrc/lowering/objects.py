@@ -146,8 +146,8 @@ class Objects:
         if isinstance(v, gast.Subscript) and not isinstance(v.slice, gast.Slice):
             return self.element_class(v.value)
         if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and self.resolved(v.func) is None or \
-                isinstance(v, gast.Call) and self.resolved(v.func) is abs and len(v.args) == 1:
-            return self.expression_class(v)              # w = v.scaled(2.0); w = abs(v)
+                isinstance(v, gast.Call) and self.resolved(v.func) in (abs, sum) and len(v.args) in (1, 2):
+            return self.expression_class(v)              # w = v.scaled(2.0); w = abs(v); w = sum([u, v])
         if isinstance(v, gast.Call):
             fn = self.resolved(v.func)
             return object_classes.returned_class(fn) if is_user_function(fn) else object_classes.factory_class(fn)
@@ -196,6 +196,12 @@ class Objects:
         if isinstance(e, gast.IfExp):               # a if c else b, both of one class
             body = self.expression_class(e.body)
             return body if body is not None and self.expression_class(e.orelse) is body else None
+        if isinstance(e, gast.Call) and self.resolved(e.func) is sum and len(e.args) in (1, 2) and \
+                isinstance(e.args[0], (gast.List, gast.Tuple)) and e.args[0].elts:
+            total = e.args[1] if len(e.args) == 2 else astutil.const(0)     # sum([u, v]): 0 + u + v
+            for v in e.args[0].elts:
+                total = gast.BinOp(left=total, op=gast.Add(), right=v)
+            return self.expression_class(total)
         if isinstance(e, gast.Call) and self.resolved(e.func) is abs and len(e.args) == 1:
             cls = self.expression_class(e.args[0])      # abs(v): v.__abs__()
             method = inspect.getattr_static(cls, "__abs__", None) if cls is not None else None

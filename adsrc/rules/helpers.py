@@ -186,6 +186,8 @@ def matmul_dy(g, x, y):
     """Cotangent of y in x @ y."""
     xn, yn = _ndim(x), _ndim(y)
     if xn == 2 and yn <= 2:
+        if hasattr(x, "tocsr"):         # a scipy.sparse matrix (data): its own product
+            return x.T @ as_array(g)
         return np.matmul(x.T if type(x) is np.ndarray else np.transpose(x), g)
     if xn == 1:
         if yn == 1:
