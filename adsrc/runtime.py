@@ -16,7 +16,6 @@ import inspect
 import numbers
 import threading
 import types
-import weakref
 
 import numpy as np
 
@@ -1005,12 +1004,14 @@ def table_miss(table, key):
 
 def fields_only(cls):
     """A function making an object of the dataclass cls from its fields as its __init__ does, without running
-    __post_init__ (which adsrc follows as a method call after it)."""
+    __post_init__ (which adsrc follows as a method call after it); one per class."""
+    from .cache import made_once
+    return made_once(_FIELDS_ONLY, cls, lambda: _fields_maker(cls))
+
+
+def _fields_maker(cls):
     import dataclasses
     fields = dataclasses.fields(cls)
-    made = _FIELDS_ONLY.get(cls)
-    if made is not None:
-        return made
 
     def make(*args, **kwargs):
         obj = object.__new__(cls)
@@ -1027,11 +1028,10 @@ def fields_only(cls):
             object.__setattr__(obj, f.name, value)
         return obj
     make.__name__ = f"{cls.__name__}_fields"
-    _FIELDS_ONLY[cls] = make
     return make
 
 
-_FIELDS_ONLY = weakref.WeakKeyDictionary()
+_FIELDS_ONLY = {}
 
 
 @helper

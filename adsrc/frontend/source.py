@@ -71,7 +71,7 @@ class UserFunction:
         (and that this function never assigns): `self.act(z)` is then a call adsrc can follow."""
         view = copy.copy(self)
         assigned = self._assigned()
-        view.fields = {p: {f: v for f, v in known.items() if not _stores_field(self.node, p, f)}
+        view.fields = {p: {f: v for f, v in known.items() if not stores_field(self.node, p, f)}
                        for p, known in fields.items() if p not in assigned}
         return view
 
@@ -222,7 +222,8 @@ def _resolve(node, uf, local, keys, final=True):
 _DEFINED = itertools.count()
 
 
-def _stores_field(node, name, field):
+def stores_field(node, name, field):
+    """Does node store into `name.field` (`self.act = ...`, `del self.act`)?"""
     return any(isinstance(n, gast.Attribute) and n.attr == field and isinstance(n.value, gast.Name) and
                n.value.id == name and not isinstance(n.ctx, gast.Load) for n in gast.walk(node))
 

@@ -33,7 +33,7 @@ from ..rules import by_source
 from ..rules.runtime_rules import COPYING
 from ..rules.sharing import call_changing
 from . import closures, factories, lifting, object_classes, unpacked_dicts
-from .objects import Objects
+from .objects import Objects, summed
 from .object_classes import _plain_class, _record_type, is_user_function, user_class
 from .checkpoint import checkpoint_call
 from ..frontend.source import lambda_to_def
@@ -370,10 +370,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                 and e.args[0].elts and not any(isinstance(v, gast.Starred) for v in e.args[0].elts) and \
                 any(_adds(self.expression_class(v)) for v in e.args[0].elts):
             # sum([u, v]) of objects of the user's classes: start + u + v, through their __radd__ / __add__
-            total = e.args[1] if len(e.args) == 2 else astutil.const(0)
-            for v in e.args[0].elts:
-                total = gast.BinOp(left=total, op=gast.Add(), right=v)
-            return self.value(gast.copy_location(total, e), target or self.temp("total"))
+            return self.value(gast.copy_location(summed(e.args), e), target or self.temp("total"))
         if obj is abs and len(e.args) == 1 and not e.keywords:
             cls = self.expression_class(e.args[0])
             if cls is not None and is_user_function(inspect.getattr_static(cls, "__abs__", None)):

@@ -133,16 +133,14 @@ def attribute_classes(cls, attr):
     return table.get(attr, (None, None))
 
 
-_CHANGING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "sort",
-                       "reverse", "fill", "resize", "put", "sort", "itemset"})
-
-
 def fields_changed_in_place(fn, param):
     """The fields of parameter `param` that fn changes in place as written (`self.arr *= s`, `self.arr[i] = v`,
     `self.items.append(v)`), sorted; () if fn has no source."""
+    from .calls import MUTATING_METHODS, REFUSED_METHODS      # (calls.py imports this module)
     fdef = _parse(fn)
     if fdef is None:
         return ()
+    changing = MUTATING_METHODS | REFUSED_METHODS
 
     def field(node):
         return node.attr if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
@@ -153,7 +151,7 @@ def fields_changed_in_place(fn, param):
             found.add(field(n.target) or (field(n.target.value) if isinstance(n.target, ast.Subscript) else None))
         elif isinstance(n, ast.Assign):
             found.update(field(t.value) for t in n.targets if isinstance(t, ast.Subscript))
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _CHANGING:
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in changing:
             found.add(field(n.func.value))
     return tuple(sorted(f for f in found if f is not None))
 

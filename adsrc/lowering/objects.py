@@ -15,6 +15,7 @@ import gast
 from .. import astutil
 from .. import rules as rules_mod
 from ..ir import nodes as ir
+from ..frontend.source import stores_field
 from ..runtime import own_setattr
 from . import object_classes
 from .object_classes import is_user_function
@@ -198,10 +199,7 @@ class Objects:
             return body if body is not None and self.expression_class(e.orelse) is body else None
         if isinstance(e, gast.Call) and self.resolved(e.func) is sum and len(e.args) in (1, 2) and \
                 isinstance(e.args[0], (gast.List, gast.Tuple)) and e.args[0].elts:
-            total = e.args[1] if len(e.args) == 2 else astutil.const(0)     # sum([u, v]): 0 + u + v
-            for v in e.args[0].elts:
-                total = gast.BinOp(left=total, op=gast.Add(), right=v)
-            return self.expression_class(total)
+            return self.expression_class(summed(e.args))     # sum([u, v]): 0 + u + v
         if isinstance(e, gast.Call) and self.resolved(e.func) is abs and len(e.args) == 1:
             cls = self.expression_class(e.args[0])      # abs(v): v.__abs__()
             method = inspect.getattr_static(cls, "__abs__", None) if cls is not None else None
@@ -357,7 +355,7 @@ class Objects:
             node = passed.get(param)
             default = next((p.default for p in params if p.name == param), inspect.Parameter.empty)
             value = self.static(node) if node is not None else default
-            if is_function(value) and not _stores_field(self.uf.node, obj, field):
+            if is_function(value) and not stores_field(self.uf.node, obj, field):
                 known[field] = value
         if known:
             self.known_fields[obj] = known
@@ -431,9 +429,12 @@ class Objects:
         return counts
 
 
-def _stores_field(fdef, name, field):
-    return any(isinstance(n, gast.Attribute) and n.attr == field and isinstance(n.value, gast.Name) and
-               n.value.id == name and not isinstance(n.ctx, gast.Load) for n in gast.walk(fdef))
+def summed(args):
+    """The arguments of `sum([u, v], start)` as the expression `start + u + v` (start 0 if not given)."""
+    total = args[1] if len(args) == 2 else astutil.const(0)
+    for v in args[0].elts:
+        total = gast.BinOp(left=total, op=gast.Add(), right=v)
+    return total
 
 
 def _assigned_values(fdef, name):

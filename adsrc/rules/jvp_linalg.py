@@ -10,6 +10,7 @@ Functions that read one triangle of a symmetric argument see the tangent of that
 import numpy as np
 
 from ..runtime import helper
+from .helpers import _H as _h, _gap      # the conjugate transpose; F_ij = 1 / (w_j - w_i) off the diagonal
 from .jvp_helpers import TangentTuple, _shape_like
 
 def _t(x):
@@ -29,23 +30,11 @@ def _sym_from(t, lower):
     return tri + _t(np.tril(t, -1) if lower else np.triu(t, 1))
 
 
-def _h(x):
-    return np.conjugate(_t(x))
-
-
 def _herm_from(t, lower):
     """The Hermitian (real: symmetric) matrix a function reading t's lower (upper) triangle sees; the diagonal's
     imaginary part is not read."""
     tri = np.tril(t, -1) if lower else np.triu(t, 1)
     return tri + _h(tri) + _diag(np.real(np.diagonal(t, 0, -2, -1)))
-
-
-def _gap(w):
-    """F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it."""
-    n = np.shape(w)[-1]
-    eye = np.eye(n, dtype=bool)
-    diff = w[..., None, :] - w[..., :, None]
-    return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, diff))
 
 
 def _diag(d):
