@@ -6,6 +6,8 @@ now computes new values and brings those names up to date
 differences, and the inputs must come back unchanged.
 """
 
+import copy
+
 import numpy as np
 
 from casekit import Registry, rand
@@ -537,3 +539,31 @@ def helper_changes_two_items_of_one_dict(b):
     e = {"a": t, "b": np.array([0.5])}
     _shift_both(e["b"], t)
     return np.mean(d["a"] * b) + np.mean(d["b"] ** 2) + np.mean(e["a"] * b) + np.sum(e["b"])
+
+
+class _Holder:
+    def __init__(self, w):
+        self.w = w
+
+
+@case(np.array([1.0, -2.0, 0.5]))
+def shallow_copies_share_what_they_hold(x):
+    # list.copy(), dict.copy() and copy.copy(obj) are shallow: a change in place through the copy reaches the
+    # original (adsrc took them for new objects: the change was dropped, and value and gradient were wrong)
+    a = [x * 1.0]
+    b = a.copy()
+    b[0] *= 3.0
+    d = {"w": x * 2.0, "k": [x]}
+    d2 = d.copy()
+    d2["w"] *= 0.5
+    d2["k"].append(x * x)
+    m = _Holder(x + 1.0)
+    m2 = copy.copy(m)
+    m2.w *= 2.0
+    m2.w[0] = 0.25
+    n = _Holder([x * 1.0])
+    n2 = copy.copy(n)
+    n2.w.append(x)
+    n2.w[0][0] = 10.0
+    total = np.sum(a[0] * x) + np.sum(d["w"] * x) + sum(np.sum(v) for v in d["k"]) + np.sum(m.w * x)
+    return total + sum(np.sum(v * x) for v in n.w)

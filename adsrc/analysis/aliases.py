@@ -509,6 +509,13 @@ class Analysis:
                 return out
             if key in SAME_RULES:
                 return site | set().union(*(self.atom_refs(n, state) for n in _operand_nodes(s)))
+            if key == "copy":               # `lst.copy()`, `d.copy()`: a new container of the same elements
+                held = set()                # (an array's copy holds nothing)
+                for r in self.atom_refs(step_base(s), state):
+                    held |= state.direct(r.obj)
+                if held:
+                    state.store(site, held)
+                return site
             if key in CONTAINER_RULES:
                 held = set()
                 for node in _operand_nodes(s):

@@ -47,7 +47,7 @@ def directory():
 
 
 @functools.lru_cache(maxsize=1)
-def _environment():
+def environment():
     """A hash of adsrc's source and of the versions of Python, NumPy and numba."""
     h = hashlib.sha256(f"{sys.version}|{np.__version__}|{numba.__version__}".encode())
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -76,7 +76,7 @@ def _describe(value):
 
 def fingerprint(text, ns):
     """The name of text's cache file (a hex digest), or None when something it reads cannot be told apart."""
-    h = hashlib.sha256(_environment().encode() + text.encode())
+    h = hashlib.sha256(environment().encode() + text.encode())
     tree = ast.parse(text)
     kernels = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.decorator_list]
     names = sorted({name for f in kernels for name in live_names.free_names(f)})

@@ -16,7 +16,7 @@ import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba import literal_unroll
-from numba.extending import overload, register_jitable
+from .helper_cache import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
 from .. import runtime

@@ -10,7 +10,7 @@ dtypes than floats go to numba's `@` as before.
 
 import numpy as np
 from numba import types
-from numba.extending import overload, register_jitable
+from .helper_cache import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
 from .shapes import _array

@@ -14,7 +14,7 @@ A text that already uses one of these names is left as it is.
 import ast
 
 import numpy as np
-from numba.extending import overload, register_jitable
+from .helper_cache import overload, register_jitable
 
 from ..rules import helpers as rule_helpers
 from . import products

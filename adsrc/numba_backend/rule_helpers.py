@@ -3,7 +3,7 @@ products, powers, reductions and reshapes, for numbers, vectors and matrices (se
 
 import numpy as np
 from numba import types
-from numba.extending import overload
+from .helper_cache import overload
 
 from ..rules import complex_helpers
 from ..rules import helpers as rule_helpers

@@ -3,7 +3,7 @@ as plain loops for vectors and matrices (numba compiles those much faster than N
 
 import numpy as np
 from numba import types
-from numba.extending import overload, register_jitable
+from .helper_cache import overload, register_jitable
 
 
 _NUMBERS = (types.Float, types.Integer, types.Boolean)

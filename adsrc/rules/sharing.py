@@ -115,30 +115,58 @@ def check_separate(values, changed, names, callee):
                     "the function return the new values instead of changing them in place.")
 
 
-def _positions(m, old, path=()):
-    """Paths (tuples of keys) at which container m holds the object old (an array holds no objects)."""
+class _Field(str):
+    """A step of a path into an object of the user's class: its field of this name (its cotangent's key)."""
+
+
+def _fields_of(m):
+    """The fields of an object of the user's class (a copy of its __dict__), or None for anything else."""
+    if isinstance(m, (_nd, type)) or not isinstance(getattr(m, "__dict__", None), dict) or callable(m) and \
+            not hasattr(type(m), "__call__"):
+        return None
+    return dict(vars(m))
+
+
+def _positions(m, old, path=(), seen=None):
+    """Paths (tuples of keys) at which container m holds the object old: items of lists, tuples and dicts,
+    fields of objects (an array holds no objects). Each object is searched once (objects may hold each other)."""
     if m is old:
         return [path]
+    seen = set() if seen is None else seen
+    if id(m) in seen:
+        return []
     if isinstance(m, (list, tuple)):
-        return [p for i, x in enumerate(m) for p in _element_positions(x, old, path + (i,))]
-    if isinstance(m, dict):
-        return [p for k, x in m.items() for p in _element_positions(x, old, path + (k,))]
-    return []
+        items = enumerate(m)
+    elif isinstance(m, dict):
+        items = m.items()
+    else:
+        fields = _fields_of(m)
+        if not fields:
+            return []
+        items = ((_Field(k), x) for k, x in fields.items())
+    seen.add(id(m))
+    return [p for k, x in items for p in _element_positions(x, old, path + (k,), seen)]
 
 
-def _element_positions(x, old, path):
+def _element_positions(x, old, path, seen):
     if type(x) is _nd and type(old) is _nd and x is not old and np.shares_memory(x, old):
         from ..errors import TransformError
         raise TransformError("adsrc cannot follow a change in place to an array that a container holds a view of. "
                              "Copy the view (`v.copy()`) before storing it.")
-    return _positions(x, old, path)
+    return _positions(x, old, path, seen)
+
+
+def _part(m, k):
+    return getattr(m, k) if isinstance(k, _Field) else m[k]
 
 
 def _set_path(m, path, value):
     if not path:
         return value
     k = path[0]
-    part = _set_path(m[k], path[1:], value)
+    part = _set_path(_part(m, k), path[1:], value)
+    if isinstance(k, _Field):
+        return replace_field(m, str(k), part)
     if isinstance(m, tuple):
         items = list(m)
         items[k] = part
@@ -151,7 +179,7 @@ def _set_path(m, path, value):
 @helper
 def replace_obj(m, old, new):
     """m with every place where it holds the object old holding new instead (old was changed in place)."""
-    if not _mutable(old):
+    if new is old or not _mutable(old):
         return m
     for path in _positions(m, old):
         m = _set_path(m, path, new)
@@ -160,7 +188,7 @@ def replace_obj(m, old, new):
 
 def _cot_get(g, path):
     for k in path:
-        g = item_cot(g, k)
+        g = item_cot(g, str(k) if isinstance(k, _Field) else k)
     return g
 
 
@@ -168,16 +196,17 @@ def _cot_set(g, path, value, like):
     if not path:
         return value
     k = path[0]
+    key = str(k) if isinstance(k, _Field) else k
     if is_zero(g):
-        if isinstance(like, dict):
-            g = {}
+        if isinstance(like, dict) or isinstance(k, _Field):
+            g = {}                       # (an object's cotangent is the dict of its fields')
         elif isinstance(like, (list, tuple)):
             g = [0.0] * len(like)
         else:
             return g
-    inner = _cot_set(item_cot(g, k), path[1:], value, like[k])
+    inner = _cot_set(item_cot(g, key), path[1:], value, _part(like, k))
     out = dict(g) if isinstance(g, dict) else list(g)
-    out[k] = inner
+    out[key] = inner
     return type(g)(out) if isinstance(g, tuple) else out
 
 
