@@ -546,6 +546,8 @@ def add_attr(dx, x, name, g):
     if has_array_attributes(x):     # `x.size`, `x.T` of an array read as a field (differentiation/fields.py)
         return dx if name in ARRAY_ATTRIBUTES else add_cot(dx, _attribute_cot(name, g, x))
     refuse_computed_attribute(x, name)
+    if isinstance(x, tuple) and hasattr(x, "_fields") and name not in x._fields:
+        return dx                   # a class attribute of a namedtuple (`_fields`, a constant): not an item
     if is_zero(dx) and not isinstance(dx, (list, dict)):
         dx = owned(0.0, x) if isinstance(x, tuple) and hasattr(x, "_fields") else {}
     if isinstance(x, tuple) and hasattr(x, "_fields"):

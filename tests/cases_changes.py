@@ -541,7 +541,7 @@ def helper_changes_two_items_of_one_dict(b):
     return np.mean(d["a"] * b) + np.mean(d["b"] ** 2) + np.mean(e["a"] * b) + np.sum(e["b"])
 
 
-class _Holder:
+class _Wrapper:
     def __init__(self, w):
         self.w = w
 
@@ -557,11 +557,11 @@ def shallow_copies_share_what_they_hold(x):
     d2 = d.copy()
     d2["w"] *= 0.5
     d2["k"].append(x * x)
-    m = _Holder(x + 1.0)
+    m = _Wrapper(x + 1.0)
     m2 = copy.copy(m)
     m2.w *= 2.0
     m2.w[0] = 0.25
-    n = _Holder([x * 1.0])
+    n = _Wrapper([x * 1.0])
     n2 = copy.copy(n)
     n2.w.append(x)
     n2.w[0][0] = 10.0

@@ -715,3 +715,44 @@ def builtin_sum_of_objects(x):
     v = _Summable(x)
     s = sum([v, _Summable(x * x)])
     return s.total() + sum((v, v), _Summable(1.0)).total()
+
+
+@case(np.array([0.3, 1.2, -0.8, 0.5, 2.0, -1.5, 0.7]))
+def loops_and_sums_over_an_iterator_advanced_with_next(x):
+    # `for a in it: b = next(it)` (pairs), a loop that breaks then `next`, and `sum(it)` of the rest: the loop
+    # read the iterator's items as they were before the `next` calls (value and gradient were wrong), and
+    # `sum(it)` after `next(it)` was refused
+    it = iter(x[:4])
+    pairs = 0.0
+    for a in it:
+        b = next(it)
+        pairs = pairs + a * b
+    gen = (v * v for v in x[4:])
+    for v in gen:
+        if v > 0.1:
+            break
+    after = next(gen)
+    squares = (v * 2.0 for v in x)
+    first = next(squares)
+    return pairs + after * 3.0 + first * sum(squares)
+
+
+def _scaled(a, y):
+    return a * y
+
+
+@case(np.array([0.6, -1.1, 2.0, 0.4]))
+def defaults_and_partials_keep_the_values_of_when_they_were_made(x):
+    # a nested function's default (`a=a`, `s=a * 2.0`, keyword-only, a lambda's) and functools.partial's
+    # arguments are computed when the def, lambda or partial runs; adsrc read them at the call, after the
+    # name was rebound (value and gradient wrong), and dropped a default computed from x from the gradient
+    a = x[0]
+    def g(y, a=a, s=a * 2.0, *, c=a + 1.0):
+        return a * y + s + c
+    p = functools.partial(_scaled, a)
+    key = lambda t, w=a: w * t
+    a = 10.0
+    w = 1.0
+    by = sorted(list(x), key=lambda t, w=w: w * t)
+    w = -1.0
+    return np.sum(g(x)) + np.sum(p(x)) + key(x[1]) + by[0] * 2.0 + a

@@ -9,7 +9,10 @@ advances with `next` becomes a list that each `next` shortens:
 
 `next_split` (`v, it = next_split(it)`, one statement) raises StopIteration on an empty list as `next` does
 (`next(it, default)` gives the default), so `while True: try: v = next(it) except StopIteration: break` works
-too; `next(v for v in xs if ...)` of an iterator made in the call is the first item of the list. A `next` inside
+too; `next(v for v in xs if ...)` of an iterator made in the call is the first item of the list. A loop over
+such an iterator takes its items off the list one by one (a `while` loop), so `for a in it: b = next(it)`, a
+`break` and the `next` after it see what Python's see; one call taking all the rest (`sum(it)`, `list(it)`),
+read last, gets the list. A `next` inside
 an expression (`y = next(it) * 2.0 + next(it)`) first becomes a statement of its own, in Python's order of
 evaluation, unless Python may skip it (`and`, `or`, `a if c else b`); a name read any other way than by
 `next` and by loops over it is left to iterators.py, which refuses what it cannot follow.
@@ -52,7 +55,29 @@ def _rewrite_scope(uf, scope):
                 setattr(holder, field, _statements(stmts, names))
         if isinstance(holder, gast.ExceptHandler):
             holder.body = _statements(holder.body, names)
+    for holder in [scope] + nodes:
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(holder, field, None)
+            if isinstance(stmts, list):
+                stmts[:] = [_taking_loop(st, names) for st in stmts]
     return True
+
+
+def _taking_loop(s, names):
+    """`for v in it: ...` over an iterator the function advances -> `while len(it) > 0: v, it = next_split(it)`
+    (then the body): each pass takes its item off the list, as Python's loop takes it from the iterator, so a
+    `next(it)` in the body, a `break`, and what reads `it` after the loop see what Python's see."""
+    if not (isinstance(s, gast.For) and isinstance(s.iter, gast.Name) and s.iter.id in names):
+        return s
+    name = s.iter.id
+    split = gast.Call(func=astutil.name("next"), args=[astutil.name(name)], keywords=[])
+    _call_helper(split, "next_split")
+    take = gast.Assign(targets=[gast.Tuple(elts=[s.target, astutil.name(name, gast.Store())], ctx=gast.Store())],
+                       value=split, type_comment=None)
+    test = gast.Compare(left=gast.Call(func=astutil.name("len"), args=[astutil.name(name)], keywords=[]),
+                        ops=[gast.Gt()], comparators=[astutil.const(0)])
+    loop = gast.While(test=test, body=[gast.copy_location(take, s)] + s.body, orelse=s.orelse)
+    return gast.fix_missing_locations(gast.copy_location(loop, s))
 
 
 def _advanced(uf, scope, nodes):
@@ -72,9 +97,23 @@ def _advanced(uf, scope, nodes):
                  isinstance(n.ctx, gast.Load)]
         nexts = [s for s in nodes if _next_of(s, name) is not None]
         loops = [s for s in nodes if isinstance(s, gast.For) and isinstance(s.iter, gast.Name) and s.iter.id == name]
-        if nexts and len(reads) == len(nexts) + len(loops):
+        if nexts and len(reads) == len(nexts) + len(loops) + _rest_taken(scope, nodes, name, reads, nexts + loops):
             out.add(name)
     return out
+
+
+_CONSUMERS = ("sum", "list", "tuple", "sorted", "max", "min", "any", "all")
+
+
+def _rest_taken(scope, nodes, name, reads, others):
+    """1 when the last read of name, after its `next` calls and loops and in no loop, is the argument of a call
+    that takes all the items left (`rest = sum(it)`, `list(it)`): the list of them is what it takes; else 0."""
+    last = max(reads, key=lambda n: (n.lineno, n.col_offset))
+    taking = [n for n in gast.walk(scope) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
+              and n.func.id in _CONSUMERS and len(n.args) == 1 and n.args[0] is last]
+    in_loop = any(last in set(gast.walk(loop)) for loop in nodes if isinstance(loop, (gast.For, gast.While)))
+    after = all(last.lineno > getattr(s, "end_lineno", s.lineno) for s in others)
+    return 1 if taking and not in_loop and after else 0
 
 
 def _hoist_nested(uf, scope, nodes):

@@ -45,8 +45,8 @@ class FunctionValues:
         func = e.args[0]
         if isinstance(func, gast.Lambda):
             func = self.atom(func)
-        args = [self.atom(a) for a in e.args[1:]]
-        keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in e.keywords]
+        args = [self.held_now(a, target) for a in e.args[1:]]
+        keywords = [gast.keyword(arg=k.arg, value=self.held_now(k.value, target)) for k in e.keywords]
         if target is not None and isinstance(target, str) and target in self.single:
             self.functions[target] = ("partial", func, args, keywords)
         expr = gast.Call(func=astutil.name(self.bind("partial", functools.partial)),
@@ -54,6 +54,25 @@ class FunctionValues:
         self.emit_op(ir.Opaque, target, expr, e, describe="a functools.partial object used as a value",
                      hint="Call the partial object in this function, or pass the function and its arguments "
                           "separately.", function=True)
+
+    def held_now(self, e, owner):
+        """An atom of e's value now, which a later rebinding of a name in e does not change: the value a partial
+        object or a nested function's default keeps (copied into a name of its own if e's name is bound again)."""
+        atom = self.atom(e)
+        if not isinstance(atom, gast.Name) or atom.id in self.single:
+            return atom
+        name = self.temp(f"{owner if isinstance(owner, str) else 'bound'}_{atom.id}")
+        self.emit(ir.Copy(name, atom), e)
+        return astutil.name(name)
+
+    def bind_defaults(self, fdef):
+        """A nested function's default values that are not constants, computed where the def runs, as Python
+        does (`def g(y, a=a)` keeps a's value of then): its inlined calls read them later."""
+        args = fdef.args
+        for defaults in (args.defaults, args.kw_defaults):
+            for i, d in enumerate(defaults):
+                if d is not None and not astutil.is_constant_literal(d):
+                    defaults[i] = self.held_now(d, fdef.name)
 
     def call_partial_object(self, e, obj, target):
         """A functools.partial object known when transforming: its bound values are constants."""

@@ -249,6 +249,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         if s.decorator_list:
             raise self.error(s, "decorated nested functions are not supported.",
                              "Define the nested function without decorators.")
+        self.bind_defaults(s)
         self.emit(ir.Def(s.name, self.function(s)), s)
 
     def stmt_Expr(self, s):

@@ -407,6 +407,16 @@ def cast_cot(g, dtype):
 
 
 @helper
+def view_cot(g, a, dtype):
+    """Cotangent through `a.view()`: the same values, unless the view reads a's bytes as another dtype."""
+    if dtype is None or isinstance(dtype, type) and issubclass(dtype, np.ndarray) or np.dtype(dtype) == a.dtype:
+        return g
+    from ..errors import TransformError
+    raise TransformError(f"adsrc cannot differentiate `.view({np.dtype(dtype)})`, which reads an array of "
+                         f"{a.dtype} as another dtype's bytes. Use `.astype(...)` to convert the values.")
+
+
+@helper
 def tolist_cot(g, a):
     """Cotangent of `a` from the cotangent of `a.tolist()` (nested lists of Python numbers)."""
     if is_zero(g):

@@ -27,6 +27,8 @@ def _install():
     # no `copy=False`: the result could be the array itself, which the alias analysis treats as new
     METHODS["astype"] = Rule(".astype()", "a, dtype, order='K', casting='unsafe'", {"a": "cast_cot(g, dtype)"},
                              kind="elementwise")
+    METHODS["view"] = Rule(".view()", "a, dtype=None, type=None", {"a": "view_cot(g, a, dtype)"},
+                           kind="elementwise")
     METHODS["tolist"] = Rule(".tolist()", "a", {"a": "tolist_cot(g, a)"}, container=True)
     METHODS["item"] = Rule(".item()", "a, *args", {"a": "item_vjp(g, a, args)"})
     METHODS["swapaxes"] = Rule(".swapaxes()", "a, axis1, axis2", {"a": "np.swapaxes(g, axis1, axis2)"})
