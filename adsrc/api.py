@@ -19,7 +19,7 @@ from .custom import custom_vjp
 from .display import Source
 from .errors import transform_error
 from .checkpoint import loop_policy
-from .kinds import arg_kind, describe, show_static, static_key
+from .kinds import GENERAL, arg_kind, describe, show_static, static_key
 
 _nd = np.ndarray
 _ARRAY_KEY = ("array",)
@@ -263,8 +263,10 @@ class Gradient:
                     changes.append(f"argument `{n}` changed kind from {old} to {new}")
         return "; ".join(changes) or "a key evicted earlier was needed again"
 
-    def _adsrc_resolve(self, args, kwargs):
-        """The generated gradient function for these arguments (what a higher-order derivative transforms)."""
+    def _adsrc_resolve(self, args, kwargs, general=False):
+        """The generated gradient function for these arguments (what a higher-order derivative transforms).
+        general: for any kind of the differentiated arguments (floats, arrays, containers of them), its code
+        decides what each is when it runs (a key of 'general' kinds, values.from_key)."""
         if self._backend != "numpy":
             raise transform_error(None, f"{self._adsrc_derivative} was made with backend={self._backend!r}, and "
                                         "adsrc does not differentiate compiled gradients again (higher order).",
@@ -275,16 +277,19 @@ class Gradient:
                                   "Use the gradient without checkpoint_loops inside the function you differentiate.")
         self._learn_classes(args, kwargs)           # (functions passed, or left to defaults, are static)
         key = self._key(args, kwargs)
+        if general:
+            key = (GENERAL,) * len(self._wrt) + key[len(self._wrt):]
         return entries.compiled(self._cache, key, lambda: self._build(key, args, kwargs), self._describe_miss)
 
     def _adsrc_general(self, statics=None):
-        """The generated gradient for float arrays, for calls inside a function adsrc transforms: its code
-        serves floats and arrays of any shape alike. `statics`: the static arguments' values (name ->
-        value) at that call, known when transforming (None: the gradient must have no static arguments)."""
+        """The generated gradient for calls inside a function adsrc transforms, whose arguments' kinds it does
+        not know when transforming: its code serves floats, arrays of any shape and containers of them alike.
+        `statics`: the static arguments' values (name -> value) at that call, known when transforming (None:
+        the gradient must have no static arguments)."""
         if self._statics and statics is None:
             return None
         placeholders = {p: np.zeros(1) for p in self._wrt}
-        return self._adsrc_resolve((), {**placeholders, **(statics or {})})
+        return self._adsrc_resolve((), {**placeholders, **(statics or {})}, general=True)
 
     # -- inspecting -----------------------------------------------------------------------------
     def source(self, /, *args, stage="adjoint", **kwargs):

@@ -1,5 +1,6 @@
 """Small helpers to build and inspect gast trees."""
 
+import ast
 import functools
 
 import gast
@@ -143,6 +144,11 @@ def _parse_expr_cached(text):
 def parse_expr(text):
     """A fresh gast expression node parsed from text."""
     return clone(_parse_expr_cached(text))
+
+
+def unparse(node):
+    """Python source of a gast expression (for messages)."""
+    return ast.unparse(gast.gast_to_ast(clone(node)))
 
 
 def walk(node):

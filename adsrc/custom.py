@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from . import rules, runtime
+from . import nondiff_args, rules, runtime
 from .names import identifier
 
 
@@ -32,17 +32,24 @@ class custom_vjp:
     differentiates, a call to f runs `f_fwd` forward and `f_bwd` backward;
     both are called as they are, never transformed. `bwd` must return a
     tuple with one cotangent per positional argument (None for zero).
+    `nondiff_argnums` (JAX's) names arguments that are not differentiated,
+    such as a function: bwd then takes them first, `bwd(*those, res, g)`,
+    and returns cotangents of the others only.
     """
 
-    def __init__(self, fun):
+    def __init__(self, fun, nondiff_argnums=()):
         functools.update_wrapper(self, fun, updated=())   # not fun.__dict__: it would shadow attributes
         self.fun = fun
         self.fwd = None
         self.bwd = None
         params = list(inspect.signature(fun).parameters.values())
         self.nargs = len([p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+        self.nondiff = nondiff_args.checked(nondiff_argnums, self.nargs, self.__name__)
 
     def defvjp(self, fwd, bwd):
+        """Set the rules; with nondiff_argnums, bwd takes those arguments first (JAX's protocol)."""
+        if self.nondiff:
+            fwd, bwd = nondiff_args.vjp_rules(identifier(self.__name__), self.nargs, self.nondiff, fwd, bwd)
         self.fwd = fwd
         self.bwd = bwd
         return self

@@ -17,11 +17,9 @@ Higher order follows the rule's source too: the reverse rule is itself Python
 source (see _reverse_rule).
 """
 
-import linecache
-
 import numpy as np
 
-from . import pytree_nodes, rules, runtime
+from . import nondiff_args, pytree_nodes, rules, runtime
 from .custom import _arguments, _rule_name, custom_vjp, register_helper, rule_parameters
 from .names import identifier
 from .tangents import zeros_tangent
@@ -30,14 +28,17 @@ from .tangents import zeros_tangent
 class custom_jvp(custom_vjp):
     """A function with a hand-written forward-mode rule, with JAX's protocol (see the module docstring)."""
 
-    def __init__(self, fun):
-        super().__init__(fun)
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun, nondiff_argnums)
         self.jvp = None
 
     def defjvp(self, jvp):
-        """Set the rule `jvp(primals, tangents) -> (output, output tangent)`; returns jvp (usable as a decorator)."""
-        self.jvp = jvp
-        self.fwd, self.bwd = _reverse_rule(self, jvp)
+        """Set the rule `jvp(primals, tangents) -> (output, output tangent)`; returns jvp (usable as a decorator).
+        With nondiff_argnums, `jvp(*those, primals, tangents)` gets the others' primals and tangents (JAX's)."""
+        rule = nondiff_args.jvp_rule(identifier(self.__name__), self.nargs, self.nondiff, jvp) if self.nondiff \
+            else jvp
+        self.jvp = rule
+        self.fwd, self.bwd = _reverse_rule(self, rule)
         return jvp
 
     def __repr__(self):
@@ -62,23 +63,25 @@ def _reverse_rule(f, jvp):
     """
     from .api import grad
     n = f.nargs
+    diff = [i for i in range(n) if i not in f.nondiff]        # (the tangents of the nondiff arguments: None)
     name = identifier(f.__name__)
     xs = ", ".join(f"x{i}" for i in range(n))
-    ts = ", ".join(f"t{i}" for i in range(n))
-    zeros = ", ".join(f"zeros_tangent(x{i})" for i in range(n))
-    tup = f"({xs},)"
+    ts = ", ".join(f"t{i}" for i in diff)
+    every = ", ".join(f"t{i}" if i in diff else "None" for i in range(n))
+    cots = "".join(f"c{i}, " for i in diff)
+    zeros = ", ".join(f"zeros_tangent(x{i})" for i in diff)
     source = (f"def {name}_fwd({xs}):\n"
-              f"    return f({xs}), {tup}\n\n\n"
+              f"    return f({xs}), ({xs},)\n\n\n"
               f"def {name}_tangent_map({ts}, {xs}, g):\n"
-              f"    return tree_vdot(g, jvp(({xs},), ({ts},))[1])\n\n\n"
+              f"    return tree_vdot(g, jvp(({xs},), ({every},))[1])\n\n\n"
               f"def {name}_bwd(res, g):\n"
               f"    {xs}, = res\n"
-              f"    return grad_tangent_map({zeros}, {xs}, g)\n")
-    filename = f"<adsrc: the reverse rule of the custom_jvp function {name}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"f": f, "jvp": jvp, "tree_vdot": tree_vdot, "zeros_tangent": zeros_tangent}
-    exec(compile(source, filename, "exec"), namespace)
-    namespace["grad_tangent_map"] = grad(namespace[f"{name}_tangent_map"], argnums=tuple(range(n)))
+              + (f"    return grad_tangent_map({zeros}, {xs}, g)\n" if len(diff) == n else
+                 f"    ({cots}) = grad_tangent_map({zeros}, {xs}, g)\n"
+                 f"    return ({', '.join(f'c{i}' if i in diff else 'None' for i in range(n))},)\n"))
+    namespace = nondiff_args.define(source, f"<adsrc: the reverse rule of the custom_jvp function {name}>",
+                                    {"f": f, "jvp": jvp, "tree_vdot": tree_vdot, "zeros_tangent": zeros_tangent})
+    namespace["grad_tangent_map"] = grad(namespace[f"{name}_tangent_map"], argnums=tuple(range(len(diff))))
     return namespace[f"{name}_fwd"], namespace[f"{name}_bwd"]
 
 

@@ -110,6 +110,11 @@ def arg_kind(x, fname, pname):
                     + _register_hint(t))
 
 
+# the key entry of an argument of a gradient called inside a function adsrc transforms (higher order): a float,
+# an array or a container of them, which its code tells apart when it runs (api.Gradient._adsrc_general)
+GENERAL = "general"
+
+
 def duck_kind(t):
     """The key entry of a float array of another library: its type is part of the specialization key."""
     return ("duck", t)

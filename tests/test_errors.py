@@ -169,7 +169,7 @@ def test_closures_over_differentiated_values_used_as_values_are_refused(fn, line
     with pytest.raises(TransformError) as info:
         adsrc.grad(fn)(np.array([0.7, 0.2]))
     assert f"line {line_of(fn, line_text)}" in str(info.value)
-    assert "`rhs` uses `theta`, which is differentiated, and is passed on as a value" in str(info.value)
+    assert "`rhs` uses `theta[0]`, which is differentiated, and is passed on as a value" in str(info.value)
 
 
 def test_a_closure_kept_in_a_list_and_called_from_it_is_differentiated():

@@ -152,7 +152,8 @@ class Activity:
                 captured = sorted(self.varied & free_names(s.fn))
                 if captured:
                     self.varied.add(s.name)
-                    self.closures[s.name] = captured[0]
+                    # (for messages: the user's expression of a default computed where the def runs)
+                    self.closures[s.name] = (s.written or {}).get(captured[0], captured[0])
 
     def forward_op(self, s):
         names = target_names(s.target)

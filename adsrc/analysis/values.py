@@ -93,9 +93,7 @@ def from_key(k):
     if isinstance(k, tuple):
         ctype = {"list": "list", "tuple": "tuple", "dict": "dict", "fields": "fields"}.get(k[0])
         return AbsVal(CONTAINER, ctype=ctype, items=tuple((key, from_key(leaf)) for key, leaf in k[-1]))
-    if k == "const":
-        return UNKNOWN
-    return UNKNOWN
+    return UNKNOWN          # 'const', 'general' (kinds.GENERAL: a float, an array or a container)
 
 
 def _literal(value):

@@ -159,11 +159,16 @@ class ControlAdjoints:
             return fwd_t, bwd_t, fwd_f, bwd_f
         var = self.namer.fresh("branch")
         self.frame.add(var)
+        # numba gives a variable one type: both branches then save the same places, None in the other's
+        places = res_t + [r for r in res_f if r not in res_t] if self.ctx.dense else None
         out = []
         for fwd, bwd, res in ((fwd_t, bwd_t, res_t), (fwd_f, bwd_f, res_f)):
-            fwd = fwd + [astutil.assign(var, astutil.tuple_([astutil.name(r) for r in res]))]
+            saved = res if places is None else [r if r in res else None for r in places]
+            fwd = fwd + [astutil.assign(var, astutil.tuple_([astutil.name(r) if r else astutil.const(None)
+                                                             for r in saved]))]
             if res:
-                bwd = [astutil.assign(tuple(res), astutil.name(var))] + bwd
+                targets = saved if places is None else [r or self.namer.fresh("unused") for r in saved]
+                bwd = [astutil.assign(tuple(targets), astutil.name(var))] + bwd
             out.append((fwd, bwd))
         (fwd_t, bwd_t), (fwd_f, bwd_f) = out
         return fwd_t, bwd_t, fwd_f, bwd_f

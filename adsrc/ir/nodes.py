@@ -315,9 +315,12 @@ class Return(Stmt):
 
 @dataclass(eq=False, slots=True)
 class Def(Stmt):
-    """A function defined inside the differentiated function (inlined where it is called)."""
+    """A function defined inside the differentiated function (inlined where it is called).
+
+    written: {name: the user's expression} of the default values computed where the def runs."""
     name: str
     fn: Any
+    written: Optional[dict] = None
 
 
 # -- lowered control flow -------------------------------------------------------------------------------

@@ -60,8 +60,8 @@ class Expressions:
         self.local_defs.add(fname)
         fdef = lambda_to_def(lam, fname)
         fdef.lineno = getattr(lam, "lineno", self.stmt.lineno)
-        self.bind_defaults(fdef)
-        self.emit(ir.Def(fname, self.function(fdef)), lam)
+        written = self.bind_defaults(fdef)
+        self.emit(ir.Def(fname, self.function(fdef), written), lam)
 
     def temp_base(self, e):
         if isinstance(e, gast.BinOp):

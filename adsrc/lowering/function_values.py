@@ -67,12 +67,17 @@ class FunctionValues:
 
     def bind_defaults(self, fdef):
         """A nested function's default values that are not constants, computed where the def runs, as Python
-        does (`def g(y, a=a)` keeps a's value of then): its inlined calls read them later."""
+        does (`def g(y, a=a)` keeps a's value of then): its inlined calls read them later. Returns {the name
+        holding each: the user's expression} (for messages)."""
         args = fdef.args
+        written = {}
         for defaults in (args.defaults, args.kw_defaults):
             for i, d in enumerate(defaults):
                 if d is not None and not astutil.is_constant_literal(d):
+                    text = astutil.unparse(d)
                     defaults[i] = self.held_now(d, fdef.name)
+                    written[defaults[i].id if isinstance(defaults[i], gast.Name) else text] = text
+        return written
 
     def call_partial_object(self, e, obj, target):
         """A functools.partial object known when transforming: its bound values are constants."""

@@ -249,8 +249,8 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         if s.decorator_list:
             raise self.error(s, "decorated nested functions are not supported.",
                              "Define the nested function without decorators.")
-        self.bind_defaults(s)
-        self.emit(ir.Def(s.name, self.function(s)), s)
+        written = self.bind_defaults(s)
+        self.emit(ir.Def(s.name, self.function(s), written), s)
 
     def stmt_Expr(self, s):
         v = s.value

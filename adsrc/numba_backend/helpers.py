@@ -12,6 +12,8 @@ shapes.py. `SUPPORTED` lists the helpers generated code may call under numba;
 kernel.py refuses any other before compiling.
 """
 
+import operator
+
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
@@ -91,6 +93,8 @@ def check_scalar(out, fname):
                                  "element); use adsrc.vjp for non-scalar outputs")
             return np.ones(out.shape)
         return impl
+    if isinstance(out, types.Optional):
+        return None         # (numba tries again with the value's own type)
     raise TypingError("adsrc.grad needs the function to return a real scalar")
 
 
@@ -348,6 +352,20 @@ def only_shape(x):
     if _array(x) and isinstance(x.dtype, (types.Float, types.Integer, types.Boolean)):
         one = np.zeros(1, dtype=as_dtype(x.dtype))
         return lambda x: np.broadcast_to(one, x.shape)
+    return None
+
+
+@overload(operator.getitem)
+def range_item(r, i):
+    """`range(n)[i]`, which a loop over a range whose variable is read after it indexes (numba has none)."""
+    if isinstance(r, types.RangeType) and isinstance(i, types.Integer):
+        def impl(r, i):
+            n = len(r)
+            k = i + n if i < 0 else i
+            if k < 0 or k >= n:
+                raise IndexError("range object index out of range")
+            return r.start + k * r.step
+        return impl
     return None
 
 

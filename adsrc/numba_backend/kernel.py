@@ -241,6 +241,8 @@ def _namespace(unit, compiled, stack, shown, user_file):
     for name, value in list(ns.items()):
         if value is facade.NUMPY:
             ns[name] = np           # NumPy itself, not the facade that dispatches on array-API arrays
+        elif value is runtime.HELPERS["UNDEFINED"] and name in live_names.FROZEN:
+            ns[name] = None         # a name with no value yet (before a loop that binds it): numba types it Optional
     kernels = _callees(unit, compiled, stack, shown)
     calls = {}
     for name, value in list(ns.items()):

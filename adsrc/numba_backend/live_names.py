@@ -18,12 +18,16 @@ from collections import namedtuple
 Live = namedtuple("Live", "key name holder")
 
 
+FROZEN = {"UNDEFINED"}      # adsrc's constants in generated code (kernel.py gives numba its own version)
+
+
 def own_names(tree, ns):
     """The free names of the functions in tree that hold data in ns (not a module, a class or a function), in
     the order they are first read."""
     out = []
     for fdef in tree.body:
-        out += [name for name in free_names(fdef) if name in ns and name not in out and _is_data(ns[name])]
+        out += [name for name in free_names(fdef) if name in ns and name not in out and _is_data(ns[name])
+                and name not in FROZEN]
     return out
 
 
