@@ -334,7 +334,10 @@ def _real_for(g, dtype):
 
 
 def _scalar_error(g):
-    raise ValueError(f"internal error: a scalar input received a cotangent of shape {np.shape(g)}")
+    raise ValueError(f"the gradient of a float argument came out as an array of shape {np.shape(g)}, not one number. "
+                     "A custom_vjp's bwd (or a defvjp rule) must return for each argument a cotangent of that "
+                     "argument's shape: sum the output's cotangent over the dimensions the argument was broadcast "
+                     "along (`np.sum(g * ...)` for a float). If no rule of yours is involved, this is adsrc's bug.")
 
 
 def grad_tree(g, x):

@@ -4,9 +4,11 @@
 
 Warm times are medians of interleaved samples in this one process; every implementation's gradient is
 checked against the hand-written one first. Compile times are the first call of a fresh gradient
-(adsrc: transform, numba compile and run; jax.jit: trace, XLA compile and run). "numba compile" runs
-without a cache; "from disk" is the first call of a fresh gradient once its kernels are cached on disk
-(ADSRC_CACHE_DIR, a new directory): it loads them, as a later process would. The sweep calls a loop
+(adsrc: transform, numba compile and run; jax.jit: trace, XLA compile and run), each adsrc one in a
+process of its own (numba keeps what it compiled for the process): "new machine" compiles adsrc's
+helpers too (ADSRC_HELPER_CACHE=0); "helpers cached" is a later process, which loads the helpers numba
+compiled in an earlier one (adsrc caches them on disk, once per machine) and compiles the gradient's
+own kernel; "kernel from disk" loads the kernel too (ADSRC_CACHE_DIR set, a new directory). The sweep calls a loop
 of lengths 1..50 once each, compile included: numba compiles once for every length, jax.jit once per
 length (JAX needs a static trip count to differentiate a loop in reverse mode); adsrc's is timed with
 nothing cached and with its kernel on disk.
@@ -15,6 +17,7 @@ nothing cached and with its kernel on disk.
 import argparse
 import contextlib
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -102,19 +105,47 @@ def _close(a, b):
     return all(np.allclose(np.asarray(x), np.asarray(y), rtol=1e-6, atol=1e-9) for x, y in zip(a, b))
 
 
-def warm(samples):
+_FIRST_CALL = """
+import sys, time
+sys.path[:0] = {paths!r}
+import numba_backend as b
+case = b.cases(jax=False)[{index}]
+import adsrc
+g = adsrc.grad(case[1], argnums=case[3], backend="numba")
+t0 = time.perf_counter()
+g(*case[2])
+print(time.perf_counter() - t0)
+"""
+
+
+def first_call(index, **env):
+    """Seconds of the first call of case `index`'s numba gradient, in a new process with these environment
+    variables (None: unset)."""
+    environment = {k: v for k, v in os.environ.items() if k not in env}
+    environment.update({k: v for k, v in env.items() if v is not None})
+    code = _FIRST_CALL.format(paths=[HERE, os.path.dirname(HERE)], index=index)
+    out = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
+def compile_times(index, helpers):
+    """(new machine, helpers cached, kernel from disk) seconds for case index, each in a new process."""
+    new = first_call(index, ADSRC_HELPER_CACHE="0", ADSRC_CACHE_DIR=None)
+    first_call(index, ADSRC_HELPER_CACHE=helpers, ADSRC_CACHE_DIR=None)          # compiles the helpers once
+    cached = first_call(index, ADSRC_HELPER_CACHE=helpers, ADSRC_CACHE_DIR=None)
+    with tempfile.TemporaryDirectory() as kernels:
+        first_call(index, ADSRC_HELPER_CACHE=helpers, ADSRC_CACHE_DIR=kernels)     # writes the kernel
+        disk = first_call(index, ADSRC_HELPER_CACHE=helpers, ADSRC_CACHE_DIR=kernels)
+    return new, cached, disk
+
+
+def warm(samples, helpers):
     rows = []
-    for label, fn, args, argnums, hand, jfn, jargs in cases():
+    for index, (label, fn, args, argnums, hand, jfn, jargs) in enumerate(cases()):
         g_np = adsrc.grad(fn, argnums=argnums)
-        with disk_cache(None):
-            t0 = time.perf_counter()
-            adsrc.grad(fn, argnums=argnums, backend="numba")(*args)
-            numba_first = time.perf_counter() - t0
-        adsrc.grad(fn, argnums=argnums, backend="numba")(*args)        # compiled again, and cached on disk
+        compiled = compile_times(index, helpers)
         g_nb = adsrc.grad(fn, argnums=argnums, backend="numba")
-        t0 = time.perf_counter()
         g_nb(*args)
-        numba_disk = time.perf_counter() - t0
         fns = {HAND: lambda: hand(*args), NUMPY: lambda: g_np(*args), NUMBA: lambda: g_nb(*args)}
         jax_first = None
         if jfn is not None:
@@ -130,7 +161,7 @@ def warm(samples):
             if not _close(out, reference):
                 raise AssertionError(f"{label}: {name} disagrees with the hand-written gradient")
         times = timing.compare(fns, samples=samples)
-        rows.append((label, times, (numba_first, numba_disk), jax_first))
+        rows.append((label, times, compiled, jax_first))
     return rows
 
 
@@ -181,19 +212,21 @@ def sweep():
 
 def table(rows, totals):
     names = [HAND, NUMPY, NUMBA] + ([alt.JAX_JIT] if alt.jax is not None else [])
-    lines = ["| workload | " + " | ".join(names) + " | numba / jax.jit | numba compile | numba, from disk "
-             "| jax.jit compile |", "| --- " * (len(names) + 5) + "|"]
-    for label, times, (nb_first, nb_disk), jax_first in rows:
+    lines = ["| workload | " + " | ".join(names) + " | numba / jax.jit | numba compile, new machine "
+             "| numba compile, helpers cached | numba, kernel from disk | jax.jit compile |",
+             "| --- " * (len(names) + 6) + "|"]
+    for label, times, compiled, jax_first in rows:
         cells = [timing.fmt_time(times[n]) for n in names]
         ratio = f"{times[NUMBA] / times[alt.JAX_JIT]:.2f}x" if alt.JAX_JIT in times else "-"
-        lines.append(f"| {label} | " + " | ".join(cells) + f" | {ratio} | {timing.fmt_time(nb_first)} | "
-                     f"{timing.fmt_time(nb_disk)} | {timing.fmt_time(jax_first) if jax_first is not None else '-'} |")
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {ratio} | " +
+                     " | ".join(timing.fmt_time(t) for t in compiled) +
+                     f" | {timing.fmt_time(jax_first) if jax_first is not None else '-'} |")
     for numba_total, what in ((totals[NUMBA], "nothing cached"), (totals[NUMBA_DISK], "kernel on disk")):
         cells = [timing.fmt_time(numba_total) if n == NUMBA else timing.fmt_time(totals[n]) if n in totals
                  else "-" for n in names]
         ratio = f"{numba_total / totals[alt.JAX_JIT]:.4f}x" if alt.JAX_JIT in totals else "-"
         lines.append(f"| loop length 1..50, one call each, compile included ({what}) | " + " | ".join(cells) +
-                     f" | {ratio} | - | - | - |")
+                     f" | {ratio} | - | - | - | - |")
     return "\n".join(lines)
 
 
@@ -204,8 +237,8 @@ def main():
     import numba
     print(f"numba {numba.__version__}, NumPy {np.__version__}" +
           (f", JAX {alt.jax.__version__}" if alt.jax is not None else ", JAX not installed"))
-    with tempfile.TemporaryDirectory() as cache, disk_cache(cache):
-        print(table(warm(opts.samples), sweep()))
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as helpers, disk_cache(cache):
+        print(table(warm(opts.samples, helpers), sweep()))
 
 
 if __name__ == "__main__":

@@ -153,3 +153,55 @@ def copy_module_copies(x):
     deep[0][0] = 9.0                      # the deep copy's array is its own
     shallow.append(x[1])
     return np.sum(lst[0] ** 2) + np.sum(deep[0]) * shallow[2] + len(shallow)
+
+
+class _Particle:
+    def __init__(self, v):
+        self.v = v
+
+    def kinetic(self):
+        return np.sum(self.v ** 2)
+
+
+class _Spring:
+    def __init__(self, v):
+        self.v = v
+
+    def kinetic(self):
+        return np.sum(np.sin(self.v) * self.v)
+
+
+def _slow_down(items, k):
+    for p in items:
+        p.v = p.v * k
+
+
+class _Vec:
+    def __init__(self, d):
+        self.d = d
+
+    def __add__(self, o):
+        return _Vec(self.d + o.d) if isinstance(o, _Vec) else _Vec(self.d + o)
+
+    def __radd__(self, o):
+        return self.__add__(o)
+
+    def norm2(self):
+        return np.sum(self.d ** 2)
+
+
+@case(np.array([0.3, -0.8]))
+def objects_in_lists_after_a_helper_changes_them(x):
+    # a generator over a list of objects calling their method (refused), a list of objects of two classes
+    # handed to a helper that changes their fields then looped over (refused), sum(vs) of a named list of
+    # objects with __radd__ (refused: sum([...]) written out worked)
+    ps = [_Particle(x * 1.0), _Particle(x * 2.0)]
+    _slow_down(ps, 0.5)
+    energy = sum(p.kinetic() for p in ps)
+    mixed = [_Particle(x + 1.0), _Spring(x * 3.0)]
+    _slow_down(mixed, 0.25)
+    total = 0.0
+    for m in mixed:
+        total = total + m.kinetic()
+    vs = [_Vec(x), _Vec(2.0 * x), _Vec(x ** 2)]
+    return energy + total + sum(vs).norm2()

@@ -230,3 +230,12 @@ def discrete_pmfs_and_erfcx(x):
     out = np.sum(stats.binom.logpmf(k, 4, p)) + np.sum(stats.bernoulli.pmf(np.array([1, 0, 1]), p))
     out = out + np.sum(stats.geom.logpmf(np.array([1, 3, 2]), p)) + stats.binom(5, p[0]).logpmf(3)
     return out + np.sum(special.erfcx(x * 2.0))
+
+
+@case(np.array([1.0, -2.0, 0.5]))
+def copyto_where_and_max_with_initial(x):
+    # np.copyto(y, v, where=mask) and np.max(x, initial=0.0) (initial winning: no gradient) were refused
+    y = np.zeros(3)
+    np.copyto(y, x ** 2, where=x > 0)
+    floor = np.max(x[1:2], initial=0.0) + np.max(x, initial=-5.0) + x.min(initial=0.0)
+    return np.sum(y * x) + floor + np.max(np.stack([x, -x]), axis=0, initial=0.25).sum()

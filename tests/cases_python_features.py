@@ -7,6 +7,8 @@ unchanged.
 """
 
 import functools
+import itertools
+import math
 from collections import deque
 import dataclasses
 from dataclasses import dataclass, field
@@ -756,3 +758,48 @@ def defaults_and_partials_keep_the_values_of_when_they_were_made(x):
     by = sorted(list(x), key=lambda t, w=w: w * t)
     w = -1.0
     return np.sum(g(x)) + np.sum(p(x)) + key(x[1]) + by[0] * 2.0 + a
+
+
+@case(np.array([1.0, 2.0, 3.0]))
+def itertools_combinatorics_and_math_fmod(x):
+    # itertools.combinations/product/permutations/combinations_with_replacement and math.fmod were refused
+    s = 0.0
+    for a, b in itertools.combinations(x, 2):
+        s += a * b
+    for a, b in itertools.product(x[:2], x[1:]):
+        s += a * b * 0.5
+    for p in itertools.permutations(x, 2):
+        s += p[0] ** 2 * p[1]
+    for a, b in itertools.combinations_with_replacement(x[:2], 2):
+        s += a - b * 0.1
+    return s + math.fmod(x[0] * 7.0, 1.3) + math.fmod(-x[1] * 2.0, x[2])
+
+
+class _Bag:
+    def __init__(self, items):
+        self.items = items
+
+    def __iter__(self):
+        return iter(self.items)
+
+
+@case(np.array([0.4, -1.3, 2.2]))
+def sets_lambda_tables_a_def_in_a_loop_and_iter_delegation(x):
+    # s.add/s.discard (seen through an alias), `[lambda v, k=k: ... for k in range(3)]` called from the list,
+    # a def in a loop called after it (the loop variable's last value), a class's `__iter__` returning
+    # iter(self.items): each was refused
+    idx = set()
+    idx.add(0)
+    alias = idx
+    alias.add(2)
+    idx.discard(1)
+    picked = sum(x[i] ** 2 for i in sorted(idx))
+    fns = [lambda v, k=k: v * (k + 1.0) for k in range(3)]
+    tabled = sum(fn(x[1]) ** 2 for fn in fns)
+    for k in range(3):
+        def scaled(y):
+            return y * (k + 0.5)
+    bagged = 0.0
+    for v in _Bag([x[0], x[1] * 2.0, x[2] ** 2]):
+        bagged = bagged + v
+    return picked + tabled + np.sum(scaled(x)) + bagged

@@ -1160,7 +1160,7 @@ def attributes(x):
 def misc_methods(a, b):
     return (a.dot(b) + a.conj().sum(axis=1) + a.conjugate()[:, 0] + a.copy()[:, 1] + a.astype(np.float64)[:, 2]
             + b.item(1) * a.item(2, 3) + b[:1].item() + a.item((1, 2)) * a.item(-1) + a.view()[:, 3] * 2.0
-            + b.view(np.float64)[:3] * a.view(type=np.ndarray)[:, 0])
+            + b.view(b.dtype)[:3] * a.view(type=np.ndarray)[:, 0])
 
 
 @case(("ndarray.tolist()", "ndarray.astype()", "np.asarray", "np.array"), np.array([[1.3, -0.4, 2.7], [0.6, 1.8, -1.2]]))

@@ -249,3 +249,10 @@ def test_a_rule_without_a_derivative_for_an_argument_names_the_users_line():
     message = str(info.value)
     assert "with respect to its order" in message
     assert f"line {line_of(_bessel_in_its_order, 'return np.sum(sp.jv(x, 2.0))')}" in message and "^" in message
+
+
+def test_a_view_reading_the_bytes_as_another_dtype_is_refused_by_name():
+    def f(x):
+        return np.sum(x.view(np.int64) * 1.0 + x)
+    with pytest.raises(TransformError, match=r"\.view\(int64\)"):
+        adsrc.grad(f)(np.array([0.5, 1.5]))

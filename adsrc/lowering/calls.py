@@ -371,6 +371,16 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                 any(_adds(self.expression_class(v)) for v in e.args[0].elts):
             # sum([u, v]) of objects of the user's classes: start + u + v, through their __radd__ / __add__
             return self.value(gast.copy_location(summed(e.args), e), target or self.temp("total"))
+        if obj is sum and len(e.args) in (1, 2) and not e.keywords and self.items_named(e.args[0]) is not None and \
+                _adds(self.element_class(e.args[0])):
+            # sum(vs), vs a list of objects of the user's class made here: sum([vs[0], vs[1], ...])
+            items = self.items_named(e.args[0])
+            for k, item in enumerate(items.elts):
+                name = self.temp(f"{e.args[0].id}_{k}")
+                self.value(item, name)
+                self.local_classes[name] = self.expression_class(item)
+                items.elts[k] = astutil.name(name)
+            return self.value(gast.copy_location(summed([items] + e.args[1:]), e), target or self.temp("total"))
         if obj is abs and len(e.args) == 1 and not e.keywords:
             cls = self.expression_class(e.args[0])
             if cls is not None and is_user_function(inspect.getattr_static(cls, "__abs__", None)):
@@ -667,6 +677,15 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return
         if name == "__array_namespace__":
             return self.namespace_made(e, target)
+        if name in ("add", "discard") and isinstance(f.value, gast.Name) and len(e.args) == 1 and not e.keywords:
+            # s.add(v), s.discard(v) on a set: s |= {v}, s -= {v} (a change in place functionalize.py follows)
+            op = gast.BitOr() if name == "add" else gast.Sub()
+            self.statement(gast.fix_missing_locations(gast.copy_location(gast.AugAssign(
+                target=astutil.name(f.value.id, gast.Store()), op=op,
+                value=gast.Set(elts=[e.args[0]])), e)))
+            if target is not None:
+                self.emit(ir.Const(target, astutil.const(None)), e)
+            return
         if name in REFUSED_METHODS:
             raise self.error(e, f"the method `.{name}()` changes its object in place, which adsrc does not "
                                 "support inside a differentiated function.",
@@ -725,10 +744,17 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
     def writer(self, e, obj, target):
         """np.copyto(dst, src) is dst[...] = src; np.fill_diagonal(a, v) is a[diagonal] = v."""
         name = "np.copyto" if obj is np.copyto else "np.fill_diagonal"
-        if len(e.args) != 2 or e.keywords:
-            raise self.error(e, f"adsrc follows `{name}(a, b)` only with two positional arguments.", None)
+        where = [k.value for k in e.keywords if k.arg == "where"] if obj is np.copyto else []
+        if len(e.args) != 2 or len(e.keywords) != len(where):
+            raise self.error(e, f"adsrc follows `{name}(a, b)` only with two positional arguments"
+                                f"{' (and where=)' if obj is np.copyto else ''}.", None)
         dst = self.item_receiver(e.args[0], e)
-        value = self.atom(e.args[1])
+        if where:       # np.copyto(a, b, where=mask): a[...] = np.where(mask, b, a)
+            value = self.atom(gast.Call(func=gast.Attribute(value=astutil.name(self.bind("np", np)), attr="where",
+                                                            ctx=gast.Load()),
+                                        args=[where[0], e.args[1], astutil.name(dst)], keywords=[]))
+        else:
+            value = self.atom(e.args[1])
         if obj is np.copyto:
             index = astutil.const(Ellipsis)
         else:

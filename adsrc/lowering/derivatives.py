@@ -75,14 +75,25 @@ class Derivatives:
         from ..forward_api import general_jvp
         fun = self.static(e.args[0]) if len(e.args) == 3 else rules_mod.NOT_STATIC
         displays = e.args[1:] if len(e.args) == 3 else []
-        if fun is rules_mod.NOT_STATIC or e.keywords or \
-                not all(isinstance(d, (gast.Tuple, gast.List)) for d in displays) or \
-                len(displays[0].elts) != len(displays[1].elts):
+        written = not e.keywords and len(displays) == 2 and \
+            all(isinstance(d, (gast.Tuple, gast.List)) for d in displays) and \
+            len(displays[0].elts) == len(displays[1].elts)
+        passed = ()
+        if fun is rules_mod.NOT_STATIC and written:
+            # a lambda or nested def: lifted, its closure's variables passed after the arguments (not differentiated)
+            from .jacobian_calls import _positional
+            found = self.differentiated_function(e.args[0], len(displays[0].elts))
+            if found is not None:
+                fun, passed = found
+                if passed:
+                    fun = _positional(fun, len(displays[0].elts), passed)
+        if fun is rules_mod.NOT_STATIC or not written:
             raise self.error(e, "adsrc differentiates `adsrc.jvp(f, (x, ...), (t, ...))` inside a function when f "
                                 "is known when transforming and the primals and tangents are written out as "
                                 "tuples of the same length (no has_aux, no static arguments).",
                              "Write the call in that form, or differentiate a function that calls f directly.")
-        primals, tangents = displays[0].elts, displays[1].elts
+        primals = list(displays[0].elts) + [astutil.name(p) for p in passed]
+        tangents = list(displays[1].elts) + [astutil.const(None) for _ in passed]
         mask = tuple(not (isinstance(t, gast.Constant) and t.value is None) for t in tangents)
         fn = general_jvp(fun, mask)
         keywords = [gast.keyword(arg=name, value=t) for name, t in

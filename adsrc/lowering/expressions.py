@@ -464,8 +464,17 @@ class Expressions:
                 test = self.raw(conds[0])
                 self.emit(ir.If(test, self.sub_block(lambda: guarded(conds[1:])), []), e)
 
+            # `sum(p.energy() for p in particles)` over a list of objects of one class: their methods are followed
+            cls = self.element_class(gen.iter) if isinstance(gen.target, gast.Name) else None
+            if cls is not None:
+                self.local_classes[gen.target.id] = cls
+
+            def checked():
+                if cls is not None:
+                    self.check_class(gen.target.id, cls, gen.target)
+                guarded(list(gen.ifs))
             it = self.iteration(gen.iter)
-            self.emit_for(astutil.target_spec(gen.target), it, lambda: guarded(list(gen.ifs)), [], e)
+            self.emit_for(astutil.target_spec(gen.target), it, checked, [], e)
 
         gen = e.generators[0]
         plan = self.unroll_plan(gen.iter) or self.functions_display(gen.iter) \

@@ -55,6 +55,41 @@ class FunctionValues:
                      hint="Call the partial object in this function, or pass the function and its arguments "
                           "separately.", function=True)
 
+    def lambdas_display(self, value):
+        """`[lambda v, k=k: v * k for k in range(3)]` over values known when transforming, as the display of
+        the lambdas it makes, `[lambda v, k=0: ..., lambda v, k=1: ...]` (a table of functions, tables.py);
+        else None. A lambda whose body reads the loop's variable itself (Python's late binding: the last
+        value) is left as it is."""
+        if not (isinstance(value, gast.ListComp) and isinstance(value.elt, gast.Lambda) and
+                len(value.generators) == 1 and not value.generators[0].ifs and
+                isinstance(value.generators[0].target, gast.Name)):
+            return None
+        gen, lam = value.generators[0], value.elt
+        params = {a.id for a in list(lam.args.posonlyargs) + list(lam.args.args) + list(lam.args.kwonlyargs)}
+        if gen.target.id in astutil.names_loaded(lam.body) - params:
+            return None
+        it = gen.iter
+        if isinstance(it, gast.Call) and self.static(it.func) is range and not it.keywords:
+            bounds = [self.static(a) if not astutil.is_constant_literal(a) else astutil.literal_value(a)
+                      for a in it.args]
+            items = range(*bounds) if all(type(b) is int for b in bounds) and 1 <= len(bounds) <= 3 else None
+        else:
+            items = self.static(it) if not astutil.is_constant_literal(it) else astutil.literal_value(it)
+        if not isinstance(items, (range, tuple, list)) or not 0 < len(items) <= 32 or \
+                not all(astutil.is_constant_literal(astutil.const(v)) for v in items):
+            return None
+        made = []
+        for v in items:
+            copy = astutil.clone(lam)
+            for defaults in (copy.args.defaults, copy.args.kw_defaults):
+                for d in defaults:
+                    if d is not None:
+                        for n in gast.walk(d):
+                            if isinstance(n, gast.Name) and n.id == gen.target.id:
+                                n.id = self.bind(f"{gen.target.id}_value", v)
+            made.append(copy)
+        return gast.copy_location(gast.List(elts=made, ctx=gast.Load()), value)
+
     def held_now(self, e, owner):
         """An atom of e's value now, which a later rebinding of a name in e does not change: the value a partial
         object or a nested function's default keeps (copied into a name of its own if e's name is bound again)."""

@@ -20,10 +20,11 @@ from ..ir.walk import reads_anywhere, rename_all, rename_expr, target_names
 
 
 class _BranchDefs:
-    """A nested function name bound by different defs in the branches of a run-time `if`."""
+    """A nested function name bound by different defs in the branches of a run-time `if` (or by a def in a
+    loop and one before it)."""
 
-    def __init__(self, line):
-        self.line = line
+    def __init__(self, line, loop=False):
+        self.what = f"whether the loop at line {line} runs" if loop else f"the branch of the `if` at line {line} taken"
 
 
 class Inliner:
@@ -59,7 +60,13 @@ class Inliner:
             elif isinstance(s, (ir.For, ir.While)):
                 if isinstance(s, ir.While):
                     s.test_body = self.block(s.test_body, dict(visible))
-                s.body = self.block(s.body, dict(visible))
+                inner = dict(visible)
+                s.body = self.block(s.body, inner)
+                for name, d in inner.items():
+                    if d is not visible.get(name):
+                        # a def in the loop is the one called after it (a loop that never ran leaves the name
+                        # unbound in Python); one that replaces an earlier def depends on the trip count
+                        visible[name] = d if name not in visible else _BranchDefs(s.loc.line, loop=True)
                 out.append(s)
             else:
                 out.append(s)
@@ -71,8 +78,8 @@ class Inliner:
         name = func.id
         d = visible.get(name)
         if isinstance(d, _BranchDefs):
-            raise self.uf.error(s.loc, f"the nested function `{name}` is defined differently depending on the "
-                                       f"branch of the `if` at line {d.line} taken when the code runs; adsrc "
+            raise self.uf.error(s.loc, f"the nested function `{name}` is defined differently depending on "
+                                       f"{d.what} when the code runs; adsrc "
                                        "inlines nested functions when it transforms the code.",
                                 "Mark the argument the branch depends on static (static_argnums/"
                                 "static_argnames), or define one function that branches inside.")

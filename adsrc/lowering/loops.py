@@ -193,7 +193,8 @@ class Loops:
                       len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and n.targets[0].id == node.id),
                      None)
         if not isinstance(value, (gast.List, gast.Tuple)) or not value.elts or len(value.elts) > 32 or \
-                any(isinstance(e, gast.Starred) for e in value.elts) or not never_changed(self.uf.node, node.id):
+                any(isinstance(e, gast.Starred) for e in value.elts) or \
+                not never_changed(self.uf.node, node.id, self.static):
             return None
         classes = [self.made_by(e) for e in value.elts]
         if None in classes or mixed and len(set(classes)) == 1:

@@ -17,6 +17,7 @@ function or something adsrc cannot see into.
 import builtins
 import inspect
 import operator
+import textwrap
 import types
 
 import gast
@@ -199,11 +200,12 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         return factories.call_early(fun, args, kwargs)
 
     def derivative_made_here(self, node):
-        """`adsrc.grad(f, ...)` (or value_and_grad) with f and the options known when transforming: the
-        gradient object it makes (one per function and options), so that `grad(f)(x)` is followed."""
+        """`adsrc.grad(f, ...)` (or value_and_grad, or adsrc.checkpoint) with f and the options known when
+        transforming: the object it makes (one per function and options), so that `grad(f)(x)` is followed."""
         from .. import api
+        from ..checkpoint import checkpoint
         maker = self.static(node.func)
-        if maker not in (api.grad, api.value_and_grad) or not node.args:
+        if maker not in (api.grad, api.value_and_grad, checkpoint) or not node.args:
             return rules_mod.NOT_STATIC
         args = [self.static(a) if not astutil.is_constant_literal(a) else astutil.literal_value(a) for a in node.args]
         kwargs = {k.arg: self.static(k.value) if not astutil.is_constant_literal(k.value) else
@@ -286,6 +288,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
             self.assign_to(s.target, s.value)
 
     def stmt_Assign(self, s):
+        s.value = self.lambdas_display(s.value) or s.value     # fns = [lambda v, k=k: v * k for k in range(3)]
         first = s.targets[0]
         self.assign_to(first, s.value)
         for t in s.targets[1:]:
@@ -602,6 +605,9 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         """An atom that can be indexed by position: lists, tuples and arrays as they are, a dict's keys..."""
         if self.user_method(e, "__iter__"):
             method = inspect.getattr_static(self.expression_class(e), "__iter__")
+            held = _iterated_field(method)
+            if held is not None:        # `def __iter__(self): return iter(self.items)`: obj.items's items
+                return self.sequence(gast.Attribute(value=e, attr=held, ctx=gast.Load()))
             if method.__code__.co_flags & inspect.CO_GENERATOR:
                 # `def __iter__(self): ... yield ...`: a call of the method, which adsrc reads as returning
                 # the list of what it yields (frontend/generators.py)
@@ -737,3 +743,20 @@ def normalize(uf, namer=None):
     n = Normalizer(uf, namer)
     fn = n.function(uf.node)
     return fn, n.namer
+
+
+def _iterated_field(method):
+    """`x` when the method's body is `return iter(self.x)` (the iterator of a container the object holds)."""
+    try:
+        fdef = gast.parse(textwrap.dedent(inspect.getsource(method))).body[0]
+    except (OSError, TypeError, SyntaxError):
+        return None
+    body = [s for s in fdef.body if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant))]
+    value = body[0].value if len(body) == 1 and isinstance(body[0], gast.Return) else None
+    arg = value.args[0] if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+        value.func.id == "iter" and len(value.args) == 1 and not value.keywords else None
+    params = fdef.args.args
+    if isinstance(arg, gast.Attribute) and isinstance(arg.value, gast.Name) and params and \
+            arg.value.id == params[0].id:
+        return arg.attr
+    return None

@@ -260,6 +260,9 @@ _AST_OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "tru
 
 def _made_by_return(v, resolve, me, owner):
     """The class of the object a returned expression makes (see returned_class), or None."""
+    if isinstance(v, ast.IfExp):            # `return C(a) if c else C(b)`: both of one class
+        body = _made_by_return(v.body, resolve, me, owner)
+        return body if body is not None and _made_by_return(v.orelse, resolve, me, owner) is body else None
     if isinstance(v, ast.Call):
         f = v.func
         if me is not None and isinstance(f, ast.Attribute) and f.attr == "_replace" and \

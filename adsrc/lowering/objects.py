@@ -194,12 +194,19 @@ class Objects:
         `return` of the method (`__add__`, `__rmul__`...) makes one of the same class; else None."""
         if isinstance(e, gast.Name):
             return self.known_class(e)
+        if isinstance(e, gast.Subscript) and isinstance(e.slice, gast.Constant) and type(e.slice.value) is int:
+            plan = self.objects_named(e.value)          # vs[0] of vs = [V(a), V(b)], never changed
+            if plan is not None and -len(plan[2]) <= e.slice.value < len(plan[2]):
+                return plan[2][e.slice.value]
         if isinstance(e, gast.IfExp):               # a if c else b, both of one class
             body = self.expression_class(e.body)
             return body if body is not None and self.expression_class(e.orelse) is body else None
         if isinstance(e, gast.Call) and self.resolved(e.func) is sum and len(e.args) in (1, 2) and \
                 isinstance(e.args[0], (gast.List, gast.Tuple)) and e.args[0].elts:
             return self.expression_class(summed(e.args))     # sum([u, v]): 0 + u + v
+        if isinstance(e, gast.Call) and self.resolved(e.func) is sum and len(e.args) in (1, 2) and \
+                self.items_named(e.args[0]) is not None:
+            return self.expression_class(summed([self.items_named(e.args[0])] + e.args[1:]))    # sum(vs)
         if isinstance(e, gast.Call) and self.resolved(e.func) is abs and len(e.args) == 1:
             cls = self.expression_class(e.args[0])      # abs(v): v.__abs__()
             method = inspect.getattr_static(cls, "__abs__", None) if cls is not None else None
@@ -236,6 +243,14 @@ class Objects:
             if cls is not None:
                 self.check_class(name, cls, value)
                 self.local_classes[name] = cls
+
+    def items_named(self, node):
+        """`vs`, a name bound once to a display of new objects of one class and never changed, as the display
+        of its items `[vs[0], vs[1], ...]` (so that `sum(vs)` is `0 + vs[0] + vs[1]`), else None."""
+        plan = self.objects_named(node)
+        if plan is None or len(set(plan[2])) != 1:
+            return None
+        return items_display(node.id, len(plan[2]))
 
     def loop_element_class(self, target, iterable):
         """`for layer in layers:` over a list of objects of one class, with `layer` bound by this loop only:
@@ -427,6 +442,12 @@ class Objects:
                 if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
                     counts[n.id] = counts.get(n.id, 0) + 1
         return counts
+
+
+def items_display(name, n):
+    """`[name[0], ..., name[n - 1]]`."""
+    return gast.List(elts=[gast.Subscript(value=astutil.name(name), slice=astutil.const(i), ctx=gast.Load())
+                           for i in range(n)], ctx=gast.Load())
 
 
 def summed(args):

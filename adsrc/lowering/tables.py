@@ -24,11 +24,13 @@ import gast
 
 from .. import astutil
 from .. import rules as rules_mod
-from ..frontend.source import static_sequence
+from ..errors import TransformError
+from ..frontend.source import load, static_sequence
 from .object_classes import is_user_function
 
 _MOST = 32                      # entries: more would make a long chain of branches
-_READING = frozenset({"zip", "enumerate", "reversed", "len", "list", "tuple", "isinstance", "print"})   # builtins
+_READING = frozenset({"zip", "enumerate", "reversed", "len", "list", "tuple", "isinstance", "print", "sum", "sorted",
+                      "min", "max", "any", "all", "iter"})        # builtins that read their argument only
 _CHANGING = frozenset({"append", "extend", "insert", "pop", "clear", "update", "setdefault", "remove",
                        "popitem", "sort", "reverse", "__setitem__", "__delitem__"})
 
@@ -174,8 +176,10 @@ def _bindings(fdef, name):
                if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store))
 
 
-def _never_changed(fdef, name):
-    """Is the local `name` only read in fdef (never written into, nor handed to a call that could change it)?"""
+def _never_changed(fdef, name, static=None):
+    """Is the local `name` only read in fdef (never written into, nor handed to a call that could change it)?
+    static (the Normalizer's): a call of a function of the user's that only reads the parameter it is passed
+    as (changing, say, the attributes of the objects a list holds, not the list) does not change it."""
     for node in gast.walk(fdef):
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and node.value.id == name and \
                 not isinstance(node.ctx, gast.Load):
@@ -185,8 +189,28 @@ def _never_changed(fdef, name):
             return False
         passed = list(node.args) + [k.value for k in node.keywords] if isinstance(node, gast.Call) else []
         if passed and not (isinstance(node.func, gast.Name) and node.func.id in _READING) and \
-                any(isinstance(a, gast.Name) and a.id == name for a in passed):
+                any(isinstance(a, gast.Name) and a.id == name for a in passed) and \
+                not (static is not None and _reads_only(node, name, static)):
             return False
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and node.target.id == name:
             return False
     return True
+
+
+def _reads_only(call, name, static):
+    """Is `call` a call of a function of the user's (known when transforming) whose parameters that get `name`
+    only read it (in its own body: a call there that gets it counts as a change)?"""
+    fn = static(call.func)
+    if not is_user_function(fn) or any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return False
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+        bound = inspect.signature(fn).bind(*call.args, **{k.arg: k.value for k in call.keywords}).arguments
+        node = load(fn).node
+    except (TypeError, ValueError, TransformError):
+        return False
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return False
+    getting = [p for p, a in bound.items() if isinstance(a, gast.Name) and a.id == name]
+    return all(_never_changed(node, p) for p in getting)

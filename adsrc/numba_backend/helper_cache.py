@@ -13,9 +13,10 @@ adsrc's source and the versions of Python, NumPy and numba (the one
 disk_cache.py uses), so any change to adsrc gets a new directory and nothing
 compiled from older code is loaded.
 
-The directory is `helpers-<hash>` under ADSRC_CACHE_DIR when that is set, or
-else under the user's cache directory (`~/.cache/adsrc` on Linux).
-ADSRC_HELPER_CACHE=0 turns it off; so does a directory that cannot be written.
+The directory is `helpers-<hash>` under ADSRC_HELPER_CACHE when that names a
+directory, else under ADSRC_CACHE_DIR when that is set, else under the user's
+cache directory (`~/.cache/adsrc` on Linux). ADSRC_HELPER_CACHE=0 turns it
+off; so does a directory that cannot be written.
 """
 
 import os
@@ -34,9 +35,11 @@ PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))     # adsr
 
 def _directory():
     """The directory the helpers are cached in, made if need be, or None (not cached)."""
-    if os.environ.get(ENV, "1").strip().lower() in ("0", "false", "no", "off"):
+    setting = os.environ.get(ENV, "").strip()
+    if setting.lower() in ("0", "false", "no", "off"):
         return None
-    root = disk_cache.directory() or AppDirs("adsrc", appauthor=False).user_cache_dir
+    named = setting if setting and setting.lower() not in ("1", "true", "yes", "on") else None
+    root = named or disk_cache.directory() or AppDirs("adsrc", appauthor=False).user_cache_dir
     path = os.path.join(root, "helpers-" + disk_cache.environment()[:20])
     try:
         os.makedirs(path, exist_ok=True)

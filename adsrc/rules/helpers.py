@@ -94,11 +94,12 @@ def prod_vjp(g, x, ans, axis, keepdims):
 
 @helper
 def extremum_vjp(g, x, ans, axis, keepdims):
-    """max/min: the cotangent goes to the extremal elements, shared equally among ties."""
+    """max/min: the cotangent goes to the extremal elements, shared equally among ties (none where an
+    `initial=` value is the extremum)."""
     g = expand_to(g, x, axis, keepdims)
     ans = expand_to(ans, x, axis, keepdims)
     mask = (as_array(x) == ans)
-    count = np.sum(mask, axis=axis, keepdims=True) if axis is not None or np.ndim(x) else 1
+    count = np.maximum(np.sum(mask, axis=axis, keepdims=True), 1) if axis is not None or np.ndim(x) else 1
     return g * mask / count
 
 

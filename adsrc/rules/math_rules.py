@@ -53,7 +53,8 @@ elementwise(math.pow, "math.pow", "power_dx(g, x, y)", "power_dy(g, x, ans)")
 elementwise(math.atan2, "math.atan2", "g * y / (x * x + y * y)", "-g * x / (x * x + y * y)")
 elementwise(math.hypot, "math.hypot", "g * x / ans", "g * y / ans")
 elementwise(math.copysign, "math.copysign", "g * math.copysign(1.0, x) * math.copysign(1.0, ans)", None)
-for _fn in list(UNARY) + [math.log, math.pow, math.atan2, math.hypot, math.copysign]:
+elementwise(math.fmod, "math.fmod", "g", "-g * math.trunc(x / y)")           # x - trunc(x / y) y
+for _fn in list(UNARY) + [math.log, math.pow, math.atan2, math.hypot, math.copysign, math.fmod]:
     FUNCTIONS[_fn].scalar_out = _always
 for _fn in (math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose,
             math.factorial, math.comb, math.perm, math.gcd):

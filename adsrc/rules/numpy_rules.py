@@ -138,7 +138,7 @@ general(np.sum, "np.sum", _RED, lazy=True, scalar_out=_full_reduction, a=_sum)
 general(np.mean, "np.mean", _RED, lazy=True, scalar_out=_full_reduction, a=_mean)
 general(np.prod, "np.prod", _RED, lazy=True, scalar_out=_full_reduction, a="prod_vjp(g, a, ans, axis, keepdims)")
 for _fn in (np.max, np.min, np.amax, np.amin, np.nanmax, np.nanmin):     # NaN never equals the extremum
-    general(_fn, "np." + _fn.__name__, "a, axis=None, keepdims=False", lazy=True,
+    general(_fn, "np." + _fn.__name__, "a, axis=None, keepdims=False, *, initial=None", lazy=True,
             scalar_out=_full_reduction, a="extremum_vjp(g, a, ans, axis, keepdims)")
 general(np.var, "np.var", _VAR, scalar_out=_full_reduction, a="var_vjp(g, a, axis, ddof, keepdims)")
 general(np.std, "np.std", _VAR, scalar_out=_full_reduction, a="std_vjp(g, a, ans, axis, ddof, keepdims)")

@@ -142,6 +142,46 @@ def pairwise(iterable):
     return [(items[i], items[i + 1]) for i in range(len(items) - 1)]
 
 
+def combination_positions(n, r):
+    return list(itertools.combinations(range(n), r))
+
+
+def permutation_positions(n, r):
+    return list(itertools.permutations(range(n), r))
+
+
+def product_positions(sizes):
+    return list(itertools.product(*[range(n) for n in sizes]))
+
+
+def combination_with_replacement_positions(n, r):
+    return list(itertools.combinations_with_replacement(range(n), r))
+
+
+for _fn in (combination_positions, permutation_positions, product_positions, combination_with_replacement_positions):
+    nondiff(_fn, _fn.__name__)
+
+
+def combinations(iterable, r):
+    items = list(iterable)
+    return [tuple([items[i] for i in pos]) for pos in combination_positions(len(items), r)]
+
+
+def combinations_with_replacement(iterable, r):
+    items = list(iterable)
+    return [tuple([items[i] for i in pos]) for pos in combination_with_replacement_positions(len(items), r)]
+
+
+def permutations(iterable, r=None):
+    items = list(iterable)
+    return [tuple([items[i] for i in pos]) for pos in permutation_positions(len(items), r)]
+
+
+def product(*iterables, repeat=1):
+    pools = [list(it) for it in iterables] * repeat
+    return [tuple([pools[k][i] for k, i in enumerate(pos)]) for pos in product_positions([len(p) for p in pools])]
+
+
 def chain(*iterables):
     out = []
     for it in iterables:
@@ -259,7 +299,9 @@ PYTHON_IMPLEMENTATIONS = {
     statistics.fmean: mean, statistics.median: median, statistics.variance: variance,
     statistics.pvariance: pvariance, statistics.stdev: stdev, statistics.pstdev: pstdev,
     itertools.accumulate: accumulate, itertools.chain: chain, itertools.chain.from_iterable: chain_from_iterable,
-    itertools.islice: islice, heapq.heappush: heappush, heapq.heappop: heappop,
+    itertools.islice: islice, itertools.combinations: combinations, itertools.permutations: permutations,
+    itertools.product: product, itertools.combinations_with_replacement: combinations_with_replacement,
+    heapq.heappush: heappush, heapq.heappop: heappop,
     heapq.heapify: heapify, heapq.heapreplace: heapreplace, heapq.heappushpop: heappushpop,
 }
 if hasattr(itertools, "pairwise"):
