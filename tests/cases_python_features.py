@@ -749,10 +749,11 @@ def defaults_and_partials_keep_the_values_of_when_they_were_made(x):
     # arguments are computed when the def, lambda or partial runs; adsrc read them at the call, after the
     # name was rebound (value and gradient wrong), and dropped a default computed from x from the gradient
     a = x[0]
+
     def g(y, a=a, s=a * 2.0, *, c=a + 1.0):
         return a * y + s + c
     p = functools.partial(_scaled, a)
-    key = lambda t, w=a: w * t
+    key = lambda t, w=a: w * t          # noqa: E731  (a lambda's default, as written)
     a = 10.0
     w = 1.0
     by = sorted(list(x), key=lambda t, w=w: w * t)

@@ -95,3 +95,54 @@ def test_a_name_bound_only_in_a_while_true_loop(a):
     got = adsrc.grad(newton_cube_root, backend="numba")(a)
     assert type(got) is float
     np.testing.assert_allclose(got, (1.0 / 3.0) * a ** (-2.0 / 3.0), rtol=1e-9)
+
+
+def clipped_differences(x, M, lo):
+    return (np.sum(np.clip(x, -0.5, 0.8) ** 2) + np.sum(np.clip(x, lo, None)) + np.sum(x.clip(max=0.3))
+            + np.sum(np.clip(x, -1.0, lo) * x) + np.sum(np.diff(x) ** 2) + np.sum(np.diff(x, n=2) * x[:-2])
+            + np.sum(np.diag(M) * x[:3]) + np.sum(np.diag(M, 1)) + np.sum(np.diag(x[:3]) @ M))
+
+
+def test_clip_diff_and_diag_compile():
+    # their rules' helpers had no numba version: refused
+    x, M, lo = np.array([-1.2, -0.3, 0.5, 1.4]), np.arange(9.0).reshape(3, 3) * 0.1 - 0.3, 0.1
+    got = adsrc.grad(clipped_differences, argnums=(0, 1, 2), backend="numba")(x, M, lo)
+    want = adsrc.grad(clipped_differences, argnums=(0, 1, 2))(x, M, lo)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got[0], central_grad(lambda v: clipped_differences(v, M, lo), x), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(got[1], central_grad(lambda m: clipped_differences(x, m, lo), M), rtol=1e-6,
+                               atol=1e-8)
+
+
+def loss_and_scaled(x):
+    return np.sum(x ** 2), x * 3.0
+
+
+def test_vjp_of_a_tuple_of_outputs():
+    # the pullback took the cotangent's items with a helper numba had no version of for tuples: refused
+    x = np.array([0.5, -1.0, 2.0])
+    out, pullback = adsrc.vjp(loss_and_scaled, x, backend="numba")
+    _, reference = adsrc.vjp(loss_and_scaled, x)
+    cotangent = (2.0, np.array([1.0, -1.0, 0.5]))
+    np.testing.assert_allclose(pullback(cotangent)[0], reference(cotangent)[0], rtol=1e-12)
+    np.testing.assert_allclose(pullback(cotangent)[0], 2.0 * 2.0 * x + 3.0 * cotangent[1], rtol=1e-12)
+
+
+def softmax_cross_entropy(W, X, y):
+    z = X @ W
+    z = z - np.max(z, axis=1, keepdims=True)
+    p = np.exp(z) / np.sum(np.exp(z), axis=1, keepdims=True)
+    return (-np.mean(np.sum(y * np.log(p), axis=1)) + np.mean(W.max(axis=0)) + np.sum(np.min(W, axis=-1))
+            + np.sum(W.mean(axis=0) ** 2) + np.sum(np.mean(X, axis=0, keepdims=True) @ W))
+
+
+def test_reductions_along_an_axis_compile():
+    # np.mean/max/min with axis, and any reduction with keepdims, had no numba version: a softmax was refused
+    rng = np.random.default_rng(0)
+    W, X, y = rng.normal(size=(3, 4)), rng.normal(size=(5, 3)), np.eye(4)[[0, 1, 2, 3, 0]]
+    got = adsrc.grad(softmax_cross_entropy, backend="numba")(W, X, y)
+    np.testing.assert_allclose(got, adsrc.grad(softmax_cross_entropy)(W, X, y), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got, central_grad(lambda w: softmax_cross_entropy(w, X, y), W), rtol=1e-6,
+                               atol=1e-8)

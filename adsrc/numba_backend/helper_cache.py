@@ -16,10 +16,12 @@ compiled from older code is loaded.
 The directory is `helpers-<hash>` under ADSRC_HELPER_CACHE when that names a
 directory, else under ADSRC_CACHE_DIR when that is set, else under the user's
 cache directory (`~/.cache/adsrc` on Linux). ADSRC_HELPER_CACHE=0 turns it
-off; so does a directory that cannot be written.
+off; so does a directory that cannot be written. The directories of the four
+versions used last are kept, older ones removed.
 """
 
 import os
+import shutil
 import tempfile
 
 from numba.core import caching
@@ -44,9 +46,25 @@ def _directory():
     try:
         os.makedirs(path, exist_ok=True)
         tempfile.TemporaryFile(dir=path).close()
+        os.utime(path)                      # (used now: the newest are kept)
     except OSError:
         return None
+    _forget_older(root, path)
     return path
+
+
+KEPT = 4        # directories of other versions of adsrc kept (several installs may share a machine)
+
+
+def _forget_older(root, path):
+    """Remove all but the KEPT most recently used helper directories of other versions of adsrc."""
+    try:
+        others = [os.path.join(root, d) for d in os.listdir(root) if d.startswith("helpers-")]
+        others = sorted((d for d in others if d != path), key=os.path.getmtime, reverse=True)
+        for old in others[KEPT:]:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError:
+        pass
 
 
 _IMPL = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)   # (renamed in numba 0.62)
@@ -90,6 +108,6 @@ def register_jitable(*args, **options):
     """numba's `register_jitable` (bare or with options), cached in DIRECTORY."""
     if DIRECTORY:
         options["cache"] = True
-    if args:
-        return numba_register_jitable(**options)(*args)
-    return numba_register_jitable(**options)
+    if not options:         # (numba's takes its options only as keywords, the function only alone)
+        return numba_register_jitable(*args) if args else numba_register_jitable
+    return numba_register_jitable(**options)(*args) if args else numba_register_jitable(**options)

@@ -190,13 +190,17 @@ def iterated_cot(g, x):
     return None
 
 
-@overload(runtime.item_cot)
+@overload(runtime.item_cot, prefer_literal=True)
 def item_cot(g, index):
-    """The cotangent of item `index` of an array (or a number broadcast over it)."""
+    """The cotangent of item `index` of an array (or a number broadcast over it), or of a tuple (the cotangent of
+    a function's tuple of outputs: its index is a constant)."""
     if _number(g):
         return lambda g, index: g
     if _array(g):
         return lambda g, index: g[index]
+    if isinstance(g, types.BaseTuple) and isinstance(index, types.IntegerLiteral):
+        k = index.literal_value
+        return lambda g, index: g[k]
     return None
 
 
@@ -381,4 +385,5 @@ SUPPORTED = {fn.__name__: fn for fn in (
     sharing.same_part, sharing.part_along, sharing.view_along, sharing.replace_obj, sharing.replace_obj_cot,
     runtime.check_item_immutable, rule_helpers.cast_cot, rule_helpers.outer_dx, rule_helpers.outer_dy,
     rule_helpers.cumsum_vjp, rule_helpers.prod_vjp, rule_helpers.sort_vjp, complex_helpers.real_only, runtime.add_cot,
-    rule_helpers.norm_vjp)}
+    rule_helpers.norm_vjp, rule_helpers.clip_mask, rule_helpers.clip_low_mask, rule_helpers.clip_high_mask,
+    rule_helpers.diff_vjp, rule_helpers.diag_vjp)}

@@ -25,7 +25,7 @@ from .. import facade, runtime
 from ..emission import source as emit
 from ..errors import TransformError
 from . import disk_cache, helpers, live_names
-from . import products_rewrite
+from . import products_rewrite, reductions
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LINE = re.compile(r"#\s*line (\d+): (.*)")
@@ -131,8 +131,9 @@ def _out(i):
 
 def _rewritten(text, tree, ns):
     """text with `del` statements dropped (numba frees temporaries itself), tapes walked by index, `@` computed
-    by loops, and each function decorated with @numba.njit."""
+    by loops, reductions along an axis by reductions.py, and each function decorated with @numba.njit."""
     lines = products_rewrite.rewritten(text.splitlines(), tree, ns)
+    lines = reductions.rewritten(lines, ast.parse("\n".join(lines)), ns)
     for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Delete)), key=lambda n: -n.lineno):
         lines[node.lineno - 1:node.end_lineno] = [" " * node.col_offset + _DELETED]
     lines = _index_loops(lines, ast.parse("\n".join(lines)))
@@ -182,6 +183,7 @@ def _load(text, unit, user_file, ns):
     cached on disk when ADSRC_CACHE_DIR says where (disk_cache.py): (ns, the text run)."""
     ns.update(numba_failed=_numba_failed, grad_output=runtime.grad_output, numba=numba, compile_error=_compile_error)
     ns.update(products_rewrite.NAMES)
+    ns.update(reductions.NAMES)
     key = disk_cache.fingerprint(text, ns) if disk_cache.directory() else None
     written = disk_cache.cached(text, key) if key is not None else None
     if written is None:

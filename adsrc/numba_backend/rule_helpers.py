@@ -7,7 +7,7 @@ from .helper_cache import overload
 
 from ..rules import complex_helpers
 from ..rules import helpers as rule_helpers
-from . import products
+from . import products, reductions
 from .shapes import _array, _broadcast, _number
 
 
@@ -127,6 +127,12 @@ def extremum_vjp(g, x, ans, axis, keepdims):
             mask = (x == ans) * 1.0
             return g * mask / np.sum(mask)
         return impl
+    if _array(x, 2) and isinstance(axis, types.Integer) and _array(g) and _array(ans):
+        def along(g, x, ans, axis, keepdims):       # along an axis of a matrix: ties shared in each line
+            mask = (x == rule_helpers.expand_to(ans, x, axis, keepdims)) * 1.0
+            count = np.maximum(reductions.axis_sum(mask, axis, True), 1.0)
+            return rule_helpers.expand_to(g, x, axis, keepdims) * mask / count
+        return along
     return None
 
 
@@ -239,4 +245,76 @@ def norm_vjp(g, x, ans, ord, axis, keepdims):
     nothing = (types.NoneType, types.Omitted)
     if _number(g) and _array(x) and isinstance(ord, nothing) and isinstance(axis, nothing):
         return lambda g, x, ans, ord, axis, keepdims: g * x / ans
+    return None
+
+
+def _none(v):
+    return isinstance(v, (types.NoneType, types.Omitted)) or v is None
+
+
+@overload(rule_helpers.clip_mask)
+def clip_mask(x, lo, hi):
+    """Where np.clip(x, lo, hi) is x itself (a bound of None: no bound)."""
+    if not (_array(x) or _number(x)) or not (_none(lo) or _number(lo)) or not (_none(hi) or _number(hi)):
+        return None
+    if _none(lo) and _none(hi):
+        return lambda x, lo, hi: np.ones(np.shape(x), dtype=np.bool_)
+    if _none(lo):
+        return lambda x, lo, hi: x <= hi
+    if _none(hi):
+        return lambda x, lo, hi: x >= lo
+    return lambda x, lo, hi: (x >= lo) & (x <= hi)
+
+
+@overload(rule_helpers.clip_low_mask)
+def clip_low_mask(x, lo, hi):
+    """Where np.clip(x, lo, hi) takes the value lo."""
+    if not (_array(x) or _number(x)) or not _number(lo) or not (_none(hi) or _number(hi)):
+        return None
+    if _none(hi):
+        return lambda x, lo, hi: x < lo
+    return lambda x, lo, hi: (x < lo) & (lo <= hi)
+
+
+@overload(rule_helpers.clip_high_mask)
+def clip_high_mask(x, lo, hi):
+    """Where np.clip(x, lo, hi) takes the value hi."""
+    if not (_array(x) or _number(x)) or not (_none(lo) or _number(lo)) or not _number(hi):
+        return None
+    if _none(lo):
+        return lambda x, lo, hi: x > hi
+    return lambda x, lo, hi: np.maximum(x, lo) > hi
+
+
+@overload(rule_helpers.diff_vjp)
+def diff_vjp(g, x, n, axis):
+    """np.diff of a vector, n times: dx_j = g_{j-1} - g_j (zero outside), applied n times."""
+    if not (_array(g, 1) and _array(x, 1)):
+        return None
+
+    def impl(g, x, n, axis):
+        out = g
+        for _ in range(n):
+            wider = np.zeros(out.shape[0] + 1, out.dtype)
+            wider[1:] += out
+            wider[:-1] -= out
+            out = wider
+        return out
+    return impl
+
+
+@overload(rule_helpers.diag_vjp)
+def diag_vjp(g, v, k):
+    """np.diag: from a vector (its cotangent: g's k-th diagonal) or of a matrix (g on the k-th diagonal)."""
+    if _array(v, 1) and _array(g, 2):
+        return lambda g, v, k: np.diag(g, k).copy()
+
+    if _array(v, 2) and _array(g, 1):
+        def impl(g, v, k):
+            out = np.zeros(v.shape, g.dtype)
+            for i in range(g.shape[0]):
+                r, c = (i, i + k) if k >= 0 else (i - k, i)
+                out[r, c] = g[i]
+            return out
+        return impl
     return None
