@@ -6,7 +6,8 @@
 Both are differentiable inside a function adsrc transforms (`l2 = flat @ flat`): the cotangent of
 `flat` goes back to each leaf, reshaped (its rule is in rules/containers.py). The leaves are the
 float arrays and floats of lists, tuples, dicts, namedtuples, dataclasses and registered pytree
-classes, in order (dicts in insertion order); other leaves are kept as they are by `unravel`.
+classes, in order, a dict's by its sorted keys as JAX and autograd order them (insertion order when the keys
+cannot be sorted); other leaves are kept as they are by `unravel`, which gives dicts with sorted keys.
 """
 
 import numpy as np
@@ -16,12 +17,28 @@ def ravel_pytree(tree):
     """(flat, unravel): the float leaves of tree raveled into one vector, and the function that puts a
     vector of that length back into tree's structure (shapes and dtypes of the leaves)."""
     from .checks import _leaves
+    tree = sorted_dicts(tree)
     leaves = [leaf for _, leaf in _leaves(tree)]
     flat = np.concatenate([np.ravel(leaf) for leaf in leaves]) if leaves else np.zeros(0)
     return flat, _Unravel(tree, [np.shape(leaf) for leaf in leaves])
 
 
 flatten = ravel_pytree
+
+
+def sorted_dicts(tree):
+    """tree with its dicts (in lists, tuples and namedtuples too) in the order of their sorted keys."""
+    if type(tree) is dict:
+        try:
+            keys = sorted(tree)
+        except TypeError:
+            keys = list(tree)
+        return {k: sorted_dicts(tree[k]) for k in keys}
+    if type(tree) in (list, tuple):
+        return type(tree)(sorted_dicts(v) for v in tree)
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return type(tree)(*(sorted_dicts(v) for v in tree))
+    return tree
 
 
 def unravel_with(unravel, flat):

@@ -16,6 +16,7 @@ import inspect
 import numbers
 import threading
 import types
+import weakref
 
 import numpy as np
 
@@ -659,13 +660,38 @@ def index_update(x, idx, v):
         out = list(x)
         out[idx] = v
         return out
+    if isinstance(x, tuple):        # (a view held in a tuple changed: the tuple holding its new value)
+        out = list(x)
+        out[idx] = v
+        return type(x)(*out) if hasattr(x, "_fields") else tuple(out)
     if isinstance(x, dict):
         out = dict(x) if type(x) is dict else copy.copy(x)     # keeps a defaultdict's default
         out[idx] = v
         return out
     out = x.copy() if is_duck(x) else np.array(x, copy=True)
     out[idx] = v
+    if type(x) is _nd:
+        _SUPERSEDED[id(x)] = weakref.ref(x, lambda _, key=id(x): _SUPERSEDED.pop(key, None))
     return out
+
+
+# arrays index_update replaced by an updated copy: a view of one that is still held is stale (check_current)
+_SUPERSEDED = {}
+
+
+def check_current(x):
+    """Refuse a change in place through x when x is a view of an array an earlier change replaced by an
+    updated copy: the change would not reach the copy (views held in a list, tuple or dict)."""
+    base = x.base
+    while isinstance(base, _nd):
+        ref = _SUPERSEDED.get(id(base))
+        if ref is not None and ref() is base:
+            from .errors import TransformError
+            raise TransformError("adsrc cannot follow this change in place: the array changed is a view of an "
+                                 "array an earlier change made a new copy of (views held in a list, tuple or "
+                                 "dict, changed one after another). Change the array through its indices "
+                                 "(`a[0:2] *= 3.0`), or compute new values (`rows = [r * 3.0 for r in rows]`).")
+        base = base.base
 
 
 @helper

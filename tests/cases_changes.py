@@ -7,6 +7,7 @@ differences, and the inputs must come back unchanged.
 """
 
 import copy
+import operator
 
 import numpy as np
 
@@ -567,3 +568,38 @@ def shallow_copies_share_what_they_hold(x):
     n2.w[0][0] = 10.0
     total = np.sum(a[0] * x) + np.sum(d["w"] * x) + sum(np.sum(v) for v in d["k"]) + np.sum(m.w * x)
     return total + sum(np.sum(v * x) for v in n.w)
+
+
+@case(np.array([1.0, -2.0, 0.5]))
+def augmented_assignment_through_operator_and_dunder_calls(x):
+    # operator.iadd(a, x) and a.__imul__(2.0) change an array in place (adsrc computed a new value and left
+    # a unchanged: the gradient was wrong); on a number they make a new value and leave the name as it was
+    a = x * 1.0
+    b = operator.iadd(a, x)
+    a.__imul__(2.0)
+    s = x[0]
+    t = operator.imul(s, 3.0)
+    lst = [x[1]]
+    operator.iadd(lst, [x[2]])
+    return np.sum(a * x) + np.sum(b) + s * t + sum(lst)
+
+
+@case(np.array([0.3, -0.7, 1.2, 0.5]))
+def views_in_a_tuple_changed_through_its_names(x):
+    # a view held in a tuple, changed through the loop variable: the tuple was turned into an array when the
+    # change was written back into it
+    a = x * 1.0
+    v1, v2 = a[:2], a[2:]
+    for v in (v1,):
+        v *= 2.0
+    v2 *= 3.0
+    return np.sum(a * x) + np.sum(v1) + np.sum(v2)
+
+
+@case(np.arange(1.0, 7.0))
+def an_arrays_shape_assigned(x):
+    # `a.shape = (2, 3)` reshapes the array in place (it crashed inside adsrc); a name sharing it sees it
+    a = x * 1.0
+    b = a
+    a.shape = (2, 3)
+    return np.sum(b[0] * 2.0) + np.sum(a[1] * x[:3]) + np.sum(a[0] * a[1])

@@ -10,6 +10,7 @@ from scipy.special import logsumexp
 
 import adsrc
 from adsrc.misc.flatten import flatten, flatten_func
+from casekit import central_grad
 
 
 def central(f, x, eps=1e-6):
@@ -247,3 +248,26 @@ def test_a_callee_whose_every_branch_is_refused_is_not_taken_for_a_constant():
             adsrc.grad(_times_either_way)(1.5, flag)
     # nothing is differentiated through the refused calls here: they run as they are
     assert adsrc.grad(_either_way_of_a_constant)(1.5, True) == 4.0
+
+
+def _draws(mean, rs):
+    return rs.randn(3, mean.shape[0]) + mean
+
+
+def mixture_draws(params, rs):
+    total = 0.0
+    for p in params:                      # an item of the differentiated list: an array (its shape a constant)
+        total = total + np.mean(_draws(p, rs) ** 2) + np.mean((rs.randn(2, p.shape[0]) * p) ** 2)
+    return total
+
+
+def test_random_draws_shaped_by_an_item_of_a_differentiated_list():
+    # `rs.randn(n, p.shape[0])` with p a loop item over the differentiated list: adsrc took p.shape for a field
+    # of an object it could not tell the kind of, differentiated it, and refused randn (mixture VI example)
+    params = [np.array([0.5, -1.0]), np.array([1.5, 0.25])]
+    got = adsrc.grad(mixture_draws)(params, np.random.RandomState(0))
+    for k in range(2):
+        def along(v, k=k):
+            changed = [v if j == k else q for j, q in enumerate(params)]
+            return mixture_draws(changed, np.random.RandomState(0))
+        np.testing.assert_allclose(got[k], central_grad(along, params[k]), rtol=1e-6, atol=1e-8)

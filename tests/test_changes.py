@@ -1,6 +1,7 @@
 """Changes in place, the ordinary programs of the core redesign and nested functions: gradients against finite
 differences."""
 
+import numpy as np
 import pytest
 
 from casekit import check_case
@@ -20,3 +21,38 @@ ALL = list(CHANGES) + list(ORDINARY) + list(METHODS) + list(NESTED) + list(PASSE
 @pytest.mark.parametrize("case", ALL, ids=[c.id for c in ALL])
 def test_gradient_matches_finite_differences_and_inputs_are_unchanged(case):
     check_case(case)
+
+
+def _rows_scaled_in_a_loop(x):
+    a = x * 1.0
+    rows = [a[0:2], a[2:4]]
+    for rr in rows:
+        rr *= 3.0
+    return np.sum(a * x)
+
+
+def _views_in_a_dict(x):
+    a = x * 1.0
+    d = {"lo": a[:2], "hi": a[2:]}
+    for k, v in d.items():
+        v *= 2.0
+    return np.sum(a * x)
+
+
+def _scale_each(vs, s):
+    for v in vs:
+        v *= s
+
+
+def _views_to_a_helper(x):
+    a = x * 1.0
+    _scale_each([a[:2], a[2:]], 2.0)
+    return np.sum(a * x)
+
+
+@pytest.mark.parametrize("fn", [_rows_scaled_in_a_loop, _views_in_a_dict, _views_to_a_helper])
+def test_views_held_in_containers_and_changed_one_after_another_are_refused(fn):
+    # only the first view's change reached `a` (or none, through a helper): value and gradient were wrong
+    import adsrc
+    with pytest.raises(adsrc.TransformError, match="view"):
+        adsrc.grad(fn)(np.array([1.0, 2.0, 3.0, 4.0]))

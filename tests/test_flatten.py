@@ -17,6 +17,7 @@ TREES = {
     "list of layers": [(RS.randn(2, 3), RS.randn(3)), (RS.randn(3, 1), RS.randn(1))],
     "dict with an int": {"a": RS.randn(3), "b": 0.5, "n": 3},
     "namedtuple": Pair(RS.randn(2), 0.3),
+    "dict in no sorted order": {"w": RS.randn(2), "b": [RS.randn(3), {"z": 0.2, "c": RS.randn(2)}]},
 }
 
 
@@ -33,6 +34,13 @@ def test_ravel_and_unravel_round_trip():
     assert from_its_module is adsrc.ravel_pytree
     with pytest.raises(ValueError, match="vector of 4 numbers"):
         adsrc.ravel_pytree([np.ones(4)])[1](np.ones(3))
+
+
+def test_a_dict_is_laid_out_by_its_sorted_keys_as_in_jax_and_autograd():
+    # (adsrc laid dicts out in insertion order: a flat vector from autograd or JAX meant other leaves)
+    flat, unravel = adsrc.ravel_pytree({"b": [1.0, 2.0], "a": np.array([3.0]), "c": {"y": 4.0, "x": 5.0}})
+    np.testing.assert_array_equal(flat, [3.0, 1.0, 2.0, 5.0, 4.0])
+    assert list(unravel(flat)) == ["a", "b", "c"] and unravel(flat)["c"] == {"x": 5.0, "y": 4.0}
 
 
 def l2(params):

@@ -219,6 +219,12 @@ class Values:
                     part = base.item(e.slice.value)
                     if part is not None:
                         return part
+                elif base.items and base.ctype in ("list", "tuple") and not isinstance(e.slice, gast.Slice):
+                    joined = base.items[0][1]      # `ps[i]`, `for p in ps`: one of the items, whichever i is
+                    for _, v in base.items[1:]:
+                        joined = join(joined, v)
+                    if joined.numeric:
+                        return joined.without_shape()
                 return UNKNOWN
             if base.kind == SCALAR:
                 return base

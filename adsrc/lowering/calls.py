@@ -16,6 +16,7 @@ become loops or rules of their own.
 import builtins
 import collections
 import functools
+import operator
 import inspect
 import types
 
@@ -58,6 +59,15 @@ REFUSED_METHODS = frozenset({"resize", "put", "itemset", "setfield", "popitem", 
                              "setflags", "discard", "add"})
 
 _DICT_VIEWS = {"values": "dict_values", "items": "dict_items", "keys": "dict_keys"}
+
+# operator.iadd(a, x) and a.__iadd__(x): `a += x` without rebinding a
+_AUGMENTED = {operator.iadd: gast.Add, operator.isub: gast.Sub, operator.imul: gast.Mult,
+              operator.itruediv: gast.Div, operator.ifloordiv: gast.FloorDiv, operator.imod: gast.Mod,
+              operator.ipow: gast.Pow, operator.imatmul: gast.MatMult, operator.iconcat: gast.Add}
+_AUGMENTED_METHODS = {f"__i{name}__": op for name, op in (("add", gast.Add), ("sub", gast.Sub), ("mul", gast.Mult),
+                                                           ("truediv", gast.Div), ("floordiv", gast.FloorDiv),
+                                                           ("mod", gast.Mod), ("pow", gast.Pow),
+                                                           ("matmul", gast.MatMult))}
 
 # NumPy functions that write into an argument; functionalize.py cannot rewrite these
 _WRITERS = {np.place: "np.place", np.putmask: "np.putmask", np.random.shuffle: "np.random.shuffle"}
@@ -359,7 +369,21 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         return name
 
     # -- functions known when transforming -----------------------------------------------------------
+    def augmented_call(self, e, operand, op, target):
+        """`operator.iadd(a, x)` or `a.__iadd__(x)`: `t = a; t += x` (in place for an array or a list, which `a`
+        then sees too; a new value for a number, as Python's), then target = t."""
+        held = self.temp("augmented")
+        self.statement(gast.fix_missing_locations(gast.copy_location(
+            gast.Assign(targets=[astutil.name(held, gast.Store())], value=operand, type_comment=None), e)))
+        self.statement(gast.fix_missing_locations(gast.copy_location(
+            gast.AugAssign(target=astutil.name(held, gast.Store()), op=op(), value=e.args[-1]), e)))
+        if target is not None:
+            self.emit(ir.Copy(target, astutil.name(held)), e)
+
     def static_call(self, e, obj, target):
+        if obj in _AUGMENTED and len(e.args) == 2 and not e.keywords and \
+                not any(isinstance(a, gast.Starred) for a in e.args):
+            return self.augmented_call(e, e.args[0], _AUGMENTED[obj], target)
         if isinstance(obj, functools._lru_cache_wrapper) and getattr(obj, "__wrapped__", None) is not None:
             # @functools.lru_cache / @functools.cache on a pure helper: the helper itself (the cache only
             # saves calls)
@@ -624,6 +648,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return None
         f = e.func
         name = f.attr
+        if name in _AUGMENTED_METHODS and len(e.args) == 1 and not e.keywords and self.inferred_class(f.value) \
+                is None and not isinstance(e.args[0], gast.Starred):
+            return self.augmented_call(e, f.value, _AUGMENTED_METHODS[name], target)     # a.__iadd__(x)
         if isinstance(f.value, gast.Call) and self.static(f.value.func) is super and not f.value.args:
             return self.super_call(e, target)
         if isinstance(f.value, gast.Call) and object_classes.made_class(self.resolved(f.value.func)):

@@ -17,7 +17,7 @@ import numpy as np
 from .helper_cache import overload, register_jitable
 
 from ..rules import helpers as rule_helpers
-from . import products
+from . import line_edits, products
 from .shapes import _array
 
 
@@ -115,17 +115,14 @@ def _accumulated(stmt):
 
 def rewritten(lines, tree, ns):
     """lines (of tree) with the products computed by loops, where ns's helpers are adsrc's."""
-    if any(isinstance(n, ast.Name) and n.id in NAMES for n in ast.walk(tree)):
+    if line_edits.uses_any(tree, NAMES):
         return lines
-    for stmt in sorted((n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno == n.end_lineno
-                        and not any(isinstance(c, ast.stmt) for c in ast.iter_child_nodes(n))),
-                       key=lambda n: -n.lineno):
+    for stmt in line_edits.one_line_statements(tree):
         new = _accumulated(stmt) if ns.get(getattr(getattr(getattr(stmt, "value", None), "func", None), "id", None)) \
             in (rule_helpers.matmul_dx, rule_helpers.matmul_dy) else None
         if new is None and any(isinstance(b, ast.BinOp) and isinstance(b.op, ast.MatMult) or _is_np_matmul(b, ns)
                                for b in ast.walk(stmt)):
             new = _Products(ns).visit(stmt)
         if new is not None:
-            line = lines[stmt.lineno - 1]
-            lines[stmt.lineno - 1] = line[:len(line) - len(line.lstrip())] + ast.unparse(new)
+            line_edits.replace(lines, stmt, new)
     return lines

@@ -11,6 +11,7 @@ import ast
 import numpy as np
 from numba import types
 
+from . import line_edits
 from .helper_cache import overload, register_jitable
 from .shapes import _array
 
@@ -139,13 +140,9 @@ class _Reductions(ast.NodeTransformer):
 
 def rewritten(lines, tree, ns):
     """lines (of tree) with reductions along an axis computed by the functions above."""
-    if any(isinstance(n, ast.Name) and n.id in NAMES for n in ast.walk(tree)):
+    if line_edits.uses_any(tree, NAMES):
         return lines
-    for stmt in sorted((n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno == n.end_lineno
-                        and not any(isinstance(c, ast.stmt) for c in ast.iter_child_nodes(n))),
-                       key=lambda n: -n.lineno):
+    for stmt in line_edits.one_line_statements(tree):
         if any(isinstance(c, ast.Call) and _reduction(c, ns) for c in ast.walk(stmt)):
-            new = _Reductions(ns).visit(stmt)
-            line = lines[stmt.lineno - 1]
-            lines[stmt.lineno - 1] = line[:len(line) - len(line.lstrip())] + ast.unparse(new)
+            line_edits.replace(lines, stmt, _Reductions(ns).visit(stmt))
     return lines

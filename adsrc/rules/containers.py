@@ -381,9 +381,9 @@ def ravel_pytree_cot(g, tree):
     """The cotangent of tree in `flat, unravel = ravel_pytree(tree)`: flat's cotangent cut into the leaves."""
     if is_zero(g) or is_zero(g[0]):
         return 0.0
-    from ..flatten import pieces_like
+    from ..flatten import pieces_like, sorted_dicts
     flat = np.broadcast_to(g[0], (sum(int(np.size(leaf)) for leaf in _float_leaves(tree)),))
-    return pieces_like(flat, tree, other=lambda leaf: 0.0)
+    return pieces_like(flat, sorted_dicts(tree), other=lambda leaf: 0.0)
 
 
 @helper

@@ -70,7 +70,7 @@ JOINT = {
     ".sort()": "sort_tangent(x, t_x, reverse)",
     "list.remove": "remove_tangent(lst, t_lst, v)",
     "replace_obj": "replace_obj_tangent(m, old, t_m, t_new)",
-    "replace_field": "replace_field(t_obj, name, t_value)",
+    "replace_field": "field_tangent(t_obj, obj, name, value, t_value)",
     "adsrc.ravel_pytree": "ravel_pytree_tangent(tree, t_tree)",
     "unravel": "unravel_tangent(unravel, t_flat)",
 }

@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 
-from ..runtime import add_cot, copy_object, full, helper, is_zero, item_cot, unbroadcast
+from ..runtime import add_cot, check_current, copy_object, full, helper, is_zero, item_cot, unbroadcast
 from . import general, nondiff
 
 _nd = np.ndarray
@@ -32,6 +32,8 @@ _IN_PLACE = ((_nd, None), (list, "+*"), (bytearray, "+*"), (dict, "|"), (set, "|
 def is_mutable(x, op):
     """Does `x op= v` change x's object in place (arrays; lists for += and *=, ...) rather than rebind
     the name?"""
+    if type(x) is _nd and x.base is not None:
+        check_current(x)
     for cls, ops in _IN_PLACE:
         if isinstance(x, cls):
             return ops is None or op in ops
@@ -228,7 +230,10 @@ def replace_obj_cot(g, m, old, k):
 
 @helper
 def replace_field(obj, name, value):
-    """A copy of obj with its field `name` set to value (namedtuples, dataclasses, other objects)."""
+    """A copy of obj with its field `name` set to value (namedtuples, dataclasses, other objects; `a.shape = s`
+    of an array: a reshaped view)."""
+    if isinstance(obj, _nd) and name == "shape":
+        return np.reshape(obj, value)
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
         return obj._replace(**{name: value})
     out = copy_object(obj)
@@ -240,10 +245,21 @@ def replace_field(obj, name, value):
 
 
 @helper
+def field_tangent(t_obj, obj, name, value, t_value):
+    """The tangent of replace_field(obj, name, value): t_obj with the field set to t_value (`a.shape = s` of an
+    array: t_obj reshaped to s)."""
+    if isinstance(obj, _nd) and name == "shape":
+        return np.reshape(t_obj, value)
+    return replace_field(t_obj, name, t_value)
+
+
+@helper
 def replace_field_cot(g, obj, name, k):
     """Cotangents of obj (k=0) and value (k=1) in replace_field(obj, name, value)."""
     if is_zero(g):
         return 0.0 if k == 1 else g
+    if isinstance(obj, _nd) and name == "shape":
+        return np.reshape(g, np.shape(obj)) if k == 0 else 0.0
     index = obj._fields.index(name) if isinstance(obj, tuple) and hasattr(obj, "_fields") else name
     if k == 1:
         return item_cot(g, index)
@@ -297,10 +313,33 @@ def call_changing(fn, params, *args, **kwargs):
     """
     import inspect
     bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+    given = {p: bound.arguments[p] for p in params}
     for p in params:
         bound.arguments[p] = copy.deepcopy(bound.arguments[p])
     result = fn(*bound.args, **bound.kwargs)
+    for p in params:
+        _refuse_changed_views(given[p], bound.arguments[p], fn, p)
     return (result,) + tuple(bound.arguments[p] for p in params)
+
+
+def _refuse_changed_views(old, new, fn, param):
+    """Refuse a call that changed in place an array held in its argument `param` (a list, tuple or dict) that is a
+    view of another array: the copy it changed does not reach the array viewed."""
+    if isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)) and len(old) == len(new):
+        pairs = zip(old, new)
+    elif isinstance(old, dict) and isinstance(new, dict):
+        pairs = ((v, new[k]) for k, v in old.items() if k in new)
+    else:
+        return
+    for a, b in pairs:
+        if type(a) is _nd and a.base is not None and type(b) is _nd and a.shape == b.shape and \
+                not np.array_equal(a, b, equal_nan=True):
+            from ..errors import TransformError
+            raise TransformError(f"the call to `{getattr(fn, '__name__', fn)}` changes in place an array held in "
+                                 f"its argument `{param}` that is a view of another array; adsrc cannot follow "
+                                 "the change into the array viewed. Pass that array itself (and the indices), "
+                                 "or return the new values.")
+        _refuse_changed_views(a, b, fn, param)
 
 
 @helper
@@ -330,5 +369,7 @@ def install():
             new="replace_obj_cot(g, m, old, 1)")
     general(replace_field, "replace_field", "obj, name, value", container=True,
             obj="replace_field_cot(g, obj, name, 0)", value="replace_field_cot(g, obj, name, 1)")
+    general(field_tangent, "field_tangent", "t_obj, obj, name, value, t_value", container=True,
+            t_obj="replace_field_cot(g, t_obj, name, 0)", t_value="replace_field_cot(g, t_obj, name, 1)")
     general(view_assign, "view_assign", "base, view, value", base="view_assign_cot(g, base, view, value, 0)",
             value="view_assign_cot(g, base, view, value, 1)")
