@@ -122,6 +122,11 @@ def _no_rule_hint(obj):
                 "may compute through compiled code adsrc cannot see), and has no derivative rule for it. "
                 f"Give it one with `adsrc.defvjp`, wrap the call in a function decorated with `@adsrc.custom_vjp`, "
                 "or call it on values that are not differentiated.")
+    if (getattr(obj, "__module__", None) or "").startswith("adsrc."):
+        return (f"`{name}` is part of adsrc's own derivative of a function you called (the backward pass of a "
+                "custom rule, such as fixed_point's), which adsrc does not differentiate again: second "
+                "derivatives through it are not supported. Differentiate once, or write the function's "
+                "computation out (a loop) so adsrc can differentiate it twice.")
     return (f"`{name}` has no Python source adsrc can transform and no derivative rule. Give it one with "
             f"`adsrc.defvjp({name}, ...)`, wrap it in a function decorated with `@adsrc.custom_vjp`, or "
             "call it on values that are not differentiated.")
@@ -648,8 +653,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return None
         f = e.func
         name = f.attr
-        if name in _AUGMENTED_METHODS and len(e.args) == 1 and not e.keywords and self.inferred_class(f.value) \
-                is None and not isinstance(e.args[0], gast.Starred):
+        if name in _AUGMENTED_METHODS and len(e.args) == 1 and not e.keywords and \
+                self.expression_class(f.value) is None and self.inferred_class(f.value) is None and \
+                not isinstance(e.args[0], gast.Starred):
             return self.augmented_call(e, f.value, _AUGMENTED_METHODS[name], target)     # a.__iadd__(x)
         if isinstance(f.value, gast.Call) and self.static(f.value.func) is super and not f.value.args:
             return self.super_call(e, target)

@@ -229,9 +229,13 @@ class Functionalizer:
             return [], [self.helper_op(m, expr, "replace_obj", loc)]
         # shared in a way adsrc does not know: m may be the object or hold it (followed when the code runs),
         # or share its memory as a view adsrc cannot take again (refused when the code runs)
-        message = (f"adsrc cannot follow how `{m}` shares memory with `{n}`, which is changed in place at "
-                   f"{self.uf.filename}, line {loc.line}: `{self.uf.line(loc.line)}`. Copy one of them first "
-                   f"(`{n} = {n}.copy()`).")
+        # (a name the user's code has, or a value adsrc made: `a, b = b, a`'s tuple)
+        user = any(isinstance(x, gast.Name) and x.id == m for x in gast.walk(self.uf.node))
+        which = f"`{m}`" if user else "a value on the right of this assignment"
+        hint = f"Copy one of them first (`{n} = {n}.copy()`)." if user else \
+            f"Copy the views of `{n}` it holds first (`{n}[i].copy()`), or index once: `{n}[[i, j]] = {n}[[j, i]]`."
+        message = (f"adsrc cannot follow how {which} shares memory with `{n}`, which is changed in place at "
+                   f"{self.uf.filename}, line {loc.line}: `{self.uf.line(loc.line)}`. {hint}")
         check = ir.Effect(astutil.call(self.helper("check_unshared"), [astutil.name(m), astutil.name(n),
                                                                        astutil.const(message)]
                                        + [astutil.name(t) for t in tests]), loc=loc)

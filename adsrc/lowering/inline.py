@@ -32,6 +32,7 @@ class Inliner:
         self.uf = uf
         self.namer = namer
         self.stack = []          # nested functions being inlined (recursion is refused)
+        self.passed = set()      # parameters of the nested defs being read: functions their callers pass
 
     def block(self, stmts, visible):
         out = []
@@ -39,10 +40,13 @@ class Inliner:
             if isinstance(s, ir.Def):
                 visible[s.name] = s       # visible in its own body: a recursive call is refused when inlined
                 self.stack.append(s.name)
+                params = set(s.fn.params) - self.passed
+                self.passed |= params
                 try:
-                    s.fn.body = self.block(s.fn.body, dict(visible))
+                    s.fn.body = self.block(s.fn.body, {k: v for k, v in visible.items() if k not in params})
                 finally:
                     self.stack.pop()
+                    self.passed -= params
                 out.append(s)
             elif isinstance(s, ir.CallLocal):
                 out.extend(self.inline(s, visible))
@@ -83,6 +87,8 @@ class Inliner:
                                        "inlines nested functions when it transforms the code.",
                                 "Mark the argument the branch depends on static (static_argnums/"
                                 "static_argnames), or define one function that branches inside.")
+        if d is None and name in self.passed:
+            return [s]          # `f(t, y)` with f a parameter: the function a call passes, when that call is inlined
         if d is None:
             # a local name that does not hold a function defined here: adsrc cannot see what it calls
             return [ir.Opaque(s.target, s.expr, describe=f"`{name}`", loc=s.loc,
@@ -105,6 +111,9 @@ class Inliner:
             out.append(ir.Raw(check, loc=s.loc))
         self.stack.append(name)
         inner = dict(visible)
+        for p, value in bound:          # a nested function passed as an argument: calls of the parameter call it
+            if isinstance(value, gast.Name) and value.id in visible and isinstance(renames[p], str):
+                inner[renames[p]] = visible[value.id]
         try:
             out.extend(self.block(fn.body, inner))
         finally:

@@ -106,13 +106,13 @@ class Loops:
         if target is None:
             raise self.error(s.target, "this loop target is not supported.",
                              "Loop over names or tuples of names, e.g. `for i, x in enumerate(xs):`.")
-        cls = self.loop_element_class(s.target, s.iter)
-        if cls is not None:
-            self.local_classes[s.target.id] = cls       # its methods are followed
+        known = self.loop_element_class(s.target, s.iter)
+        if known is not None:
+            self.local_classes[known[0]] = known[1]       # its methods are followed
 
         def body():
-            if cls is not None:
-                self.check_class(s.target.id, cls, s.target)
+            if known is not None:
+                self.check_class(known[0], known[1], s.target)
             self.out.extend(self.block(s.body))
         self.emit_for(target, it, body, self.block(s.orelse), s)
 

@@ -253,11 +253,15 @@ class Objects:
         return items_display(node.id, len(plan[2]))
 
     def loop_element_class(self, target, iterable):
-        """`for layer in layers:` over a list of objects of one class, with `layer` bound by this loop only:
-        layer's class (checked each step), else None."""
+        """`for layer in layers:` (or `for i, layer in enumerate(layers):`) over a list of objects of one class,
+        with `layer` bound by this loop only: (layer, its class) (checked each step), else None."""
+        if isinstance(target, gast.Tuple) and len(target.elts) == 2 and isinstance(iterable, gast.Call) and \
+                self.resolved(iterable.func) is enumerate and len(iterable.args) == 1 and not iterable.keywords:
+            target, iterable = target.elts[1], iterable.args[0]
         if not isinstance(target, gast.Name) or self.store_counts.get(target.id) != 1:
             return None
-        return self.element_class(iterable)
+        cls = self.element_class(iterable)
+        return (target.id, cls) if cls is not None else None
 
     def made_by(self, value):
         """The class whose new object the expression `C(...)` or `object.__new__(C)` makes, else None."""

@@ -11,7 +11,7 @@ IMPLEMENTATIONS maps the NumPy callable (and Python's, from python_source.py) to
 import numpy as np
 
 from ..errors import TransformError
-from . import by_source_more, nondiff
+from . import by_source_more, nondiff, scipy_source
 from .by_source_more import percentile_method, quantile_method  # noqa: F401
 from .python_source import (PYTHON_IMPLEMENTATIONS, max_by, max_of, min_by, min_of, next_item,  # noqa: F401
                             next_item_or, next_split, next_split_or)
@@ -539,6 +539,7 @@ if hasattr(np, "astype"):
     IMPLEMENTATIONS[np.astype] = astype
 IMPLEMENTATIONS.update(PYTHON_IMPLEMENTATIONS)
 IMPLEMENTATIONS.update(by_source_more.IMPLEMENTATIONS)
+IMPLEMENTATIONS.update(scipy_source.implementations())
 ARGUMENT_FORMS.update(by_source_more.ARGUMENT_FORMS)
 ufunc_where1, ufunc_where2 = by_source_more.ufunc_where1, by_source_more.ufunc_where2
 

@@ -1,0 +1,84 @@
+"""SciPy functions without a written rule, in plain NumPy that adsrc differentiates like the user's code
+(by_source.py calls them): the matrix builders of scipy.linalg and scipy.integrate.cumulative_trapezoid.
+Each follows SciPy's documented meaning for the arguments it takes."""
+
+import numpy as np
+
+from . import nondiff
+
+
+def toeplitz_index(n, m):
+    """T[i, j] = vals[n - 1 - i + j] with vals = (c reversed, r[1:])."""
+    return (n - 1) - np.arange(n)[:, None] + np.arange(m)[None, :]
+
+
+def circulant_index(n):
+    return (np.arange(n)[:, None] - np.arange(n)[None, :]) % n
+
+
+def hankel_index(n, m):
+    return np.arange(n)[:, None] + np.arange(m)[None, :]
+
+
+for _fn in (toeplitz_index, circulant_index, hankel_index):
+    nondiff(_fn, _fn.__name__)
+
+
+def toeplitz(c, r=None):
+    c = np.ravel(c)
+    r = np.conjugate(c) if r is None else np.ravel(r)
+    vals = np.concatenate((c[::-1], r[1:]))
+    return vals[toeplitz_index(len(c), len(r))]
+
+
+def circulant(c):
+    c = np.ravel(c)
+    return c[circulant_index(len(c))]
+
+
+def hankel(c, r=None):
+    c = np.ravel(c)
+    r = np.zeros_like(c) if r is None else np.ravel(r)
+    vals = np.concatenate((c, r[1:]))
+    return vals[hankel_index(len(c), len(r))]
+
+
+def block_diag(*arrs):
+    if not arrs:
+        return np.empty((1, 0))
+    blocks = [np.atleast_2d(a) for a in arrs]
+    rows, cols, dtype = 0, 0, blocks[0].dtype
+    for b in blocks:
+        rows += b.shape[0]
+        cols += b.shape[1]
+        dtype = np.promote_types(dtype, b.dtype)
+    out = np.zeros((rows, cols), dtype=dtype)
+    r, c = 0, 0
+    for b in blocks:
+        out[r:r + b.shape[0], c:c + b.shape[1]] = b
+        r += b.shape[0]
+        c += b.shape[1]
+    return out
+
+
+def cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None):
+    y = np.moveaxis(np.asarray(y), axis, -1)
+    step = dx if x is None else np.diff(np.moveaxis(np.asarray(x), axis, -1) if np.ndim(x) > 1 else x)
+    out = np.cumsum(step * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
+    if initial is not None:
+        out = np.concatenate((np.full(out.shape[:-1] + (1,), initial, dtype=out.dtype), out), axis=-1)
+    return np.moveaxis(out, -1, axis)
+
+
+def implementations():
+    """{SciPy function: its implementation above}, for the SciPy installed (none without SciPy)."""
+    try:
+        import scipy.integrate
+        import scipy.linalg
+    except ImportError:
+        return {}
+    out = {scipy.linalg.toeplitz: toeplitz, scipy.linalg.circulant: circulant, scipy.linalg.hankel: hankel,
+           scipy.linalg.block_diag: block_diag}
+    if hasattr(scipy.integrate, "cumulative_trapezoid"):
+        out[scipy.integrate.cumulative_trapezoid] = cumulative_trapezoid
+    return out
