@@ -205,3 +205,47 @@ def objects_in_lists_after_a_helper_changes_them(x):
         total = total + m.kinetic()
     vs = [_Vec(x), _Vec(2.0 * x), _Vec(x ** 2)]
     return energy + total + sum(vs).norm2()
+
+
+class _Layer:
+    def __init__(self, W):
+        self.W = W
+
+    def __call__(self, x):
+        return x @ self.W
+
+
+class _Net:
+    def __init__(self, Ws):
+        self.layers = [_Layer(W) for W in Ws]
+
+    def __len__(self):
+        return len(self.layers)
+
+    def __getitem__(self, i):
+        return self.layers[i]
+
+    def __call__(self, x):
+        for i in range(len(self)):
+            x = np.tanh(self[i](x))
+        return x
+
+
+class _Link:
+    def __init__(self, k, rest):
+        self.k, self.rest = k, rest
+
+    def energy(self, a, b):
+        return 0.5 * self.k * (np.linalg.norm(b - a) - self.rest) ** 2
+
+
+@case(np.array([[0.5, 0.1], [0.2, 0.3]]), np.array([[1.0, 0.2], [-0.5, 0.4]]), np.array([[0.3, -0.2], [1.1, 0.4], [0.2, 1.5]]))
+def items_of_containers_of_objects_called(W1, W2, X):
+    # `self[i](x)` with __getitem__ returning a layer, and `for i, s in enumerate(springs)` over a list of
+    # objects: both were refused (their class was lost)
+    out = np.sum(_Net([W1, W2])(np.array([1.0, -1.0])))
+    springs = [_Link(2.0 + k, 1.0) for k in range(X.shape[0] - 1)]
+    energy = 0.0
+    for i, s in enumerate(springs):
+        energy = energy + s.energy(X[i], X[i + 1])
+    return out + energy

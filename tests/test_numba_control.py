@@ -146,3 +146,22 @@ def test_reductions_along_an_axis_compile():
     np.testing.assert_allclose(got, adsrc.grad(softmax_cross_entropy)(W, X, y), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(got, central_grad(lambda w: softmax_cross_entropy(w, X, y), W), rtol=1e-6,
                                atol=1e-8)
+
+
+def extremes_and_empty_means(x, X):
+    return (np.max(x, axis=0) + np.min(x, axis=-1, keepdims=True)[0] + np.max(x[:2])
+            + np.sum(np.mean(X, axis=0)) + np.sum(np.max(X, axis=1, keepdims=True)))
+
+
+def test_vector_extremes_along_their_axis_and_nan():
+    # np.max of a vector with axis=0 had no numba version; a NaN maximum gave NaN gradients (NumPy backend: 0)
+    x, X = np.array([0.3, 1.7, -0.2, 1.7]), np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]])
+    got = adsrc.grad(extremes_and_empty_means, argnums=(0, 1), backend="numba")(x, X)
+    want = adsrc.grad(extremes_and_empty_means, argnums=(0, 1))(x, X)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+    nan = np.array([np.nan, 1.0, 2.0])
+    np.testing.assert_array_equal(adsrc.grad(lambda v: np.max(v) * 1.0, backend="numba")(nan),
+                                  adsrc.grad(lambda v: np.max(v) * 1.0)(nan))
+    value, g = adsrc.value_and_grad(lambda M: np.sum(np.mean(M, axis=0)), backend="numba")(np.zeros((0, 3)))
+    assert np.isnan(value) and g.shape == (0, 3)      # a mean of nothing: NaN, as NumPy (it raised)

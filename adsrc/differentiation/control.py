@@ -159,8 +159,9 @@ class ControlAdjoints:
             return fwd_t, bwd_t, fwd_f, bwd_f
         var = self.namer.fresh("branch")
         self.frame.add(var)
-        # numba gives a variable one type: both branches then save the same places, None in the other's
-        places = res_t + [r for r in res_f if r not in res_t] if self.ctx.dense else None
+        # numba gives a variable one type: both branches then save the same places, None in the other's (not
+        # when the tape goes through Python to a vjp's pullback: numba cannot type a list of both back)
+        places = res_t + [r for r in res_f if r not in res_t] if self.ctx.dense and not self.boxed else None
         out = []
         for fwd, bwd, res in ((fwd_t, bwd_t, res_t), (fwd_f, bwd_f, res_f)):
             saved = res if places is None else [r if r in res else None for r in places]

@@ -45,6 +45,7 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
         self.act = act
         self.ctx = ctx
         self.callee = callee
+        self.boxed = False      # residuals handed through Python (a vjp's pullback): numba types them again
         self.adj = {}
         self._dnames = {}
         self._adjoint_names = {}

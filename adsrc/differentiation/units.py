@@ -405,6 +405,7 @@ def build(pipeline, lw, unit, wrt, vals, mode, options=None):
         fdef = assemble_jvp(fw, fn, unit.name, options)
         return _finish(unit, fdef, lw, ctx, fn)
     adj = Adjoint(fn, namer, wrt, values, act, ctx, callee=mode == "vjp" and not options.get("final"))
+    adj.boxed = mode == "vjp" and bool(options.get("final"))   # its residuals go through Python to the pullback
     if mode == "grad":
         # NumPy arrays (emission/outputs.py; the numba kernel hands every gradient to grad_output itself)
         ndarrays = () if ctx.dense else [p for p, v in vals.items() if isinstance(v, str) and v == "array"]

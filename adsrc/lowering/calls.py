@@ -203,6 +203,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return self.method_call(e, target)
         if isinstance(f, gast.Subscript) and self.table_call(e, target):      # acts[kind](x)
             return None
+        if isinstance(f, gast.Subscript) and self.called_item(e, target):    # self[i](x), __getitem__ a layer
+            return None
         what = dotted(f)
         if isinstance(f, gast.Call):
             lifted = self.gradient_of_nested(e)                     # adsrc.grad(inner)(w), inner defined here
@@ -374,6 +376,19 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         return name
 
     # -- functions known when transforming -----------------------------------------------------------
+    def called_item(self, e, target):
+        """`net[i](x)` with net's `__getitem__` returning an object of a known class with a `__call__` of the
+        user's: the item (class checked when the code runs), then its `__call__`. True when so emitted."""
+        cls = self.expression_class(e.func)
+        if cls is None or not is_user_function(inspect.getattr_static(cls, "__call__", None)):
+            return False
+        held = self.temp("item")
+        self.value(e.func, held)
+        self.check_class(held, cls, e.func)
+        self.local_classes[held] = cls
+        self.call(gast.copy_location(gast.Call(func=astutil.name(held), args=e.args, keywords=e.keywords), e), target)
+        return True
+
     def augmented_call(self, e, operand, op, target):
         """`operator.iadd(a, x)` or `a.__iadd__(x)`: `t = a; t += x` (in place for an array or a list, which `a`
         then sees too; a new value for a number, as Python's), then target = t."""

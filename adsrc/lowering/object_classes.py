@@ -260,6 +260,9 @@ _AST_OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "tru
 
 def _made_by_return(v, resolve, me, owner):
     """The class of the object a returned expression makes (see returned_class), or None."""
+    if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Attribute) and isinstance(v.value.value, ast.Name) \
+            and me is not None and v.value.value.id == me and not isinstance(v.slice, ast.Slice):
+        return attribute_classes(owner, v.value.attr)[1]        # `return self.layers[i]` (__getitem__)
     if isinstance(v, ast.IfExp):            # `return C(a) if c else C(b)`: both of one class
         body = _made_by_return(v.body, resolve, me, owner)
         return body if body is not None and _made_by_return(v.orelse, resolve, me, owner) is body else None

@@ -198,6 +198,11 @@ class Objects:
             plan = self.objects_named(e.value)          # vs[0] of vs = [V(a), V(b)], never changed
             if plan is not None and -len(plan[2]) <= e.slice.value < len(plan[2]):
                 return plan[2][e.slice.value]
+        if isinstance(e, gast.Subscript) and not isinstance(e.slice, gast.Slice):
+            owner = self.expression_class(e.value)       # net[i] with Net.__getitem__ returning self.layers[i]
+            method = inspect.getattr_static(owner, "__getitem__", None) if owner is not None else None
+            if is_user_function(method):
+                return object_classes.returned_class(method, owner)
         if isinstance(e, gast.IfExp):               # a if c else b, both of one class
             body = self.expression_class(e.body)
             return body if body is not None and self.expression_class(e.orelse) is body else None

@@ -53,7 +53,7 @@ def _matrix(a, axis, kind):
             acc = 0.0
             for i in range(count):
                 acc += a[i, j] if axis == 0 else a[j, i]
-            out[j] = acc / count if kind == _MEAN else acc
+            out[j] = (acc / count if count else np.nan) if kind == _MEAN else acc
         else:
             best = a[0, j] if axis == 0 else a[j, 0]
             for i in range(1, count):

@@ -125,8 +125,13 @@ def extremum_vjp(g, x, ans, axis, keepdims):
     if _array(x) and isinstance(axis, (types.NoneType, types.Omitted)) and _number(g):
         def impl(g, x, ans, axis, keepdims):
             mask = (x == ans) * 1.0
-            return g * mask / np.sum(mask)
+            return g * mask / max(np.sum(mask), 1.0)        # (no extremal element: NaN, or initial=)
         return impl
+    if _array(x, 1) and isinstance(axis, types.Integer) and (_number(g) or _array(g, 1)):
+        def vector(g, x, ans, axis, keepdims):          # a vector along its one axis (keepdims: arrays of one)
+            mask = (x == np.asarray(ans).ravel()[0]) * 1.0
+            return np.asarray(g).ravel()[0] * mask / max(np.sum(mask), 1.0)
+        return vector
     if _array(x, 2) and isinstance(axis, types.Integer) and _array(g) and _array(ans):
         def along(g, x, ans, axis, keepdims):       # along an axis of a matrix: ties shared in each line
             mask = (x == rule_helpers.expand_to(ans, x, axis, keepdims)) * 1.0

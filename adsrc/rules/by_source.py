@@ -539,7 +539,6 @@ if hasattr(np, "astype"):
     IMPLEMENTATIONS[np.astype] = astype
 IMPLEMENTATIONS.update(PYTHON_IMPLEMENTATIONS)
 IMPLEMENTATIONS.update(by_source_more.IMPLEMENTATIONS)
-IMPLEMENTATIONS.update(scipy_source.implementations())
 ARGUMENT_FORMS.update(by_source_more.ARGUMENT_FORMS)
 ufunc_where1, ufunc_where2 = by_source_more.ufunc_where1, by_source_more.ufunc_where2
 
@@ -559,7 +558,7 @@ def implementation(obj):
     if isinstance(owner, np.ufunc) and owner.nin == 2 and getattr(obj, "__name__", None) in _UFUNC_METHODS:
         return _UFUNC_METHODS[obj.__name__], "self"
     try:
-        found = IMPLEMENTATIONS.get(obj)
+        found = IMPLEMENTATIONS.get(obj) or scipy_source.implementation(obj)
     except TypeError:
         return None
     return (found, "") if found is not None else None

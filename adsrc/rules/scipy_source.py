@@ -2,6 +2,8 @@
 (by_source.py calls them): the matrix builders of scipy.linalg and scipy.integrate.cumulative_trapezoid.
 Each follows SciPy's documented meaning for the arguments it takes."""
 
+import sys
+
 import numpy as np
 
 from . import nondiff
@@ -70,15 +72,16 @@ def cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None):
     return np.moveaxis(out, -1, axis)
 
 
-def implementations():
-    """{SciPy function: its implementation above}, for the SciPy installed (none without SciPy)."""
-    try:
-        import scipy.integrate
-        import scipy.linalg
-    except ImportError:
-        return {}
-    out = {scipy.linalg.toeplitz: toeplitz, scipy.linalg.circulant: circulant, scipy.linalg.hankel: hankel,
-           scipy.linalg.block_diag: block_diag}
-    if hasattr(scipy.integrate, "cumulative_trapezoid"):
-        out[scipy.integrate.cumulative_trapezoid] = cumulative_trapezoid
-    return out
+_NAMES = {"scipy.linalg": {"toeplitz": toeplitz, "circulant": circulant, "hankel": hankel, "block_diag": block_diag},
+          "scipy.integrate": {"cumulative_trapezoid": cumulative_trapezoid}}
+
+
+def implementation(obj):
+    """The implementation above of a SciPy function, or None; a SciPy module is looked in only once the
+    program has imported it (adsrc does not import SciPy itself)."""
+    name = getattr(obj, "__name__", None)
+    for module, table in _NAMES.items():
+        mod = sys.modules.get(module)
+        if name in table and mod is not None and getattr(mod, name, None) is obj:
+            return table[name]
+    return None
