@@ -88,9 +88,6 @@ def _shares(a, old):
         return any(_shares(x, old) for x in a)
     if isinstance(a, dict):
         return any(_shares(x, old) for x in a.values())
-    fields = _fields_of(old) if type(a) is _nd else None
-    if fields:          # an array an object holds as a field (a method returned `self.h`), changed with the object
-        return any(v is a or type(v) is _nd and np.shares_memory(a, v) for v in fields.values())
     return False
 
 
