@@ -83,11 +83,11 @@ def _jax_scalar_loop():
     return jax.jit(jax.grad(alt.rebind(wl.scalar_loop, jnp)))
 
 
-def cases():
+def cases(jax=True):
     """(label, fn, args, argnums, hand, jax gradient or None): warm timings and compile times."""
     rnn16 = wl.rnn_inputs(hidden=16, inputs=8, steps=10_000)
     rnn64 = wl.rnn_inputs(hidden=64, inputs=32, steps=100)
-    jax_on = alt.jax is not None
+    jax_on = jax and alt.jax is not None
     return [
         ("scalar loop, 100 sin steps", wl.scalar_loop, (0.3,), 0, scalar_loop_by_hand,
          _jax_scalar_loop() if jax_on else None, (0.3,)),
