@@ -239,7 +239,8 @@ class _Link:
         return 0.5 * self.k * (np.linalg.norm(b - a) - self.rest) ** 2
 
 
-@case(np.array([[0.5, 0.1], [0.2, 0.3]]), np.array([[1.0, 0.2], [-0.5, 0.4]]), np.array([[0.3, -0.2], [1.1, 0.4], [0.2, 1.5]]))
+@case(np.array([[0.5, 0.1], [0.2, 0.3]]), np.array([[1.0, 0.2], [-0.5, 0.4]]),
+      np.array([[0.3, -0.2], [1.1, 0.4], [0.2, 1.5]]))
 def items_of_containers_of_objects_called(W1, W2, X):
     # `self[i](x)` with __getitem__ returning a layer, and `for i, s in enumerate(springs)` over a list of
     # objects: both were refused (their class was lost)

@@ -64,10 +64,9 @@ _DICT_VIEWS = {"values": "dict_values", "items": "dict_items", "keys": "dict_key
 _AUGMENTED = {operator.iadd: gast.Add, operator.isub: gast.Sub, operator.imul: gast.Mult,
               operator.itruediv: gast.Div, operator.ifloordiv: gast.FloorDiv, operator.imod: gast.Mod,
               operator.ipow: gast.Pow, operator.imatmul: gast.MatMult, operator.iconcat: gast.Add}
-_AUGMENTED_METHODS = {f"__i{name}__": op for name, op in (("add", gast.Add), ("sub", gast.Sub), ("mul", gast.Mult),
-                                                           ("truediv", gast.Div), ("floordiv", gast.FloorDiv),
-                                                           ("mod", gast.Mod), ("pow", gast.Pow),
-                                                           ("matmul", gast.MatMult))}
+_AUGMENTED_METHODS = {"__iadd__": gast.Add, "__isub__": gast.Sub, "__imul__": gast.Mult, "__itruediv__": gast.Div,
+                      "__ifloordiv__": gast.FloorDiv, "__imod__": gast.Mod, "__ipow__": gast.Pow,
+                      "__imatmul__": gast.MatMult}
 
 # NumPy functions that write into an argument; functionalize.py cannot rewrite these
 _WRITERS = {np.place: "np.place", np.putmask: "np.putmask", np.random.shuffle: "np.random.shuffle"}

@@ -117,8 +117,8 @@ def _reduction(node, ns):
     if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and ns.get(f.value.id) is np and \
             f.attr in _FUNCTIONS and len(node.args) <= 3:
         return _FUNCTIONS[f.attr]
-    if isinstance(f, ast.Attribute) and f.attr in _METHODS and not (isinstance(f.value, ast.Name) and
-                                                                  ns.get(f.value.id) is np) and len(node.args) <= 2:
+    on_module = isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and ns.get(f.value.id) is np
+    if isinstance(f, ast.Attribute) and f.attr in _METHODS and not on_module and len(node.args) <= 2:
         return _METHODS[f.attr]
     return None
 
