@@ -11,6 +11,7 @@ changes its arguments on copies of them.
 
 import copy
 import dataclasses
+import types
 
 import numpy as np
 
@@ -123,9 +124,9 @@ class _Field(str):
 
 def _fields_of(m):
     """The fields of an object of the user's class (a copy of its __dict__), or None for anything else."""
-    if isinstance(m, (_nd, type)) or not isinstance(getattr(m, "__dict__", None), dict) or callable(m) and \
-            not hasattr(type(m), "__call__"):
-        return None
+    if isinstance(m, (_nd, type, types.ModuleType, types.FunctionType, types.MethodType)) or \
+            not isinstance(getattr(m, "__dict__", None), dict):
+        return None         # (a module's or a function's attributes are not an object's fields)
     return dict(vars(m))
 
 
