@@ -542,7 +542,7 @@ def _origin_note(filename, lineno):
 # -- public functions -----------------------------------------------------------------------------
 
 def grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argnames=None,
-         cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None, backend="numpy", argnum=None):
+         cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None, backend="numpy", argnum=None, holomorphic=False):
     """The gradient of a scalar function with respect to its argument(s) `argnums`.
 
     Usable as `@adsrc.grad`, `@adsrc.grad(argnums=1)` or `adsrc.grad(f, argnums=(0, 1))`.
@@ -562,24 +562,50 @@ def grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argn
     the numba backend cannot compile is refused with an error naming the line, never run another way;
     with "auto", a function numba refuses runs with NumPy instead, logged at DEBUG on the `adsrc` logger.
 
-    argnum: autograd's name for argnums.
+    argnum: autograd's name for argnums. holomorphic=True (JAX's): f is complex and holomorphic in complex
+    arguments, and the gradient is its complex derivative f'(z) (refused for arguments that are not complex).
     """
     from .jacobians import _argnums
     options = dict(argnums=_argnums(argnums, argnum), has_aux=has_aux, static_argnums=static_argnums,
                    static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops,
                    backend=backend)
     if fun is None:
-        return functools.partial(grad, **options)
-    return _make(fun, False, **options)
+        return functools.partial(grad, holomorphic=holomorphic, **options)
+    return _holomorphic(_make(fun, False, **options), options["argnums"], holomorphic)
 
 
 def value_and_grad(fun=None, argnums=0, has_aux=False, *, static_argnums=None, static_argnames=None,
-                   cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None, backend="numpy", argnum=None):
+                   cache_size=DEFAULT_MAXSIZE, checkpoint_loops=None, backend="numpy", argnum=None,
+                   holomorphic=False):
     """Like grad, but the callable returns `(value, gradient)` (`((value, aux), gradient)` with has_aux)."""
     from .jacobians import _argnums
     options = dict(argnums=_argnums(argnums, argnum), has_aux=has_aux, static_argnums=static_argnums,
                    static_argnames=static_argnames, cache_size=cache_size, checkpoint_loops=checkpoint_loops,
                    backend=backend)
     if fun is None:
-        return functools.partial(value_and_grad, **options)
-    return _make(fun, True, **options)
+        return functools.partial(value_and_grad, holomorphic=holomorphic, **options)
+    return _holomorphic(_make(fun, True, **options), options["argnums"], holomorphic)
+
+
+def _holomorphic(gradient, argnums, holomorphic):
+    return Holomorphic(gradient, argnums) if holomorphic else gradient
+
+
+class Holomorphic:
+    """A gradient made with holomorphic=True: checks, as JAX does, that its differentiated arguments are
+    complex, then computes the gradient (adsrc's gradient of a complex function is its complex derivative)."""
+
+    def __init__(self, gradient, argnums):
+        self.gradient = gradient
+        self.argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    def __call__(self, *args, **kwargs):
+        from .checks import _leaves
+        for i in self.argnums:
+            if i < len(args) and not all(np.iscomplexobj(v) for _, v in _leaves(args[i])):
+                raise TypeError(f"holomorphic=True needs complex arguments to differentiate, but argument {i} "
+                                "is not complex: pass complex values (`z.astype(complex)`), or drop holomorphic.")
+        return self.gradient(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.gradient, name)

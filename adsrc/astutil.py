@@ -206,8 +206,19 @@ def names_loaded(node):
 
 
 def names_stored(node):
-    return {n.id for n in walk(node)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
+    """Names node binds, not counting a comprehension's variables (its own, as in Python 3)."""
+    out, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.comprehension):
+            stack.append(n.iter)
+            stack.extend(n.ifs)
+            stack.extend(t for t in walk(n.target) if isinstance(t, gast.NamedExpr))      # (`:=` binds here)
+            continue
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
+            out.add(n.id)
+        stack.extend(children(n))
+    return out
 
 
 def all_and_loaded_names(node):

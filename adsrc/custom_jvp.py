@@ -41,8 +41,37 @@ class custom_jvp(custom_vjp):
         self.fwd, self.bwd = _reverse_rule(self, rule)
         return jvp
 
+    def defjvps(self, *jvps):
+        """JAX's rule argument by argument: `jvps[i](t_i, ans, *primals)` is the output tangent the tangent of
+        argument i contributes (None: none). The rule is their sum."""
+        if self.nondiff:
+            raise NotImplementedError(f"`{self.__name__}.defjvps` with nondiff_argnums: give one rule with "
+                                      "`defjvp` instead.")
+        if len(jvps) != self.nargs:
+            raise TypeError(f"`{self.__name__}.defjvps` takes one function (or None) per argument of "
+                            f"`{self.__name__}`: {self.nargs}, not {len(jvps)}")
+        self.defjvp(_summed_rule(identifier(self.__name__), self.fun, jvps))
+
     def __repr__(self):
         return f"<adsrc.custom_jvp {getattr(self.fun, '__qualname__', self.fun)}>"
+
+
+def _summed_rule(name, fun, jvps):
+    """The rule `rule(primals, tangents)` summing defjvps's per-argument rules, as source adsrc reads."""
+    xs = [f"x{i}" for i in range(len(jvps))]
+    terms = [f"jvp{i}(t{i}, ans, {', '.join(xs)})" for i, jvp in enumerate(jvps) if jvp is not None]
+    total = terms[0] if terms else "zeros_tangent(ans)"
+    for term in terms[1:]:
+        total = f"add_cot({total}, {term})"
+    source = (f"def {name}_jvps(primals, tangents):\n"
+              f"    {nondiff_args.tuple_source(xs)} = primals\n"
+              f"    {nondiff_args.tuple_source([f't{i}' for i in range(len(jvps))])} = tangents\n"
+              f"    ans = fun({', '.join(xs)})\n"
+              f"    return ans, {total}\n")
+    namespace = {"fun": fun, "add_cot": runtime.add_cot, "zeros_tangent": zeros_tangent}
+    namespace.update({f"jvp{i}": jvp for i, jvp in enumerate(jvps) if jvp is not None})
+    ns = nondiff_args.define(source, f"<adsrc: the rule of the custom_jvp function {name} (defjvps)>", namespace)
+    return ns[f"{name}_jvps"]
 
 
 def _reverse_rule(f, jvp):

@@ -53,7 +53,7 @@ def _names(nargs, nondiff):
     return xs, fixed, rest
 
 
-def _tuple(items):
+def tuple_source(items):
     return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
 
 
@@ -64,10 +64,10 @@ def vjp_rules(name, nargs, nondiff, fwd, bwd):
     every = ", ".join(f"c{i}" if i in rest else "None" for i in range(nargs))
     source = (f"def {name}_fwd({', '.join(xs)}):\n"
               f"    out, res = fwd({', '.join(xs)})\n"
-              f"    return out, ({_tuple(fixed)}, res)\n\n\n"
+              f"    return out, ({tuple_source(fixed)}, res)\n\n\n"
               f"def {name}_bwd(res, g):\n"
-              f"    {_tuple(fixed)}, res = res\n"
-              f"    {_tuple(cots)} = bwd({', '.join(fixed + ['res', 'g'])})\n"
+              f"    {tuple_source(fixed)}, res = res\n"
+              f"    {tuple_source(cots)} = bwd({', '.join(fixed + ['res', 'g'])})\n"
               f"    return ({every},)\n")
     ns = define(source, f"<adsrc: the rules of the custom_vjp function {name} (nondiff_argnums)>",
                 {"fwd": fwd, "bwd": bwd})
@@ -80,9 +80,9 @@ def jvp_rule(name, nargs, nondiff, jvp):
     xs, fixed, rest = _names(nargs, nondiff)
     ts = [f"t{i}" for i in range(nargs)]
     source = (f"def {name}_jvp(primals, tangents):\n"
-              f"    {_tuple(xs)} = primals\n"
-              f"    {_tuple(ts)} = tangents\n"
-              f"    return jvp({', '.join(fixed)}, {_tuple([xs[i] for i in rest])}, "
-              f"{_tuple([ts[i] for i in rest])})\n")
+              f"    {tuple_source(xs)} = primals\n"
+              f"    {tuple_source(ts)} = tangents\n"
+              f"    return jvp({', '.join(fixed)}, {tuple_source([xs[i] for i in rest])}, "
+              f"{tuple_source([ts[i] for i in rest])})\n")
     ns = define(source, f"<adsrc: the rule of the custom_jvp function {name} (nondiff_argnums)>", {"jvp": jvp})
     return ns[f"{name}_jvp"]

@@ -29,7 +29,7 @@ from .frontend.iterators import check_iterators
 from .frontend.next_calls import rewrite_next_calls
 from .lowering.refused_branches import refuse_in_branches
 from .ir import verify as verify_mod
-from .pytree_nodes import CLASSES, FIELDS
+from .pytree_nodes import CLASSES, FIELD_CLASSES, FIELDS
 from .ir.printer import Printer
 from .lowering.cleanup import eliminate_dead_code
 from .lowering.functionalize import functionalize
@@ -60,6 +60,7 @@ class Front:
         shape = self.statics.pop(SHAPE, None)
         classes = self.statics.pop(CLASSES, None)
         fields = self.statics.pop(FIELDS, None)
+        field_classes = self.statics.pop(FIELD_CLASSES, None)
         uf = load(fun)
         if shape is not None:
             uf = specialize_signature(uf, shape)      # *args/**kwargs as the call passes them
@@ -68,6 +69,9 @@ class Front:
             self.uf = self.uf.with_classes(dict(classes))
         if fields:
             self.uf = self.uf.with_fields({p: dict(f) for p, f in fields})
+        if field_classes:
+            self.uf = self.uf.with_field_classes({p: {f: (cls, elem, inner) for f, cls, elem, inner in known}
+                                                  for p, known in field_classes})
         source = source_function(fun)       # its code may be replaced in place (IPython's autoreload)
         self.uf.guards.record("static", source, self.uf.name, [(True, "__code__")], source.__code__)
         self.code = source.__code__

@@ -24,6 +24,9 @@ from .errors import TransformError
 _NODES = {}      # class -> Node
 CLASSES = "*classes"   # key among a function's static values: ((parameter, registered class), ...)
 FIELDS = "*fields"     # and ((parameter, ((field, function), ...)), ...): fields holding known functions
+# and ((parameter, ((field, class, element class, its own field classes), ...)), ...): fields holding objects of
+# known classes, or lists of objects of one known class
+FIELD_CLASSES = "*field_classes"
 
 
 @dataclasses.dataclass(frozen=True)

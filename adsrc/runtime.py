@@ -11,6 +11,7 @@ Every helper that generated code may call is registered in `HELPERS` by the
 name the code uses for it.
 """
 
+import collections
 import copy
 import inspect
 import numbers
@@ -341,6 +342,13 @@ def _scalar_error(g):
                      "along (`np.sum(g * ...)` for a float). If no rule of yours is involved, this is adsrc's bug.")
 
 
+def like_dict(x, items):
+    """A dict of x's type (a defaultdict keeps its default factory) with these items."""
+    if isinstance(x, collections.defaultdict):
+        return type(x)(x.default_factory, items)
+    return type(x)(items)
+
+
 def grad_tree(g, x):
     """Gradient of a container input: same structure, leaves as in grad_output."""
     node = pytree_nodes.node_of(x)
@@ -353,7 +361,7 @@ def grad_tree(g, x):
         parts = [grad_output(_part(g, i, None), v) for i, v in enumerate(x)]
         return type(x)(parts) if isinstance(x, list) else tuple(parts)
     if isinstance(x, dict):
-        return type(x)((k, grad_output(_part(g, k, k), v)) for k, v in x.items())
+        return like_dict(x, ((k, grad_output(_part(g, k, k), v)) for k, v in x.items()))
     if _is_dataclass_instance(x):
         import dataclasses
         vals = {f.name: grad_output(_part(g, f.name, f.name), getattr(x, f.name))
@@ -724,7 +732,8 @@ def zero_at(g, x, idx):
 def index_update_vjp_value(g, x, idx, v):
     """Cotangent of v in index_update(x, idx, v) given the output cotangent g."""
     if type(x) is _nd or isinstance(x, np.generic) or is_duck(x):
-        part = full(g, x)[idx]
+        part = full(g, x)
+        part = (np.asarray(part) if np.ndim(part) == 0 else part)[idx]      # (a 0-d array's cotangent: a number)
         if getattr(part, "base", None) is not None:
             part = part.copy()       # g may be zeroed in place next (zero_at): do not hand out a view
         if not _is_basic_index(idx):
@@ -1075,10 +1084,11 @@ def check_held_change(obj, fields, others, names, where):
         parts = list(v) if isinstance(v, (list, tuple)) else []
         for o, n in zip(others, names):
             if isinstance(o, (np.ndarray, list, dict)) and (v is o or any(e is o for e in parts)):
-                raise TypeError(f"the method called at {where} changes `{f}` of an object in place, and that is the "
-                                f"object `{n}` holds too (the object was made holding it): adsrc follows the change "
-                                f"into the object but not into `{n}`. Read the value through the object after the "
-                                f"call, or give the object a copy (`{n}.copy()`).")
+                from .errors import TransformError
+                raise TransformError(f"the method called at {where} changes `{f}` of an object in place, and that is "
+                                     f"the object `{n}` holds too (the object was made holding it): adsrc follows the "
+                                     f"change into the object but not into `{n}`. Read the value through the object "
+                                     f"after the call, or give the object a copy (`{n}.copy()`).")
 
 
 @helper
@@ -1160,6 +1170,18 @@ def check_class(obj, cls, name):
                              f"that makes it creates, but `{name}` is an object of type {type(obj).__qualname__} "
                              f"here. Make it a {cls.__qualname__}, or call the method through its class "
                              f"(`Class.method({name}, ...)`).")
+
+
+@helper
+def check_classes(seq, classes, name):
+    """adsrc inferred that `name` holds a list of objects of these classes, in this order (a loop over it is
+    unrolled): refuse another."""
+    if len(seq) != len(classes) or any(type(obj) is not cls for obj, cls in zip(seq, classes)):
+        from .errors import TransformError
+        raise TransformError(f"adsrc followed a loop over `{name}` as over {len(classes)} objects of the classes "
+                             f"{', '.join(c.__qualname__ for c in classes)}, as the code that makes it puts them "
+                             f"there, but `{name}` holds {[type(o).__qualname__ for o in seq]} here. Keep the list "
+                             "as it was made, or loop over a list made in the function.")
 
 
 @helper

@@ -312,6 +312,14 @@ def dict_update_tangent(td, other, tother):
 
 
 @helper
+def or_tangent(x, y, tx, ty):
+    """Tangent of `x | y`: of dicts, the tangents merged the same way; of numbers and sets, none."""
+    if not isinstance(x, dict) or not isinstance(y, dict):
+        return 0.0
+    return dict_update_tangent(_pairs_tangent(x, tx), y, ty)
+
+
+@helper
 def sorted_tangent(items, titems, key, reverse):
     """Tangent of sorted(items, key=..., reverse=...): the tangents in the primal's (stable) order."""
     items, titems = list(items), list(titems)
@@ -320,13 +328,13 @@ def sorted_tangent(items, titems, key, reverse):
 
 
 @helper
-def sort_tangent(x, tx, reverse):
-    """Tangent of x.sort() (sorted_value): arrays along their last axis, lists by value."""
+def sort_tangent(x, tx, reverse, axis=-1):
+    """Tangent of x.sort() (sorted_value): arrays along an axis, lists by value."""
     if type(x) is _nd:
-        order = np.argsort(x, axis=-1, kind="stable")
+        order = np.argsort(x, axis=axis, kind="stable")
         if reverse:
-            order = np.flip(order, axis=-1)
-        return np.take_along_axis(np.broadcast_to(tx, x.shape), order, axis=-1)
+            order = np.flip(order, axis=axis)
+        return np.take_along_axis(np.broadcast_to(tx, x.shape), order, axis=axis)
     return sorted_tangent(x, tx, None, reverse)
 
 
@@ -361,6 +369,8 @@ def attr_tangent(t, obj, name):
     if isinstance(fields, dict) and name not in fields and not array and not isinstance(t, (tuple, dict)) and \
             not hasattr(type(t), "__slots__") and not hasattr(type(t), "__getattr__"):
         return zeros_tangent(getattr(obj, name))    # a class attribute (`scale = 1.0`, a ClassVar): constant
+    if type(t) is tuple and isinstance(obj, tuple) and name in getattr(obj, "_fields", ()):
+        return t[obj._fields.index(name)]           # a rule's plain tuple for a named tuple (slogdet's)
     return getattr(t, name)
 
 

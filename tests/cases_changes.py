@@ -603,3 +603,168 @@ def an_arrays_shape_assigned(x):
     b = a
     a.shape = (2, 3)
     return np.sum(b[0] * 2.0) + np.sum(a[1] * x[:3]) + np.sum(a[0] * a[1])
+
+
+class _Cell:
+    """A state kept in a field, changed in place by some methods and replaced by others."""
+
+    def __init__(self, h):
+        self.h = h
+
+    def state(self):
+        return self.h
+
+    def step_in_place(self, x):
+        self.h[:] = np.tanh(self.h + x)
+
+    def add_in_place(self, x):
+        self.h += x
+
+    def step_new(self, x):
+        self.h = np.tanh(self.h + x)
+
+    def step_then(self, x):
+        self.add_in_place(x)        # through a method it calls: changed in place
+
+
+@case(np.array([0.3, -0.2, 0.5]))
+def a_field_kept_across_a_method_that_replaces_it(x):
+    # `prev = cell.h; cell.step(x)` with step putting a new array in the field: prev is the old array (adsrc
+    # followed the field, so prev was the new state: value and gradient wrong)
+    cell = _Cell(x * 2.0)
+    prev = cell.h
+    cell.step_new(x)
+    also = cell.state()
+    cell.step_new(x * 0.5)
+    return np.sum((cell.h - prev) ** 2) + np.sum(also * x)
+
+
+@case(np.array([0.3, -0.2, 0.5]))
+def a_field_returned_by_a_method_then_changed_in_place(x):
+    # `s = cell.state()` returns the field itself: a later change in place is seen through s (it was not)
+    cell = _Cell(x * 1.0)
+    s = cell.state()
+    cell.step_in_place(x)
+    t = cell.h
+    cell.add_in_place(x * 0.5)
+    u = cell.state()
+    cell.step_then(x)
+    return np.sum(s * x) + np.sum(t * t) + np.sum(u)
+
+
+def _set_first(lst, v):
+    lst[0] = v
+
+
+@case(np.array([0.3, -0.2, 0.5]))
+def a_list_item_replaced_by_a_helper(x):
+    # the old item is no longer the list's: `a` keeps it (adsrc gave `a` the new item)
+    lst = [x * 1.0, x * 2.0]
+    a = lst[0]
+    _set_first(lst, x * 5.0)
+    return np.sum(a * x) + np.sum(lst[0] * x)
+
+
+@case(np.array([[0.3, -0.2], [0.5, 1.1]]))
+def a_row_of_an_array_item_written_by_a_helper(x):
+    # writing into an array's row is seen through a view of that row taken before
+    a = x * 1.0
+    row = a[0]
+    _set_first(a, x[1] * 3.0)
+    return np.sum(row * x[0]) + np.sum(a * a)
+
+
+class _CountingCell:
+    """A cell that replaces its state and counts its steps (`self.steps += 1` next to `self.h = ...`)."""
+
+    def __init__(self, U):
+        self.U = U
+        self.h = np.zeros(2)
+        self.steps = 0
+
+    def __call__(self, x):
+        self.h = np.tanh(self.U @ self.h + x)
+        self.steps += 1
+        return self.h
+
+
+@case(np.array([[0.1, 0.2], [0.3, -0.4], [0.5, 0.1]]), np.array([[0.9, -0.2], [0.3, 0.8]]), argnums=(0, 1))
+def a_cells_returned_state_kept_across_its_next_steps(xs, U):
+    # each step's returned state is the array the step made; the next step replaces the field (no change in
+    # place), so `h` keeps its value; the counter changes in place next to it
+    cell = _CountingCell(U)
+    total = 0.0
+    prev = cell.h
+    for x in xs:
+        h = cell(x)
+        total = total + np.sum(h * prev) + np.sum(h)
+        prev = h
+    return total + cell.steps * 0.1
+
+
+def _drop_first(lst):
+    lst.pop(0)
+
+
+class _Queue:
+    def __init__(self, items):
+        self.items = items
+
+    def take(self):
+        return self.items.pop(0)
+
+    def put(self, v):
+        self.items.append(v)
+
+
+@case(np.array([0.3, -0.5, 0.7]))
+def items_taken_before_a_list_or_dict_changes(x):
+    # `a = lst[0]` then `lst.pop(0)` (here or in a helper), `d.update(...)`, `d |= {...}`, `lst.reverse()`:
+    # the items move or are replaced, and `a` keeps its object (adsrc gave it the new first item)
+    lst = [x * 1.0, x * 2.0, x * 3.0]
+    a = lst[0]
+    lst.pop(0)
+    b = lst[0]
+    _drop_first(lst)
+    d = {"a": x * 1.0}
+    c = d["a"]
+    d.update({"a": x * x})
+    e = d["a"]
+    d |= {"a": x * 4.0}
+    q = _Queue([x * 5.0, x * 6.0])
+    head = q.items[0]
+    q.take()
+    q.put(x * 7.0)
+    return np.sum(a * x) + np.sum(b * x) + np.sum(lst[0]) + np.sum(c * e) + np.sum(d["a"] * x) + \
+        np.sum(head * q.items[0] * q.items[-1])
+
+
+@case(np.array([0.3, -0.5, 0.7]))
+def a_dicts_values_merged_with_or(x):
+    # `d | e` and `d |= e` of dicts (the gradient was dropped: `|` was read as a bitwise operator)
+    d = {"a": x * 1.0, "b": x * 2.0}
+    merged = d | {"a": x * x}
+    d |= {"b": x * 3.0, "c": x}
+    return np.sum(merged["a"] * merged["b"]) + np.sum(d["b"] * d["c"]) + np.sum(d["a"])
+
+
+class _Layer:
+    def __init__(self, w):
+        self.w = w
+        self.h = np.zeros(3)
+
+    def step(self):
+        self.h = self.w * 2.0
+
+
+@case(np.array([0.3, -0.5, 0.7]))
+def a_field_kept_across_a_step_in_a_loop_over_layers(x):
+    # `for L in layers: prev = L.h; L.step()` with step replacing L.h: prev keeps the old array (adsrc followed
+    # L's new field through the list)
+    layers = [_Layer(x), _Layer(x * 2.0)]
+    total = 0.0
+    for L in layers:
+        prev = L.h
+        L.step()
+        total = total + np.sum(prev * x) + np.sum(L.h * x)
+    return total

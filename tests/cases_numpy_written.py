@@ -239,3 +239,66 @@ def copyto_where_and_max_with_initial(x):
     np.copyto(y, x ** 2, where=x > 0)
     floor = np.max(x[1:2], initial=0.0) + np.max(x, initial=-5.0) + x.min(initial=0.0)
     return np.sum(y * x) + floor + np.max(np.stack([x, -x]), axis=0, initial=0.25).sum()
+
+
+@case(np.array([[0.3, -1.2, 2.0, 0.1], [1.5, 0.2, -0.7, 0.9], [-0.4, 1.1, 0.6, -2.0]]))
+def arrays_sorted_in_place_along_an_axis(x):
+    # `y.sort(axis=...)`, `y.sort(kind=...)`, `y.sort(0)`: the keyword was read as list.sort's `reverse`
+    # (sorted the wrong way), the position ignored (the wrong axis)
+    y = x * 1.0
+    y.sort(axis=0)
+    z = x * 2.0
+    z.sort(kind="stable")
+    w = x * 3.0
+    w.sort(0)
+    lst = [x[0, 0], x[1, 1], x[2, 2]]
+    flip = bool(x[0, 0] < 10.0)
+    lst.sort(reverse=flip)
+    return np.sum(y * np.arange(12.0).reshape(3, 4)) + np.sum(z[:, 0] * z[:, 3]) + np.sum(w[0] * x[0]) + \
+        lst[0] * 2.0 + lst[2]
+
+
+@case(np.array([0.3, -1.2, 2.0]))
+def a_ufuncs_output_given_as_a_tuple(x):
+    # `out=(o,)`, as ufuncs take it: the write was lost (value and gradient zero)
+    o = np.zeros_like(x)
+    np.sin(x, out=(o,))
+    return np.sum(o ** 2)
+
+
+@case(np.array([[0.3, -1.2, 2.0], [1.5, 0.2, -0.7], [-0.4, 1.1, 0.6]]))
+def reductions_with_numpys_positions_and_keywords(x):
+    # positional `out=None` before ddof/keepdims (ddof arrived as None: a crash), NumPy 2's keywords
+    mask = np.array([[True, False, True], [True, True, False], [False, True, True]])
+    out = np.sum(np.std(x, 0, None, None, 1)) + np.sum(x.var(1, None, None, 1)) + \
+        np.sum(np.sum(x, 0, None, None, True) * x) + np.sum(np.max(x, 1, None, True) * x)
+    out = out + np.sum(x ** 2, initial=3.0) + np.prod(x[0], initial=2.0) + np.prod(x, where=mask)
+    out = out + np.max(x, where=mask, initial=-10.0) + np.sum(np.min(x, axis=1, where=mask, initial=10.0))
+    out = out + np.var(x, where=mask) + np.sum(np.std(x, axis=1, correction=1))
+    return out + np.sum(np.var(x, axis=0, mean=np.mean(x, axis=0, keepdims=True))) + \
+        np.sum(np.median(x, 0, None, False, True) * x)
+
+
+@case(np.arange(24.0).reshape(2, 3, 4) / 10, np.array([[1.0, 2.0, 0.5], [0.7, 1.2, 0.9]]), argnums=(0, 1))
+def a_weighted_average_over_several_axes(x, w):
+    # weights along a tuple of axes (crashed)
+    return np.sum(np.average(x, axis=(0, 1), weights=w) ** 2)
+
+
+@case(np.array([[3.0, 0.5, 0.1], [0.2, 2.0, 0.3], [0.1, 0.4, 4.0]]))
+def slogdets_fields_by_name(x):
+    # `r.logabsdet` of slogdet's result in forward mode (crashed)
+    r = np.linalg.slogdet(x)
+    return r.logabsdet * r.sign
+
+
+@case(0.7)
+def piecewise_of_a_number(x):
+    # np.piecewise on a Python float, reverse mode (crashed)
+    return np.piecewise(x, [x < 0, x >= 0], [lambda v: v ** 2, lambda v: np.sin(v)]) * x
+
+
+@case(np.array([0.3, -1.2, 2.0, 0.1, 0.8]))
+def padded_by_reflection(x):
+    # (second derivatives crashed: the pad rule's helper imported inside itself)
+    return np.sum(np.pad(x, 2, mode="reflect") ** 3)

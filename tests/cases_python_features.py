@@ -804,3 +804,40 @@ def sets_lambda_tables_a_def_in_a_loop_and_iter_delegation(x):
     for v in _Bag([x[0], x[1] * 2.0, x[2] ** 2]):
         bagged = bagged + v
     return picked + tabled + np.sum(scaled(x)) + bagged
+
+
+@case(np.array([0.1, 0.45, -0.3]))
+def a_generator_expressions_variable_shadowing_a_loop_variable(x):
+    # `any(t > 0.4 for t in ls)` after a loop `for t in ls`: the generator read the loop's last t (the other
+    # branch: value and gradient wrong); a `try` block saw the generator's t as assigned (refused)
+    ls = [x[0], x[1], -1.0]
+    for t in ls:
+        pass
+    out = x[0] * 2.0 if any(t > 0.4 for t in ls) else x[0] * 3.0
+    for s in ls:
+        try:
+            if all(t > 0.9 for t in ls):
+                raise ValueError("no")
+            z = s * 2.0
+        except ValueError:
+            z = -s
+        out = out + z + t * sum(u * u for u in [s, x[2]])
+    return out
+
+
+_COEFS = [0.3, -0.2, 0.5]
+
+
+class _Pair:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+
+@case(np.array([0.3, -0.7, 1.1]))
+def an_object_made_with_a_number_from_a_global_list(x):
+    # the object's field changed in place was taken for the global's (refused)
+    o = _Pair(np.zeros(3), _COEFS[0])
+    o.w[1] += x[0]
+    o.w += x * _COEFS[2]
+    return np.sum(o.w * x) + o.b * x[1]

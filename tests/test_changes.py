@@ -14,8 +14,10 @@ from cases_python_features import CASES as FEATURES
 from cases_ordinary import CASES as ORDINARY
 from cases_syntax import CASES as SYNTAX
 from cases_try import CASES as TRY
+from cases_composed import CASES as COMPOSED
 
-ALL = list(CHANGES) + list(ORDINARY) + list(METHODS) + list(NESTED) + list(PASSED) + list(WRITTEN) + list(FEATURES) + list(TRY) + list(SYNTAX)
+ALL = list(CHANGES) + list(ORDINARY) + list(METHODS) + list(NESTED) + list(PASSED) + list(WRITTEN) + list(FEATURES) + \
+    list(TRY) + list(SYNTAX) + list(COMPOSED)
 
 
 @pytest.mark.parametrize("case", ALL, ids=[c.id for c in ALL])
@@ -56,3 +58,40 @@ def test_views_held_in_containers_and_changed_one_after_another_are_refused(fn):
     import adsrc
     with pytest.raises(adsrc.TransformError, match="view"):
         adsrc.grad(fn)(np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+class _Acc:
+    def __init__(self, h):
+        self.h = h
+
+    def state(self):
+        return self.h
+
+    def add(self, x):
+        self.h += x
+
+    def add_then_replace(self, x):
+        self.h += x
+        self.h = self.h * 2.0
+
+
+def _a_list_holding_a_field_changed_in_place(x):
+    acc = _Acc(x * 1.0)
+    hs = [acc.state()]          # a list holding the field: adsrc does not follow the field into the list
+    acc.add(x)
+    return np.sum(hs[0] * x)
+
+
+def _a_field_changed_in_place_and_replaced(x):
+    acc = _Acc(x * 1.0)
+    old = acc.h                 # sees the `+=` but not the new array: adsrc cannot tell the order
+    acc.add_then_replace(x)
+    return np.sum(old * x) + np.sum(acc.h)
+
+
+@pytest.mark.parametrize("fn", [_a_list_holding_a_field_changed_in_place, _a_field_changed_in_place_and_replaced])
+def test_parts_of_an_object_a_method_changes_that_adsrc_cannot_follow_are_refused(fn):
+    # (the first was silently wrong: the list kept the field's old values)
+    import adsrc
+    with pytest.raises(adsrc.TransformError, match="cannot follow how `(hs|old)` shares memory with `acc`"):
+        adsrc.grad(fn)(np.array([1.0, 2.0, 3.0]))

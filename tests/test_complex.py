@@ -489,3 +489,21 @@ def test_matrix_exponential_of_complex_matrices():
     z = np.array([[0.2 + 0.1j, -0.3j], [0.5, 0.1 - 0.4j]])
     import scipy.linalg as sl
     check_complex_grad(lambda a: np.sum(np.abs(sl.expm(a)) ** 2), (z,), 0, rtol=1e-5, atol=1e-6)
+
+
+def _holomorphic_product(z):
+    return np.sin(z) * z
+
+
+def test_holomorphic_gradients_as_in_jax():
+    # grad(f, holomorphic=True) is f'(z) (the keyword was refused); real arguments are refused as JAX does
+    z = 1.0 + 0.5j
+    exact = np.cos(z) * z + np.sin(z)
+    assert adsrc.grad(_holomorphic_product, holomorphic=True)(z) == pytest.approx(exact, rel=1e-13)
+    value, g = adsrc.value_and_grad(_holomorphic_product, holomorphic=True)(z)
+    assert value == pytest.approx(np.sin(z) * z, rel=1e-13) and g == pytest.approx(exact, rel=1e-13)
+    eps = 1e-6        # the complex derivative by differences along the real axis
+    difference = (_holomorphic_product(z + eps) - _holomorphic_product(z - eps)) / (2 * eps)
+    assert difference == pytest.approx(exact, rel=1e-8)
+    with pytest.raises(TypeError, match="holomorphic=True needs complex arguments"):
+        adsrc.grad(_holomorphic_product, holomorphic=True)(1.0)

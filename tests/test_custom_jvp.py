@@ -76,3 +76,43 @@ def test_defjvp_gives_a_function_without_source_both_modes():
     assert adsrc.jvp(h, (X,), (V,))[1] == pytest.approx(np.sum(6 * X ** 2 * V), rel=1e-12)
     # reverse mode transposes the jvp (no vjp given)
     np.testing.assert_allclose(adsrc.grad(h)(X), 6 * X ** 2, rtol=1e-12)
+
+
+@adsrc.custom_jvp
+def _sin_times(x, y):
+    return np.sin(x) * y
+
+
+_sin_times.defjvps(lambda x_dot, ans, x, y: np.cos(x) * x_dot * y,
+                   lambda y_dot, ans, x, y: np.sin(x) * y_dot)
+
+
+@adsrc.custom_jvp
+def _dot_second(x, y):
+    return np.sum(x * y)
+
+
+_dot_second.defjvps(None, lambda y_dot, ans, x, y: np.sum(x * y_dot))       # x's tangent contributes nothing
+
+
+def _uses_defjvps(x, y):
+    return np.sum(_sin_times(x, y) ** 2) + _dot_second(x, y)
+
+
+def test_defjvps_gives_one_rule_per_argument_summed_in_both_modes():
+    # JAX's per-argument form (it raised AttributeError)
+    x, y = np.array([0.3, 1.2]), np.array([0.5, -0.7])
+    gx, gy = adsrc.grad(_uses_defjvps, argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, 2 * np.sin(x) * y * np.cos(x) * y, rtol=1e-13)    # _dot_second: none for x
+    np.testing.assert_allclose(gy, 2 * np.sin(x) * y * np.sin(x) + x, rtol=1e-13)
+    t = np.array([1.0, -2.0])
+    out, tangent = adsrc.jvp(lambda a, b: _sin_times(a, b), (x, y), (t, t))
+    np.testing.assert_allclose(tangent, np.cos(x) * t * y + np.sin(x) * t, rtol=1e-13)
+    np.testing.assert_allclose(adsrc.hessian(lambda a: np.sum(_sin_times(a, y)))(x), np.diag(-np.sin(x) * y),
+                               rtol=1e-12, atol=1e-15)
+
+
+def test_defjvps_needs_one_rule_per_argument():
+    f = adsrc.custom_jvp(lambda x, y: x * y)
+    with pytest.raises(TypeError, match="one function \\(or None\\) per argument"):
+        f.defjvps(lambda t, ans, x, y: t * y)

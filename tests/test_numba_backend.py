@@ -19,7 +19,7 @@ from adsrc.numba_backend.kernel import BackendError  # noqa: E402  (needs numba)
 RTOL, ATOL = 1e-9, 1e-12        # the same formulas in both backends: only the order of sums differs
 CASE_FILES = ["cases_core", "cases_control", "cases_ordinary", "cases_programs", "cases_changes", "cases_methods",
               "cases_nested", "cases_passed", "cases_numpy_written", "cases_python_features", "cases_try",
-              "cases_syntax"]
+              "cases_syntax", "cases_composed"]
 ALL_CASES = [c for m in CASE_FILES for c in importlib.import_module(m).CASES]
 # numba compiles each case for about a third of a second; CI runs a share of them on each Python it tests
 # (ADSRC_NUMBA_SHARD="k/n": the cases whose position is k modulo n), so that together they run every one

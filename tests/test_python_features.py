@@ -379,6 +379,6 @@ def test_a_method_changing_an_array_the_caller_also_holds_is_refused_not_dropped
     # y's change through h was not seen (value and gradient silently wrong)
     x = np.array([0.3, 1.2])
     for fn in (_scaled_through_a_method, _pushed_through_a_method):
-        with pytest.raises(TypeError, match="adsrc follows the change into the object but not into"):
+        with pytest.raises(adsrc.TransformError, match="adsrc follows the change into the object but not into"):
             adsrc.grad(fn)(x)
     np.testing.assert_allclose(adsrc.grad(_counted_only)(x), [2.0, 2.0], rtol=1e-12)

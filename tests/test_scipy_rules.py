@@ -46,7 +46,7 @@ def test_the_spellings_of_a_distribution_method_find_one_rule():
     assert rules.lookup(st.norm.cdf) is not rule
 
 
-def test_adsrc_does_not_import_scipy_stats():
+def test_adsrc_does_not_import_scipy_stats(tmp_path):
     code = ("import sys, numpy as np, adsrc\n"
             "assert 'scipy.stats' not in sys.modules and 'scipy.special' not in sys.modules\n"
             "import scipy.special as sp\n"
@@ -59,11 +59,10 @@ def test_adsrc_does_not_import_scipy_stats():
         "assert np.allclose(g, sp.digamma(np.array([1.5, 2.0])))\n"
         "assert 'scipy.stats' not in sys.modules\n"
         "print('ok')\n")
-    import tempfile
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
-        fh.write(script)
+    path = tmp_path / "lazy_scipy.py"
+    path.write_text(script)
     env = dict(os.environ, PYTHONPATH=str(_root()))
-    out = subprocess.run([sys.executable, fh.name], capture_output=True, text=True, cwd=str(_root()), env=env)
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, cwd=str(_root()), env=env)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr
 
 

@@ -454,6 +454,26 @@ class Analysis:
             return set(state.refs(node.id))
         return set()
 
+    def number_now(self, e):
+        """Is e, an item or attribute of a global or closure variable, a number (or string) now?"""
+        import numbers
+        steps = []
+        while isinstance(e, (gast.Subscript, gast.Attribute)):
+            if isinstance(e, gast.Subscript) and not (isinstance(e.slice, gast.Constant) and
+                                                      isinstance(e.slice.value, (int, str))):
+                return False
+            steps.append(e)
+            e = e.value
+        if not steps or not isinstance(e, gast.Name) or self.fn.uf is None:
+            return False
+        kind, value = self.fn.uf.lookup(e.id)
+        try:
+            for step in reversed(steps):
+                value = value[step.slice.value] if isinstance(step, gast.Subscript) else getattr(value, step.attr)
+        except Exception:
+            return False
+        return isinstance(value, (numbers.Number, str)) and kind in ("global", "closure", "static")
+
     def free_refs(self, name):
         """A global or closure variable: an object adsrc does not own (functions, classes and modules aside)."""
         import types
@@ -482,9 +502,13 @@ class Analysis:
                 return set()                  # literals, and numbers computed from locals (shapes, tests)
             if isinstance(e, (gast.BinOp, gast.UnaryOp)) or isinstance(e, gast.Subscript) and _copying_index(e.slice):
                 return site                   # `W * 2.0`, `W[[2, 0, 1]]` of a global: a new object
+            if self.number_now(e):
+                return set()                  # `COEF[0]` of a global list of numbers: a value, nothing to change
             return {Ref(FOREIGN)}             # a global or an attribute of a static object
         if isinstance(s, (ir.GetItem, ir.GetAttr, ir.ScanSlice)):
             base = step_base(s)
+            if isinstance(base, gast.Name) and base.id not in state.pts and self.number_now(e):
+                return set()                  # `COEF[0]` of a global list of numbers: a value
             if isinstance(s, ir.GetItem) and self.copying_index(e.slice, state):
                 return site                # `W[[2, 0, 1]]`, `a[a > 0]`: NumPy's advanced indexing copies
             if isinstance(s, ir.GetItem) and isinstance(base, gast.Name) and isinstance(e.slice, gast.Constant) \
@@ -555,6 +579,8 @@ class Analysis:
             args = _call_atoms(s)
             if summary is not None and not summary.result_aliases:
                 return site
+            if summary is not None and summary.returns:
+                return site | self.returned_parts(s, summary, state)
             out = set(site)
             for node in args:
                 for r in self.atom_refs(node, state):
@@ -565,6 +591,16 @@ class Analysis:
         for node in _call_atoms(s):
             for r in self.atom_refs(node, state):
                 out.add(Ref(r.obj, None))
+        return out
+
+    def returned_parts(self, s, summary, state):
+        """The references of a call's result that is a part of its arguments' objects (`return self.h`)."""
+        out = set()
+        args = summary.arguments(s)
+        for p, path in summary.returns:
+            for r in self.atom_refs(args.get(p), state):
+                out |= {Ref(r.obj, None if r.path is None or len(r.path) + len(path) > MAX_PATH else r.path + path)}
+                out |= state.held(r.obj)       # (as a field read: an object the argument's object holds)
         return out
 
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import gast
 
 from ..frontend.varargs import SHAPE, call_shape, parameters
-from ..pytree_nodes import CLASSES, FIELDS
+from ..pytree_nodes import CLASSES, FIELD_CLASSES, FIELDS
 from ..ir import nodes as ir
 from ..errors import TransformError, in_call
-from . import aliases as al, relations
+from . import aliases as al, part_changes, relations
 
 
 def _value_key(v):
@@ -45,6 +45,9 @@ class Summary:
     result_aliases: bool = False   # the result may share (part of) an argument's object
     stores: tuple = ()      # (p, q): p's object may hold q's object afterwards (`self.arr = arr` in __init__)
     deep: tuple = ()        # parameters an object held by whose object the callee may change (`self.arr *= s`)
+    slots: frozenset = frozenset()     # (parameter, path): slots the callee fills with new objects (part_changes)
+    changes: frozenset = frozenset()   # (parameter, path): parts the callee changes in place
+    returns: tuple = None   # ((parameter, path), ...): the parts of parameters' objects the result is, if known
 
     def arguments(self, stmt):
         """parameter -> argument atom at a call (the receiver first): the positional arguments before a `*`
@@ -137,12 +140,13 @@ def call_statics(stmt, resolve):
             known.append((name, cls))
     if known:
         out[CLASSES] = tuple(sorted(known, key=lambda item: item[0]))
-    by_position = dict(stmt.fields)
-    fields = [(name, by_position[k if k < len(args) and node is args[k] else name])
-              for k, (name, node) in enumerate(bound.items())
-              if (k if k < len(args) and node is args[k] else name) in by_position]
-    if fields:
-        out[FIELDS] = tuple(sorted(fields, key=lambda item: item[0]))
+    for key, table in ((FIELDS, stmt.fields), (FIELD_CLASSES, stmt.field_classes)):
+        by_position = dict(table)
+        fields = [(name, by_position[k if k < len(args) and node is args[k] else name])
+                  for k, (name, node) in enumerate(bound.items())
+                  if (k if k < len(args) and node is args[k] else name) in by_position]
+        if fields:
+            out[key] = tuple(sorted(fields, key=lambda item: item[0]))
     return out
 
 
@@ -197,9 +201,12 @@ class Summaries:
         oracle = CallOracle(self, fn.uf)
         analysis = al.Analysis(fn, oracle)
         mutated, deep = set(), set()
+        parts = part_changes.Recorder(oracle)
 
         def visit(s, state):
-            for name in _changed_names(s, oracle):
+            changed = _changed_names(s, oracle)
+            parts.visit(s, state, changed)
+            for name in changed:
                 mutated.update(relations.params_reached(state, name))
                 for r in state.refs(name):      # a change to an object a parameter's object holds
                     deep.update(h[1] for h in state.holders(r.obj) if h[0] == "param" and h != r.obj)
@@ -214,7 +221,9 @@ class Summaries:
             for r in end.refs(result.id))
         return Summary(params, tuple(p for p in params if p in mutated and p not in statics), aliases,
                        tuple((p, q) for p, q in stores if p not in statics and q not in statics),
-                       tuple(p for p in params if p in deep and p not in statics))
+                       tuple(p for p in params if p in deep and p not in statics),
+                       frozenset(parts.slots), frozenset(parts.changes),
+                       part_changes.returns(end, result) if aliases else None)
 
 
 def _held_objects(state, obj):

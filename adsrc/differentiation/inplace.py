@@ -127,7 +127,7 @@ def _outermost_loop(code, node):
 
 
 # helpers that ask whether an object is part of another (sharing.py): they must see views, not copies
-_ALIAS_TESTS = ("part_along", "view_along", "same_part")
+_ALIAS_TESTS = ("part_along", "view_along", "slot_along", "same_part")
 
 
 def _views_compared(adj, code, names):

@@ -80,6 +80,9 @@ class _Copies:
         return out
 
 
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)
+
+
 def _rewrite(node, mapping):
     """Replace loaded names in node (not inside nested functions); returns the node.
 
@@ -96,6 +99,19 @@ def _rewritten(node, mapping):
             return gast.Name(id=mapping[node.id], ctx=gast.Load(), annotation=None, type_comment=None)
         return node
     if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        return node
+    if isinstance(node, _COMPREHENSIONS):      # its variables are its own: its first iterable is read outside
+        first = node.generators[0]
+        first.iter = _rewritten(first.iter, mapping)
+        own = {n.id for g in node.generators for n in gast.walk(g.target) if isinstance(n, gast.Name)}
+        inner = {k: v for k, v in mapping.items() if k not in own}
+        for i, g in enumerate(node.generators):
+            if i:
+                g.iter = _rewritten(g.iter, inner)
+            g.ifs = [_rewritten(c, inner) for c in g.ifs]
+        for f in ("elt", "key", "value"):
+            if getattr(node, f, None) is not None:
+                setattr(node, f, _rewritten(getattr(node, f), inner))
         return node
     for f in node._fields:
         v = getattr(node, f, None)

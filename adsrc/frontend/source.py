@@ -47,6 +47,8 @@ class UserFunction:
         self.known = {}          # parameters whose values are known when transforming (static ones)
         self.classes = {}        # parameters whose class is known when transforming (registered pytrees)
         self.fields = {}         # parameter -> {field: the function it holds}, as the caller made the object
+        self.field_classes = {}  # parameter -> {field: (class of the object it holds, class of a list's elements,
+        #                        the object's own field classes)}
         self.guards = Guards()   # the global and closure names the transformation depended on
 
     def with_known(self, values):
@@ -73,6 +75,16 @@ class UserFunction:
         assigned = self._assigned()
         view.fields = {p: {f: v for f, v in known.items() if not stores_field(self.node, p, f)}
                        for p, known in fields.items() if p not in assigned}
+        return view
+
+    def with_field_classes(self, field_classes):
+        """A view in which the given parameters (never assigned) hold objects whose fields (that this function
+        never assigns) hold objects of known classes: `self.inner(x)` is then a call adsrc can follow (checked
+        when the code runs)."""
+        view = copy.copy(self)
+        assigned = self._assigned()
+        view.field_classes = {p: {f: v for f, v in known.items() if not stores_field(self.node, p, f)}
+                              for p, known in field_classes.items() if p not in assigned}
         return view
 
     def _assigned(self):

@@ -120,6 +120,9 @@ class CallUser(Op):
     parameter of a known class): position counts the receiver first, or is a keyword's name.
     fields: ((position, ((field, function), ...)), ...) for arguments whose fields hold functions the caller
     knows (`Dense(W, act=np.tanh)` made there): the callee reads `self.act` as that function (checked).
+    field_classes: ((position, ((field, class, element class, its field classes), ...)), ...) for arguments whose
+    fields hold objects (or lists of objects) of classes the caller knows (`Wrap(Linear(W))` made there): the
+    callee follows `self.inner(x)`.
     """
     callee: Any
     receiver: Optional[gast.expr] = None
@@ -128,6 +131,7 @@ class CallUser(Op):
     checkpoint: Any = None
     classes: tuple = ()
     fields: tuple = ()
+    field_classes: tuple = ()
 
 
 @dataclass(eq=False, slots=True)

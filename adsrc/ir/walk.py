@@ -33,6 +33,16 @@ def _expr_reads(node, bound, out):
         for d in node.args.defaults:
             _expr_reads(d, bound, out)
         return
+    if isinstance(node, _COMPREHENSIONS):
+        inner = set(bound)          # a comprehension's variables are its own (its first iterable is read outside)
+        for i, gen in enumerate(node.generators):
+            _expr_reads(gen.iter, bound if i == 0 else inner, out)
+            inner |= {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+            for c in gen.ifs:
+                _expr_reads(c, inner, out)
+        for part in ((node.key, node.value) if isinstance(node, gast.DictComp) else (node.elt,)):
+            _expr_reads(part, inner, out)
+        return
     fields = _CHILD_FIELDS.get(type(node))
     for f in child_fields(type(node)) if fields is None else fields:    # astutil.children, inlined (hot)
         v = getattr(node, f, None)
@@ -60,8 +70,22 @@ def _rename(node, mapping, bound):
         inner = bound | {a.id for a in node.args.args + node.args.posonlyargs + node.args.kwonlyargs}
         _rename(node.body, mapping, inner)
         return
+    if isinstance(node, _COMPREHENSIONS):
+        # a comprehension's variables are its own: only its first iterable is read in the enclosing scope
+        inner = set(bound)
+        for i, gen in enumerate(node.generators):
+            _rename(gen.iter, mapping, bound if i == 0 else inner)
+            inner |= {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+            for cond in gen.ifs:
+                _rename(cond, mapping, inner)
+        for part in ((node.key, node.value) if isinstance(node, gast.DictComp) else (node.elt,)):
+            _rename(part, mapping, inner)
+        return
     for child in astutil.children(node):
         _rename(child, mapping, bound)
+
+
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)
 
 
 def target_names(t):

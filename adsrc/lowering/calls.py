@@ -285,11 +285,22 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         return gast.Call(func=astutil.name(self.bind(fn.__name__, fn)), args=list(e.args),
                          keywords=list(e.keywords) + passed)
 
+    def sort_arguments(self, e):
+        """[reverse, axis] of `v.sort(...)`: a list's `reverse=`, an array's `axis` (by position or keyword; `kind=`
+        changes no value)."""
+        keywords = {k.arg: k.value for k in e.keywords}
+        if "order" in keywords or set(keywords) - {"reverse", "axis", "kind"} or len(e.args) > 2:
+            raise self.error(e, "adsrc follows `.sort()` with `reverse=` (a list), or `axis` and `kind=` (an array).",
+                             "Sort by a key with `sorted(v, key=...)`.")
+        axis = e.args[0] if e.args else keywords.get("axis", astutil.const(-1))
+        return [self.atom(keywords.get("reverse", astutil.const(False))), self.atom(axis)]
+
     def emit_op(self, cls, target, expr, node, **fields):
         if cls is ir.CallUser:
             expr = self.spread(expr, fields["callee"], fields.get("receiver"))     # f(x, *layer), Lin(**params)
             fields["classes"] = fields.get("classes", ()) + self.argument_classes(expr, fields.get("receiver"))
             fields["fields"] = self.argument_fields(expr, fields.get("receiver"))
+            fields["field_classes"] = self.argument_field_classes(expr, fields.get("receiver"))
         if target is None:
             if cls is ir.Opaque and not self.harmless(expr.func):
                 # run for its effect, which may be to keep or write its arguments where adsrc cannot see
@@ -588,8 +599,12 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             e = gast.copy_location(gast.Call(func=e.func, args=items, keywords=e.keywords), e)
         out = next((k for k in e.keywords if k.arg == "out"), None)
         if out is not None and not (isinstance(out.value, gast.Constant) and out.value.value is None):
-            # y = f(x, out=buf): buf[...] = f(x); y = buf
-            buf = self.atom(out.value)
+            # y = f(x, out=buf): buf[...] = f(x); y = buf (`out=(buf,)` too, as ufuncs take it)
+            buf = out.value.elts[0] if isinstance(out.value, gast.Tuple) and len(out.value.elts) == 1 else out.value
+            if isinstance(buf, gast.Tuple):
+                raise self.error(e, f"`{rule.name}(..., out=...)` with a tuple of several arrays.",
+                                 f"Assign the results instead: `y = {rule.name}(...)`.")
+            buf = self.atom(buf)
             if not isinstance(buf, gast.Name) or not self.is_local(buf.id):
                 raise self.error(e, f"`{rule.name}(..., out=...)` writes into an object adsrc does not own.",
                                  f"Assign the result instead: `y = {rule.name}(...)`.")
@@ -615,6 +630,11 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         except TypeError as err:
             raise self.error(e, f"{err}.", "Check the call against adsrc's rule table "
                                            "(`python -m adsrc rules`).") from None
+        out = bound.get("out") if rule.name.startswith(("np.", ".")) else None
+        if out is not None and not (isinstance(out, gast.Constant) and out.value is None):
+            # (`out=` by keyword is written as an assignment above; by position, a rule's `out` must be None)
+            raise self.error(e, f"`{rule.name}` with an output array given by position.",
+                             f"Pass it as `out=` or assign the result instead: `y = {rule.name}(...)`.")
         self.emit_op(ir.Apply, target, expr, e, rule=rule, bound=bound, method_of=receiver)
 
     def bound_args(self, e, rule, skip_first=False):
@@ -718,8 +738,11 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             if any(isinstance(a, gast.Starred) for a in e.args) or e.keywords and name != "sort":
                 raise self.error(e, f"`.{name}()` changes its object in place, and adsrc follows that only with "
                                     "its arguments written out (no `*` or keywords).", "Pass the arguments one by one.")
-            args = [self.atom(a) for a in e.args] + [self.raw(k.value) for k in e.keywords]
-            self.emit(ir.MutatingCall(target, receiver, name if not e.keywords else "sort_reverse", args), e)
+            if name == "sort":
+                args = self.sort_arguments(e)
+            else:
+                args = [self.atom(a) for a in e.args]
+            self.emit(ir.MutatingCall(target, receiver, name, args), e)
             self.cut_deque(receiver, name)
             return
         if name == "__array_namespace__":

@@ -207,12 +207,12 @@ def lifted_call(e, static, bind):
                      keywords=list(f.keywords) + [gast.keyword(arg=f"_arg{i}", value=a) for i, a in enumerate(e.args)])
 
 
-def fixed_arguments(call, single, fdef):
+def fixed_arguments(call, single, fdef, held=()):
     """Are a factory call's arguments values that cannot change later in fdef (constants, names bound once,
-    parameters never bound again), so that calling what it makes may pass them again?"""
+    parameters never bound again, names in `held`), so that calling what it makes may pass them again?"""
     params = {a.id for a in gast.walk(fdef.args) if isinstance(a, gast.Name)}
     for a in list(call.args) + [k.value for k in call.keywords]:
-        if astutil.is_constant_literal(a):
+        if astutil.is_constant_literal(a) or isinstance(a, gast.Name) and a.id in held:
             continue
         if not isinstance(a, gast.Name) or isinstance(a, gast.Starred):
             return False

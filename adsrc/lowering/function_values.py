@@ -147,6 +147,29 @@ class FunctionValues:
         except (KeyError, IndexError, TypeError):
             return rules_mod.NOT_STATIC
 
+    def hold_factory_arguments(self, target, value):
+        """`step = make_step(x[0])`, a factory called with values computed here: its arguments are computed once,
+        into names of their own that nothing rebinds, so that each call `step(v)` can pass them again
+        (note_alias)."""
+        if not (isinstance(target, str) and target in self.single and isinstance(value, gast.Call)) or \
+                any(isinstance(a, gast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+            return
+        if not factories.is_factory(self.static(value.func)) or \
+                factories.fixed_arguments(value, self.single, self.uf.node, self.held_arguments):
+            return
+        value.args = [self.held_value(a) for a in value.args]
+        for k in value.keywords:
+            k.value = self.held_value(k.value)
+
+    def held_value(self, a):
+        """a computed into a name of its own that nothing rebinds (a constant as it is)."""
+        if astutil.is_constant_literal(a):
+            return a
+        held = self.temp("held")
+        self.emit(ir.Copy(held, self.atom(a)), a)
+        self.held_arguments.add(held)
+        return astutil.name(held)
+
     def note_alias(self, target, value):
         """Remember `act = np.tanh` (a name bound once to a callable known when transforming),
         `g = adsrc.grad(loss)` and `step = make_step(2.0)` (the function a factory makes, factories.py), and a
@@ -177,7 +200,7 @@ class FunctionValues:
                 obj = self.made_by_factory(value)
             if obj is not rules_mod.NOT_STATIC:
                 self.functions[target] = ("alias", astutil.name(self.bind(target, obj)))
-            elif factories.fixed_arguments(value, self.single, self.uf.node) and \
+            elif factories.fixed_arguments(value, self.single, self.uf.node, self.held_arguments) and \
                     not factories.computes_first(self.static(value.func)):
                 # step = make_step(a); step(x), with make_step only making the function: running its body again
                 # at each call changes nothing (a body that computes first, say draws random numbers, would)

@@ -25,7 +25,7 @@ their updates are copies (copy-on-write).
 import gast
 
 from .. import astutil
-from ..analysis import aliases as al, relations as rel
+from ..analysis import aliases as al, part_changes, relations as rel
 from ..analysis.liveness import Liveness
 from ..ir import nodes as ir
 from ..ir.walk import assigned, target_names
@@ -33,7 +33,7 @@ from . import object_classes
 
 # list and dict methods: method -> helper returning the changed object's new value
 _METHODS = {"extend": "list_extend", "insert": "list_insert", "clear": "clear_copy", "update": "dict_update",
-            "sort": "sorted_value", "sort_reverse": "sorted_value", "fill": "fill_value", "remove": "list_remove",
+            "sort": "sorted_value", "fill": "fill_value", "remove": "list_remove",
             "__delitem__": "delete_item", "pop": "delete_item", "setdefault": "dict_setdefault"}
 
 
@@ -135,6 +135,13 @@ class Functionalizer:
             new.shared = True
         return pre + [new] + post
 
+    def holding_alike(self, state, n, live, done):
+        """Live names of the user's, unrelated to n, that hold an object n's object holds."""
+        held = {r.obj for r in state.held(*state.objects(n))} if state.objects(n) else set()
+        return [m for m in sorted(state.pts) if m != n and m not in done and m in live and m in self.user_names
+                and not rel.relations(state, m, n) and state.objects(m) and
+                held & {r.obj for r in state.held(*state.objects(m))}]
+
     def plan(self, state, name, live):
         return [m for m in sorted(state.pts) if m != name and m in live and rel.relations(state, m, name)]
 
@@ -147,6 +154,10 @@ class Functionalizer:
         pre, post = [], []
         names = [m for m in self.plan(state, n, live) if m not in done]
         rels = {m: rel.relations(state, m, n) for m in names}
+        if isinstance(slot, part_changes.CallEffect) and slot.changed_paths():
+            # a call changing parts of n's object in place: a name holding an object n's object holds too
+            # (`c2 = copy.copy(c)`, then `c.step(x)` doing `self.h += x`) is checked when the code runs
+            pre += [self.unshared_check(m, n, loc, [], slot) for m in self.holding_alike(state, n, live, done)]
         if structural:
             rels = {m: [r for r in rs if r[0] != rel.UNKNOWN] for m, rs in rels.items()}
             names = [m for m in names if rels[m]]
@@ -200,10 +211,19 @@ class Functionalizer:
             tests.append(test)
             return [check], [ir.If(astutil.name(test), [ir.Copy(m, astutil.name(n), loc=loc)], [], loc=loc)]
         if kind == rel.DERIVED:
+            how, depths = slot.link(path) if isinstance(slot, part_changes.CallEffect) else \
+                ("view_along" if slot else part_changes.FOLLOW, ())
+            if how == part_changes.REFUSE:
+                return [self.part_kept(m, n, path, loc)], []
             new_part, take_new = self.take(path, n, loc)
-            test, check = self.linked(m, n, path, loc, "view_along" if slot else "part_along")
+            test, check = self.linked(m, n, path, loc, how, depths)
             tests.append(test)
-            return [check], [ir.If(astutil.name(test), take_new + [ir.Copy(m, new_part, loc=loc)], [], loc=loc)]
+            # (not that part as the code runs, but sharing memory with a part the call changes: `prev = c.h`,
+            # then c.h replaced by a view of it, then changed in place)
+            unshared = [self.unshared_check(m, n, loc, [test], slot)] if isinstance(slot, part_changes.CallEffect) \
+                else []
+            return [check] + unshared, \
+                [ir.If(astutil.name(test), take_new + [ir.Copy(m, new_part, loc=loc)], [], loc=loc)]
         if kind == rel.BASE:
             parts, takes = [astutil.name(m)], []
             for step in path[:-1]:
@@ -217,7 +237,8 @@ class Functionalizer:
                 target = part.id if part.id == m else self.namer.fresh(part.id)
                 writes.append(self.put(step, part, value, target, loc))
                 value = astutil.name(target)
-            pre, post = self.sharers(state, m, live, loc, done, structural=True)
+            pre, post = self.sharers(state, m, live, loc, done, structural=True,
+                                     slot=slot.through(path) if isinstance(slot, part_changes.CallEffect) else False)
             # then n is taken again from m as m's own bases left it: a view of it again, as in Python
             # (later changes follow it)
             again, retake = self.take(path, m, loc)
@@ -229,30 +250,52 @@ class Functionalizer:
             return [], [self.helper_op(m, expr, "replace_obj", loc)]
         # shared in a way adsrc does not know: m may be the object or hold it (followed when the code runs),
         # or share its memory as a view adsrc cannot take again (refused when the code runs)
-        # (a name the user's code has, or a value adsrc made: `a, b = b, a`'s tuple)
-        user = any(isinstance(x, gast.Name) and x.id == m for x in gast.walk(self.uf.node))
-        which = f"`{m}`" if user else "a value on the right of this assignment"
-        hint = f"Copy one of them first (`{n} = {n}.copy()`)." if user else \
-            f"Copy the views of `{n}` it holds first (`{n}[i].copy()`), or index once: `{n}[[i, j]] = {n}[[j, i]]`."
-        message = (f"adsrc cannot follow how {which} shares memory with `{n}`, which is changed in place at "
-                   f"{self.uf.filename}, line {loc.line}: `{self.uf.line(loc.line)}`. {hint}")
-        check = ir.Effect(astutil.call(self.helper("check_unshared"), [astutil.name(m), astutil.name(n),
-                                                                       astutil.const(message)]
-                                       + [astutil.name(t) for t in tests]), loc=loc)
+        check = self.unshared_check(m, n, loc, tests, slot)
         expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
                                                          astutil.name(n)])
         return [check], [self.helper_op(m, expr, "replace_obj", loc)]
 
-    def linked(self, part, base, path, loc, helper="part_along"):
+    def unshared_check(self, m, n, loc, tests, slot):
+        """A check, when the code runs, that m shares no memory with n (or with the parts of n a call changes
+        in place: slot) unless one of the links tested (tests) holds."""
+        # (m: a name the user's code has, or a value adsrc made: `a, b = b, a`'s tuple)
+        user = any(isinstance(x, gast.Name) and x.id == m for x in gast.walk(self.uf.node))
+        which = f"`{m}`" if user else "a value on the right of this assignment"
+        hint = f"Copy it first (`{m} = {m}.copy()`), or read it again after the change." if user else \
+            f"Copy the views of `{n}` it holds first (`{n}[i].copy()`), or index once: `{n}[[i, j]] = {n}[[j, i]]`."
+        message = (f"adsrc cannot follow how {which} shares memory with `{n}`, which is changed in place at "
+                   f"{self.uf.filename}, line {loc.line}: `{self.uf.line(loc.line)}`. {hint}")
+        changed = slot.changed_paths() if isinstance(slot, part_changes.CallEffect) else ()
+        return ir.Effect(astutil.call(self.helper("check_unshared"), [astutil.name(m), astutil.name(n),
+                                                                      astutil.const(message)]
+                                      + [astutil.name(t) for t in tests],
+                                      {"changed": astutil.tuple_([self.steps(p, loc) for p in changed])}
+                                      if changed else None), loc=loc)
+
+    def linked(self, part, base, path, loc, helper="part_along", depths=()):
         """(name, statement) testing when the code runs whether `part` is `base`'s part along path.
 
         The path is taken inside the test: a path the alias analysis only suspects may not
-        exist in the objects (an element of an array is not an array), and is then not a link."""
-        steps = [gast.Lambda(args=astutil.arguments(["view_of"]),
-                             body=_retarget(step.stmt, "view_of", "unused", loc).expr) for step in path]
+        exist in the objects (an element of an array is not an array), and is then not a link.
+        depths: slot_along's (see analysis/part_changes.py)."""
         test = self.namer.fresh("linked")
-        call = astutil.call(self.helper(helper), [astutil.name(part), astutil.name(base), astutil.tuple_(steps)])
+        call = astutil.call(self.helper(helper), [astutil.name(part), astutil.name(base), self.steps(path, loc)]
+                            + ([astutil.const(depths)] if depths else []))
         return test, ir.Const(test, call, loc=loc)
+
+    def steps(self, path, loc):
+        return astutil.tuple_([gast.Lambda(args=astutil.arguments(["view_of"]),
+                                           body=_retarget(step.stmt, "view_of", "unused", loc).expr) for step in path])
+
+    def part_kept(self, part, base, path, loc):
+        """A check, when the code runs, that `part` is not the part of base along path that a call fills with a
+        new object and also changes in place (adsrc cannot tell in which order)."""
+        message = (f"adsrc cannot follow how `{part}` shares memory with `{base}`: the call at {self.uf.filename}, "
+                   f"line {loc.line} (`{self.uf.line(loc.line)}`) both changes in place the part `{part}` is and "
+                   f"puts a new object in its place. Copy it first (`{part} = {part}.copy()`), or read it from "
+                   f"`{base}` after the call.")
+        return ir.Effect(astutil.call(self.helper(part_changes.REFUSE), [
+            astutil.name(part), astutil.name(base), self.steps(path, loc), astutil.const(message)]), loc=loc)
 
     def take(self, path, base, loc):
         """Statements taking the parts along path from name base again; returns (last part atom, stmts)."""
@@ -320,7 +363,8 @@ class Functionalizer:
             check = ir.Effect(astutil.call(self.helper("check_immutable"), [astutil.name(t), astutil.const(message)]),
                               loc=s.loc)
             return [check, make(t)]
-        pre, post = self.sharers(state, t, self.live.after(s), s.loc, {t})
+        # (slot: a dict's `|=` replaces its values, parts taken before keep theirs; an array's views see it)
+        pre, post = self.sharers(state, t, self.live.after(s), s.loc, {t}, slot=True)
         if not post and not pre:
             return [make(t)]
         # arrays and lists change in place, numbers and tuples are rebound: decided when the code runs
@@ -337,7 +381,7 @@ class Functionalizer:
 
     def mutating_call(self, s, state):
         r = s.receiver
-        self.refuse_foreign(s, state, r, f"`{r}.{s.method.replace('sort_reverse', 'sort')}(...)`")
+        self.refuse_foreign(s, state, r, f"`{r}.{s.method}(...)`")
         out = []
         if s.method in ("pop", "setdefault") and s.target:
             key = s.args[0] if s.args else astutil.const(-1)
@@ -347,21 +391,21 @@ class Functionalizer:
                                       base, s.loc))
         if s.method == "append":
             expr = astutil.call(self.helper("list_append"), [astutil.name(r), s.args[0]])
-            return out + self.changed(s, state, r, lambda t: ir.Append(t, expr, loc=s.loc))
+            return out + self.changed(s, state, r, lambda t: ir.Append(t, expr, loc=s.loc), slot=True)
         if s.method == "reverse":
             expr = gast.Subscript(value=astutil.name(r), ctx=gast.Load(),
                                   slice=gast.Slice(lower=None, upper=None, step=astutil.const(-1)))
-            return out + self.changed(s, state, r, lambda t: ir.GetItem(t, expr, loc=s.loc))
+            return out + self.changed(s, state, r, lambda t: ir.GetItem(t, expr, loc=s.loc), slot=True)
         base = _METHODS[s.method]
         args = list(s.args)
         if s.method == "pop" and not args:
             args = [astutil.const(-1)]
-        if s.method in ("sort", "sort_reverse"):
-            args = [astutil.const(s.method == "sort_reverse" and _reverse_flag(s))]
         if s.method == "pop":
             args = args[:1]
         expr = astutil.call(self.helper(base), [astutil.name(r)] + args)
-        return out + self.changed(s, state, r, lambda t: self.helper_op(t, expr, base, s.loc))
+        # (a list's or dict's items move or are replaced: parts taken before keep their objects; an array's
+        # views see `fill` and `sort`)
+        return out + self.changed(s, state, r, lambda t: self.helper_op(t, expr, base, s.loc), slot=True)
 
     def held_change_checks(self, s, state, summary, args):
         """A call changing in place an object that an argument's object holds (`h.scale(s)` doing
@@ -377,8 +421,10 @@ class Functionalizer:
                 continue
             objs = {r.obj for r in state.refs(a.id)}
             held = {r.obj for r in state.held(*objs)} - objs if objs else set()
+            # (a name that is a part of the object, `s = h.arr`, follows the call: see follow)
             others = sorted(n for n, refs in state.pts.items() if n != a.id and n in self.user_names and
-                            any(r.obj in held for r in refs))
+                            any(r.obj in held for r in refs) and
+                            not any(k == rel.DERIVED for k, _ in rel.relations(state, n, a.id)))
             if others:
                 out.append(ir.Effect(astutil.call(self.helper("check_held_change"), [
                     astutil.name(a.id), astutil.const(fields), astutil.tuple_([astutil.name(n) for n in others]),
@@ -426,9 +472,11 @@ class Functionalizer:
         result = s.target if s.target is not None else self.namer.fresh("_")
         live = self.live.after(s)
         pre, post = [], []
-        for _, a in names:
-            # each changed argument's sharers follow its change (a dict holding two of them takes both)
-            p1, p2 = self.sharers(state, a, live, s.loc, {n for _, n in names})
+        for p, a in names:
+            # each changed argument's sharers follow its change (a dict holding two of them takes both); its
+            # parts follow as the callee changes them (analysis/part_changes.py)
+            p1, p2 = self.sharers(state, a, live, s.loc, {n for _, n in names},
+                                  slot=part_changes.CallEffect(summary, p))
             pre += p1
             post += p2
         rebound = []
@@ -439,16 +487,13 @@ class Functionalizer:
             result = rebound[0].expr.id
         call = ir.CallUser((result,) + tuple(a for _, a in names), s.expr, s.callee, s.receiver,
                            tuple(p for p, _ in names), s.receiver_value, s.checkpoint, s.classes, s.fields,
+                           s.field_classes,
                            loc=s.loc)
         return separate + checks + pre + [call] + post + rebound
 
 
 _OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//", gast.Mod: "%",
         gast.Pow: "**", gast.MatMult: "@", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^"}
-
-
-def _reverse_flag(s):
-    return bool(s.args and isinstance(s.args[-1], gast.Constant) and s.args[-1].value)
 
 
 def _copy(node):

@@ -81,7 +81,7 @@ class Loops:
             if fn is reversed and len(it.args) == 1:
                 return _Reversed(self.iteration(it.args[0]))
         if self.is_dict_view(it) and it.func.attr != "keys" and isinstance(it.func.value, gast.Name) \
-                and self.static(it.func.value) is rules_mod.NOT_STATIC:
+                and self.static(it.func.value) is rules_mod.NOT_STATIC and self.known_class(it.func.value) is None:
             mapping = self.atom(it.func.value)
             keys = self.temp(mapping.id + "_keys")
             # the keys: constants to the differentiator (a dict's keys have no gradient)
@@ -187,6 +187,8 @@ class Loops:
         """`layers` bound once to a display of new objects (`[Linear(W), Tanh(), Linear(W)]`) and never
         changed: ("objects", node, their classes), so a loop over it (mixed: only when the classes differ; a
         loop over one class keeps its loop) is unrolled with each object's class known; else None."""
+        if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
+            return self.objects_held(node, mixed)
         if not isinstance(node, gast.Name) or node.id not in self.single or self.shadowed(node.id):
             return None
         value = next((n.value for n in gast.walk(self.uf.node) if isinstance(n, gast.Assign) and
@@ -200,6 +202,17 @@ class Loops:
         if None in classes or mixed and len(set(classes)) == 1:
             return None
         return ("objects", node, classes)
+
+    def objects_held(self, node, mixed):
+        """`self.layers` holding objects of several classes, as the caller made it (`Seq([Linear(W), Tanh()])`):
+        ("objects", node, their classes), checked when the code runs; else None."""
+        classes = self.field_class(node)[1]
+        if not isinstance(classes, tuple) or mixed and len(set(classes)) == 1:
+            return None
+        self.emit(ir.Effect(astutil.call(astutil.name(self.namer.helper("check_classes")), [
+            astutil.clone(node), astutil.tuple_([astutil.name(self.bind(c.__name__, c)) for c in classes]),
+            astutil.const(f"{node.value.id}.{node.attr}")])), node)
+        return "objects", node, list(classes)
 
     def unrolled_target(self, target, item, node):
         """Bind a loop target to one item of an unrolled iteration (objects become known)."""

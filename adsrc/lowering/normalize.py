@@ -81,6 +81,8 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         self.declared_globals = _declared_globals(uf.node)
         self.tuple_lengths = {}  # names bound once to a tuple display: their length
         self.known_fields = {}   # name -> {field: function} of objects made here (objects.py: note_fields)
+        self.known_field_classes = {}   # name -> {field: (class, element class, field classes)} of objects made here
+        self.held_arguments = set()     # names holding a factory's arguments (function_values.py)
         self.library_objects = {}   # names bound once to a frozen distribution or a random generator
         self.straight_sequences = _straight_names(uf.node)    # names only bound at the top level, never changed
         self.deque_limits = {}   # names bound once to a deque with a maxlen: the name holding the maxlen
@@ -456,6 +458,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         elif isinstance(t, gast.Name):
             self.static_locals.pop(t.id, None)
             self.known_fields.pop(t.id, None)
+            self.known_field_classes.pop(t.id, None)
             if isinstance(value, gast.Tuple) and t.id in self.single and \
                     not any(isinstance(x, gast.Starred) for x in value.elts):
                 self.tuple_lengths[t.id] = len(value.elts)      # f(*t) passes its items one by one
@@ -471,6 +474,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
                 return
             if self.library_object(t.id, value):   # dist = stats.norm(mu, s): its methods' calls get mu, s
                 return
+            self.hold_factory_arguments(t.id, value)
             self.value(value, t.id)
             self.note_alias(t.id, value)
             self.note_table(t.id, value)
@@ -619,8 +623,9 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
                              "`__len__` and `__getitem__` and loop over `range(len(obj))`.")
         if isinstance(e, (gast.List, gast.Tuple)) and not any(isinstance(x, gast.Starred) for x in e.elts):
             return self.atom(e)
-        if self.is_dict_view(e):
-            return self.atom(e)
+        if self.is_dict_view(e) and self.known_class(e.func.value) is None and \
+                self.inferred_class(e.func.value) is None:
+            return self.atom(e)         # (not an object's own `keys()`: its result is made a sequence below)
         a = self.atom(e)
         if not isinstance(a, gast.Name):
             return a

@@ -15,9 +15,9 @@ import gast
 from .. import astutil
 from .. import rules as rules_mod
 from ..ir import nodes as ir
-from ..frontend.source import stores_field
 from ..runtime import own_setattr
 from . import object_classes
+from .made_fields import MadeFields
 from .object_classes import is_user_function
 
 # operators whose result's class a user class's method decides: `a + b` calls a.__add__ (or b.__radd__)
@@ -26,7 +26,7 @@ _OPERATOR_METHODS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Di
 _UNARY_METHODS = {gast.USub: "__neg__", gast.UAdd: "__pos__"}
 
 
-class Objects:
+class Objects(MadeFields):
     """Mixin of the Normalizer's Calls."""
 
     def construct_object(self, e, cls, target):
@@ -85,6 +85,11 @@ class Objects:
         """value.name(...) (or value(...) for __call__) on an object of inferred class cls."""
         receiver = self.atom(value)
         self.check_class(receiver.id, cls, e)
+        if isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name):
+            # self.inner(x) with inner made by the caller holding objects of known classes too: passed on
+            inner = self.field_class(value)[2]
+            if inner:
+                self.known_field_classes[receiver.id] = {f: (c, e, i) for f, c, e, i in inner}
         method = inspect.getattr_static(cls, name)
         func = gast.Attribute(value=receiver, attr=name, ctx=gast.Load()) if name != "__call__" else receiver
         self.emit_op(ir.CallUser, target, self.plain_call(gast.Call(func=func, args=e.args, keywords=e.keywords),
@@ -127,7 +132,10 @@ class Objects:
         if not isinstance(v, gast.Attribute):
             return None
         owner = self.known_class(v.value)
-        return object_classes.attribute_classes(owner, v.attr)[element] if owner is not None else None
+        found = object_classes.attribute_classes(owner, v.attr)[element] if owner is not None else None
+        if found is None and isinstance(v.value, gast.Name):
+            found = self.field_class(v)[1 if element else 0]
+        return found if not isinstance(found, tuple) else None      # (objects of several classes: unrolled)
 
     def element_class(self, v):
         """The class of the elements of the list v (a name bound to a display of constructions, an attribute
@@ -359,38 +367,6 @@ class Objects:
                              "Give the class a property for the attribute, or a method that sets it.")
         attr = inspect.getattr_static(cls, name, None)
         return attr.fset if isinstance(attr, property) and is_user_function(attr.fset) else None
-
-    def note_fields(self, obj, cls, e):
-        """Remember the fields cls.__init__ sets to functions this call passes (known when transforming) or
-        leaves to defaults (`Dense(W, act=np.tanh)`, `self.act = act`), which this function never assigns."""
-        from ..object_args import is_function
-        init = inspect.getattr_static(cls, "__init__")
-        try:
-            params = list(inspect.signature(init).parameters.values())[1:]
-        except (TypeError, ValueError):
-            return
-        if any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords) or \
-                any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
-            return
-        passed = dict(zip([p.name for p in params], e.args))
-        passed.update({k.arg: k.value for k in e.keywords})
-        known = {}
-        for field, param in object_classes.fields_from_parameters(init).items():
-            node = passed.get(param)
-            default = next((p.default for p in params if p.name == param), inspect.Parameter.empty)
-            value = self.static(node) if node is not None else default
-            if is_function(value) and not stores_field(self.uf.node, obj, field):
-                known[field] = value
-        if known:
-            self.known_fields[obj] = known
-
-    def argument_fields(self, call, receiver):
-        """((position, ((field, function), ...)), ...) of a call's arguments made here with functions in
-        their fields (ir.CallUser.fields)."""
-        args = ([receiver] if receiver is not None else []) + list(call.args)
-        out = [(i, a.id) for i, a in enumerate(args) if isinstance(a, gast.Name)]
-        out += [(k.arg, k.value.id) for k in call.keywords if k.arg and isinstance(k.value, gast.Name)]
-        return tuple((i, tuple(sorted(self.known_fields[n].items()))) for i, n in out if n in self.known_fields)
 
     def argument_classes(self, call, receiver):
         """((position, class), ...) of a call's arguments whose class is known (ir.CallUser.classes)."""

@@ -182,13 +182,15 @@ def _head(s):
 
 
 def _walk_here(node):
-    """node and what is inside it, not inside nested functions, lambdas or classes."""
+    """node and what is inside it, not inside nested functions, lambdas, classes or comprehensions (whose
+    variables are their own)."""
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
         stack.extend(c for c in astutil.children(n)
-                     if not isinstance(c, (gast.FunctionDef, gast.Lambda, gast.ClassDef)))
+                     if not isinstance(c, (gast.FunctionDef, gast.Lambda, gast.ClassDef, gast.ListComp, gast.SetComp,
+                                           gast.DictComp, gast.GeneratorExp)))
 
 
 def _loads(nodes):

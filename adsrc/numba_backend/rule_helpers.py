@@ -259,36 +259,38 @@ def _none(v):
 
 @overload(rule_helpers.clip_mask)
 def clip_mask(x, lo, hi):
-    """Where np.clip(x, lo, hi) is x itself (a bound of None: no bound)."""
+    """d np.clip(x, lo, hi) / dx (a bound of None: no bound), a tie at a bound shared evenly."""
     if not (_array(x) or _number(x)) or not (_none(lo) or _number(lo)) or not (_none(hi) or _number(hi)):
         return None
     if _none(lo) and _none(hi):
-        return lambda x, lo, hi: np.ones(np.shape(x), dtype=np.bool_)
+        return lambda x, lo, hi: np.ones(np.shape(x))
     if _none(lo):
-        return lambda x, lo, hi: x <= hi
+        return lambda x, lo, hi: (x < hi) + 0.5 * (x == hi)
     if _none(hi):
-        return lambda x, lo, hi: x >= lo
-    return lambda x, lo, hi: (x >= lo) & (x <= hi)
+        return lambda x, lo, hi: (x > lo) + 0.5 * (x == lo)
+    return lambda x, lo, hi: ((x > lo) + 0.5 * (x == lo)) * ((np.maximum(x, lo) < hi) +
+                                                             0.5 * (np.maximum(x, lo) == hi))
 
 
 @overload(rule_helpers.clip_low_mask)
 def clip_low_mask(x, lo, hi):
-    """Where np.clip(x, lo, hi) takes the value lo."""
+    """d np.clip(x, lo, hi) / d lo."""
     if not (_array(x) or _number(x)) or not _number(lo) or not (_none(hi) or _number(hi)):
         return None
     if _none(hi):
-        return lambda x, lo, hi: x < lo
-    return lambda x, lo, hi: (x < lo) & (lo <= hi)
+        return lambda x, lo, hi: (lo > x) + 0.5 * (lo == x)
+    return lambda x, lo, hi: ((lo > x) + 0.5 * (lo == x)) * ((np.maximum(x, lo) < hi) +
+                                                             0.5 * (np.maximum(x, lo) == hi))
 
 
 @overload(rule_helpers.clip_high_mask)
 def clip_high_mask(x, lo, hi):
-    """Where np.clip(x, lo, hi) takes the value hi."""
+    """d np.clip(x, lo, hi) / d hi."""
     if not (_array(x) or _number(x)) or not (_none(lo) or _number(lo)) or not _number(hi):
         return None
     if _none(lo):
-        return lambda x, lo, hi: x > hi
-    return lambda x, lo, hi: np.maximum(x, lo) > hi
+        return lambda x, lo, hi: (hi < x) + 0.5 * (hi == x)
+    return lambda x, lo, hi: (hi < np.maximum(x, lo)) + 0.5 * (hi == np.maximum(x, lo))
 
 
 @overload(rule_helpers.diff_vjp)

@@ -518,7 +518,7 @@ def add_reduceat(a, indices, axis=0):
 
 
 ARGUMENT_FORMS = {
-    np.sum: {"where": sum_where}, np.mean: {"where": mean_where},
+    np.sum: {"where": sum_where, "initial": sum_where}, np.mean: {"where": mean_where},
     np.diff: {"prepend": diff_with, "append": diff_with},
     np.unique: {"return_index": unique, "return_inverse": unique, "return_counts": unique},
 }
@@ -541,6 +541,8 @@ IMPLEMENTATIONS.update(PYTHON_IMPLEMENTATIONS)
 IMPLEMENTATIONS.update(by_source_more.IMPLEMENTATIONS)
 ARGUMENT_FORMS.update(by_source_more.ARGUMENT_FORMS)
 ufunc_where1, ufunc_where2 = by_source_more.ufunc_where1, by_source_more.ufunc_where2
+prod_with, var_with, std_with = by_source_more.prod_with, by_source_more.var_with, by_source_more.std_with
+max_with, min_with = by_source_more.max_with, by_source_more.min_with
 
 _UFUNC_METHODS = {"outer": ufunc_outer, "reduce": ufunc_reduce, "accumulate": ufunc_accumulate}
 IMPLEMENTATIONS[np.add.reduceat] = add_reduceat

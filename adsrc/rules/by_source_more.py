@@ -178,7 +178,49 @@ def row_stack(tup, *, dtype=None, casting="same_kind"):
     return np.vstack(tup, dtype=dtype, casting=casting)
 
 
-ARGUMENT_FORMS = {np.quantile: {"method": quantile_method}, np.percentile: {"method": percentile_method}}
+# -- reductions with keywords their rules do not take ------------------------------------------------------------
+
+def prod_with(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
+    if out is not None or dtype is not None:
+        _unsupported("np.prod", "out= or dtype=")
+    return np.prod(np.where(where, a, 1), axis=axis, keepdims=keepdims) * initial
+
+
+def max_with(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    if out is not None or initial is None:
+        _unsupported("np.max", "out=, or with where= but no initial=")
+    return np.maximum(np.max(np.where(where, a, initial), axis=axis, keepdims=keepdims), initial)
+
+
+def min_with(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    if out is not None or initial is None:
+        _unsupported("np.min", "out=, or with where= but no initial=")
+    return np.minimum(np.min(np.where(where, a, initial), axis=axis, keepdims=keepdims), initial)
+
+
+def var_with(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
+    """np.var with NumPy 2's `where=`, `mean=` (given with the reduced axes kept) and `correction=` (ddof)."""
+    if out is not None or dtype is not None:
+        _unsupported("np.var", "out= or dtype=")
+    if correction is not None:
+        ddof = correction
+    mask = np.broadcast_to(where, np.shape(a))
+    if mean is None:
+        mean = np.sum(np.where(mask, a, 0), axis=axis, keepdims=True) / np.sum(mask, axis=axis, keepdims=True)
+    d = np.where(mask, a - mean, 0)
+    return np.sum(d * d, axis=axis, keepdims=keepdims) / (np.sum(mask, axis=axis, keepdims=keepdims) - ddof)
+
+
+def std_with(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
+    return np.sqrt(var_with(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction))
+
+
+ARGUMENT_FORMS = {np.quantile: {"method": quantile_method}, np.percentile: {"method": percentile_method},
+                  np.prod: {"where": prod_with, "initial": prod_with},
+                  np.max: {"where": max_with}, np.amax: {"where": max_with},
+                  np.min: {"where": min_with}, np.amin: {"where": min_with},
+                  np.var: {k: var_with for k in ("where", "mean", "correction")},
+                  np.std: {k: std_with for k in ("where", "mean", "correction")}}
 
 IMPLEMENTATIONS = {
     np.linalg.tensorsolve: tensorsolve, _sliding_window_view: sliding_window_view, cmath.log: cmath_log,

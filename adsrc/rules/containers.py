@@ -79,6 +79,14 @@ def dict_update_cot(g, d, other, k):
     return {key: v for key, v in g.items() if key not in keys}
 
 
+@helper
+def or_cot(g, x, y, k):
+    """Cotangents of x (k=0) and y (k=1) in `x | y`: dicts merged (y's values win); numbers, none."""
+    if not isinstance(x, dict) or not isinstance(y, dict):
+        return 0.0
+    return dict_update_cot(g, x, y, k)
+
+
 def _order(x, reverse):
     keys = list(x)
     idx = sorted(range(len(keys)), key=lambda i: keys[i], reverse=bool(reverse))
@@ -86,24 +94,24 @@ def _order(x, reverse):
 
 
 @helper
-def sorted_value(x, reverse=False):
-    """x.sort(): arrays along their last axis, lists by value."""
+def sorted_value(x, reverse=False, axis=-1):
+    """x.sort(): arrays along an axis (the last by default), lists by value (`reverse=`)."""
     if type(x) is _nd:
-        out = np.sort(x, axis=-1)
-        return out[..., ::-1] if reverse else out
+        out = np.sort(x, axis=axis)
+        return np.flip(out, axis=axis) if reverse else out
     return sorted(x, reverse=bool(reverse))
 
 
 @helper
-def sorted_value_cot(g, x, reverse):
+def sorted_value_cot(g, x, reverse, axis=-1):
     if is_zero(g):
         return 0.0
     if type(x) is _nd:
-        order = np.argsort(x, axis=-1, kind="stable")
+        order = np.argsort(x, axis=axis, kind="stable")
         if reverse:
-            order = order[..., ::-1]
+            order = np.flip(order, axis=axis)
         out = np.zeros(x.shape, dtype=np.result_type(x, float))
-        np.put_along_axis(out, order, full(g, x), axis=-1)
+        np.put_along_axis(out, order, full(g, x), axis=axis)
         return out
     order = _order(x, reverse)
     out = [0.0] * len(x)
@@ -354,7 +362,8 @@ def install():
             v="list_insert_cot(g, lst, i, 1)")
     general(dict_update, "dict.update", "d, other", container=True, d="dict_update_cot(g, d, other, 0)",
             other="dict_update_cot(g, d, other, 1)")
-    general(sorted_value, ".sort()", "x, reverse=False", container=True, x="sorted_value_cot(g, x, reverse)")
+    general(sorted_value, ".sort()", "x, reverse=False, axis=-1", container=True,
+            x="sorted_value_cot(g, x, reverse, axis)")
     general(fill_value, ".fill()", "x, v", v="unbroadcast(g, v, x)")
     general(list_remove, "list.remove", "lst, v", container=True, lst="list_remove_cot(g, lst, v)")
     general(delete_item, "del", "c, key", container=True, c="delete_item_cot(g, c, key)")

@@ -439,26 +439,28 @@ def array_cot(g, obj):
 
 @helper
 def clip_mask(x, lo, hi):
-    m = np.ones(np.shape(x), dtype=bool)
-    if lo is not None:
-        m = m & (as_array(x) >= lo)       # not &=: NumPy's m cannot hold a duck array's result
-    if hi is not None:
-        m = m & (as_array(x) <= hi)
-    return m
+    """d clip(x, lo, hi) / dx, clip = minimum(maximum(x, lo), hi): 1 inside, 0 outside, and a tie shared
+    evenly as np.maximum's (0.5 at a bound, as JAX and autograd)."""
+    x = as_array(x)
+    m = x if lo is None else np.maximum(x, lo)
+    up = 1.0 if lo is None else (x > lo) + 0.5 * (x == lo)
+    return up * (1.0 if hi is None else (m < hi) + 0.5 * (m == hi)) * np.ones(np.shape(x))
 
 
 @helper
 def clip_low_mask(x, lo, hi):
-    """Where clip(x, lo, hi) = minimum(maximum(x, lo), hi) takes the value lo."""
-    m = as_array(x) < lo
-    return m if hi is None else m & (as_array(lo) <= hi)
+    """d clip(x, lo, hi) / d lo."""
+    x = as_array(x)
+    m = np.maximum(x, lo)
+    down = 1.0 if hi is None else (m < hi) + 0.5 * (m == hi)
+    return ((lo > x) + 0.5 * (lo == x)) * down
 
 
 @helper
 def clip_high_mask(x, lo, hi):
-    """Where clip(x, lo, hi) takes the value hi."""
+    """d clip(x, lo, hi) / d hi."""
     m = as_array(x) if lo is None else np.maximum(x, lo)
-    return m > hi
+    return (hi < m) + 0.5 * (hi == m)
 
 
 @helper
@@ -628,9 +630,11 @@ def average_vjp(g, a, axis, weights, keepdims, k):
         return np.broadcast_to(mean_vjp(g, a, axis, keepdims), a.shape)
     w = as_array(weights)
     wb = w
-    if w.shape != a.shape:      # 1-D weights along an int axis
+    axes = () if axis is None else tuple(sorted(ax % a.ndim for ax in (axis if isinstance(axis, tuple) else (axis,))))
+    if w.shape != a.shape:      # weights along the axes (1-D along an int axis)
         shp = [1] * a.ndim
-        shp[axis] = -1
+        for ax, n in zip(axes, w.shape):
+            shp[ax] = n
         wb = np.reshape(w, shp)
     wfull = np.broadcast_to(wb, a.shape)
     total = np.sum(wfull, axis=axis, keepdims=True)
@@ -640,8 +644,7 @@ def average_vjp(g, a, axis, weights, keepdims, k):
     avg = np.sum(a * wb, axis=axis, keepdims=True) / total
     dw = np.broadcast_to(ge * (a - avg) / total, a.shape)
     if w.shape != a.shape:
-        ax = axis % a.ndim
-        dw = np.sum(dw, axis=tuple(i for i in range(a.ndim) if i != ax))
+        dw = np.sum(dw, axis=tuple(i for i in range(a.ndim) if i not in axes))
     return dw
 
 

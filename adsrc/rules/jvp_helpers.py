@@ -127,15 +127,16 @@ def matrix_norm_jvp(g, x, ans, ord, keepdims):
 @helper
 def average_jvp(g, a, axis, weights, keepdims, ans, k):
     """average = sum(w a) / sum(w) along axis: linear in a; d/dw = sum(dw (a - average)) / sum(w).
-    1-D weights lie along an int axis (as np.average reads them)."""
+    Weights not of a's shape lie along the axes (1-D along an int axis), as np.average reads them."""
     a = np.asarray(a)
     if k == 0:
         return _shape_like(np.average(g, axis=axis, weights=weights, keepdims=bool(keepdims)), ans)
     w = np.asarray(weights)
     t = np.asarray(g)
-    if w.shape != a.shape:
+    if w.shape != a.shape:          # weights along the axes (1-D along an int axis)
         shp = [1] * a.ndim
-        shp[axis] = -1
+        for ax, n in zip(sorted(ax % a.ndim for ax in (axis if isinstance(axis, tuple) else (axis,))), w.shape):
+            shp[ax] = n
         w, t = np.reshape(w, shp), np.reshape(t, shp)
     total = np.sum(np.broadcast_to(w, a.shape), axis=_axis(axis), keepdims=True)
     avg = np.sum(a * w, axis=_axis(axis), keepdims=True) / total

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..runtime import helper
 from .helpers import _H as _h, _gap      # the conjugate transpose; F_ij = 1 / (w_j - w_i) off the diagonal
+from .helpers import det_vjp, expand_to
 from .jvp_helpers import TangentTuple, _shape_like
 
 def _t(x):
@@ -62,7 +63,6 @@ def solve_jvp(g, a, b, ans, k):
 @helper
 def det_any_jvp(g, a, ans):
     """d det A = sum(adj(A)^T o dA), adj(A) from det_vjp (A^-1 det A, or cofactors when A is singular)."""
-    from .helpers import det_vjp
     return np.sum(det_vjp(np.ones(np.shape(ans)), a, ans) * g, axis=(-2, -1))
 
 
@@ -352,7 +352,6 @@ def logsumexp_jvp(g, a, b, ans, axis, keepdims, k):
     a = np.asarray(a, dtype=float)
     bb = 1.0 if b is None else np.asarray(b, dtype=float)
     shape = np.broadcast_shapes(np.shape(a), np.shape(bb))
-    from .helpers import expand_to
     e = np.exp(a - expand_to(lse, np.broadcast_to(a, shape), _axis(axis), keepdims))
     e = np.broadcast_to(e, shape)
     part = e * (bb * g if k == 0 else g)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..arrays import as_array, is_lazy, need_values
 from ..runtime import helper, is_zero, item_cot
-from .helpers import _T, cast_cot, einsum_vjp, pinv_vjp, qr_vjp, svdvals_vjp, sum_like
+from .helpers import _T, cast_cot, einsum_vjp, pad_vjp, pinv_vjp, qr_vjp, svdvals_vjp, sum_like
 
 
 def _real(g):
@@ -348,7 +348,6 @@ _ = _real
 @helper
 def pad_any_vjp(g, x, pad_width, mode, stat_length):
     """np.pad: modes that copy elements (helpers.pad_vjp), and mode='mean'."""
-    from .helpers import pad_vjp
     if mode == "mean":
         return pad_mean_vjp(g, x, pad_width, stat_length)
     return pad_vjp(g, x, pad_width, mode)

@@ -76,10 +76,11 @@ BINARY = {
     np.float_power: ("power_dx(g, x, y)", "power_dy(g, x, ans)"),
     np.mod: ("g", "-g * np.floor_divide(x, y)"),               # x - floor(x / y) y
     np.fmod: ("g", "-g * np.trunc(x / y)"),                    # x - trunc(x / y) y
-    np.maximum: ("g * (x >= y)", "g * (x < y)"),
-    np.minimum: ("g * (x <= y)", "g * (x > y)"),
-    np.fmax: ("g * ((x >= y) | np.isnan(y))", "g * ((x < y) | np.isnan(x))"),   # NaN loses
-    np.fmin: ("g * ((x <= y) | np.isnan(y))", "g * ((x > y) | np.isnan(x))"),
+    # a tie shared evenly (as JAX and autograd, and as np.max does among equal elements)
+    np.maximum: ("g * ((x > y) + 0.5 * (x == y))", "g * ((x < y) + 0.5 * (x == y))"),
+    np.minimum: ("g * ((x < y) + 0.5 * (x == y))", "g * ((x > y) + 0.5 * (x == y))"),
+    np.fmax: ("g * ((x > y) + 0.5 * (x == y) + np.isnan(y))", "g * ((x < y) + 0.5 * (x == y) + np.isnan(x))"),
+    np.fmin: ("g * ((x < y) + 0.5 * (x == y) + np.isnan(y))", "g * ((x > y) + 0.5 * (x == y) + np.isnan(x))"),
     np.logaddexp: ("g * np.exp(x - ans)", "g * np.exp(y - ans)"),
     np.logaddexp2: ("g * np.exp2(x - ans)", "g * np.exp2(y - ans)"),
     np.hypot: ("g * x / ans", "g * y / ans"),
@@ -132,19 +133,20 @@ def _mean(axis=NOT_STATIC, keepdims=False, **_):
     return "g / np.size(a)" if _full_reduction(axis, keepdims) else "mean_vjp(g, a, axis, keepdims)"
 
 
-_RED = "a, axis=None, dtype=None, keepdims=False"
-_VAR = "a, axis=None, dtype=None, ddof=0, keepdims=False"
+_RED = "a, axis=None, dtype=None, out=None, keepdims=False"   # (NumPy's order; `out=buf` is an assignment: calls.py)
+_VAR = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
 general(np.sum, "np.sum", _RED, lazy=True, scalar_out=_full_reduction, a=_sum)
 general(np.mean, "np.mean", _RED, lazy=True, scalar_out=_full_reduction, a=_mean)
 general(np.prod, "np.prod", _RED, lazy=True, scalar_out=_full_reduction, a="prod_vjp(g, a, ans, axis, keepdims)")
 for _fn in (np.max, np.min, np.amax, np.amin, np.nanmax, np.nanmin):     # NaN never equals the extremum
-    general(_fn, "np." + _fn.__name__, "a, axis=None, keepdims=False, *, initial=None", lazy=True,
+    general(_fn, "np." + _fn.__name__, "a, axis=None, out=None, keepdims=False, *, initial=None", lazy=True,
             scalar_out=_full_reduction, a="extremum_vjp(g, a, ans, axis, keepdims)")
 general(np.var, "np.var", _VAR, scalar_out=_full_reduction, a="var_vjp(g, a, axis, ddof, keepdims)")
 general(np.std, "np.std", _VAR, scalar_out=_full_reduction, a="std_vjp(g, a, ans, axis, ddof, keepdims)")
-general(np.ptp, "np.ptp", "a, axis=None, keepdims=False", scalar_out=_full_reduction,
+general(np.ptp, "np.ptp", "a, axis=None, out=None, keepdims=False", scalar_out=_full_reduction,
         a="ptp_vjp(g, a, axis, keepdims)")
-general(np.median, "np.median", "a, axis=None, keepdims=False", scalar_out=_full_reduction,
+general(np.median, "np.median", "a, axis=None, out=None, overwrite_input=False, keepdims=False",
+        scalar_out=_full_reduction,
         a="median_vjp(g, a, axis, keepdims)")
 general(np.average, "np.average", "a, axis=None, weights=None, *, keepdims=False", scalar_out=_full_reduction,
         a="average_vjp(g, a, axis, weights, keepdims, 0)", weights="average_vjp(g, a, axis, weights, keepdims, 1)")

@@ -24,5 +24,8 @@ def _install():
     for op, fn in _UNARY.items():
         OPERATORS[op] = rule_copy(FUNCTIONS[fn], "unary `-`" if op is gast.USub else "unary `+`")
     OPERATORS[gast.Invert] = Rule("`~`", "x, /", nondiff=True)
-    for op in (gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift):
+    for op in (gast.BitAnd, gast.BitXor, gast.LShift, gast.RShift):
         OPERATORS[op] = Rule("bitwise operator", "x, y, /", nondiff=True)
+    # `d | e` merges dicts (y's values win): differentiated; of numbers and sets it has no derivative
+    OPERATORS[gast.BitOr] = Rule("`|`", "x, y, /", {"x": "or_cot(g, x, y, 0)", "y": "or_cot(g, x, y, 1)"},
+                                 container=True)

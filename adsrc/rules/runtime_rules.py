@@ -171,7 +171,8 @@ def _tree(*values):
 _MODULES = ("adsrc.runtime", "adsrc.rules.containers", "adsrc.rules.sharing", "adsrc.rules.operator_rules")
 _SPECIAL = {"add_attr": ("dx", "g"), "scan_slice_cot": ("dxs", "g"), "stack_cot": ("parts",),
             "getitem_cot": ("g",), "product_operand_cot": ("g", "other")}
-_NONDIFF = ("part_along", "view_along", "same_part", "zeros_cot", "check_unshared", "check_scalar", "check_separate")
+_NONDIFF = ("part_along", "view_along", "slot_along", "same_part", "zeros_cot", "check_unshared", "check_scalar",
+            "check_separate", "check_part_kept")
 
 
 def _linear_helpers():

@@ -79,24 +79,69 @@ def view_along(part, base, steps):
         part_along(part, base, steps)
 
 
-def _shares(a, old):
-    """Does a share memory with old other than by being it (or holding it), which replace_obj follows?"""
-    if a is old:
+@helper
+def slot_along(part, base, steps, depths):
+    """part_along for a call that may put new objects in slots along the path: the slots at these depths are in
+    the objects the first depth-1 steps take; only an array's views see a write into it (a list's, a dict's or an
+    object's old item stays what it was, no longer a part of base)."""
+    if not part_along(part, base, steps):
         return False
-    if type(a) is _nd and type(old) is _nd:
-        return np.shares_memory(a, old)
-    if isinstance(a, (list, tuple)):
-        return any(_shares(x, old) for x in a)
-    if isinstance(a, dict):
-        return any(_shares(x, old) for x in a.values())
-    return False
+    for depth in depths:
+        holder = base
+        for step in steps[:depth - 1]:
+            holder = step(holder)
+        if type(holder) is not _nd:
+            return False
+    return True
 
 
 @helper
-def check_unshared(a, old, message, *followed):
+def check_part_kept(part, base, steps, message):
+    """Refuse, when the code runs, a part of base that a call both changes in place and replaces."""
+    if part_along(part, base, steps):
+        from ..errors import TransformError
+        raise TransformError(message)
+
+
+def _shares(a, old, parts=None):
+    """Does a share memory with old other than by being it (or holding it), which replace_obj follows?
+    parts: old and the parts of it a call changes in place (a is or holds one of those: shared too)."""
+    if a is old:
+        return False
+    parts = [old] if parts is None else parts
+    if type(a) is _nd:
+        return any(type(p) is _nd and np.shares_memory(a, p) for p in parts)
+    if any(a is p for p in parts[1:]):
+        return True
+    if isinstance(a, (list, tuple)):
+        return any(_shares(x, old, parts) for x in a)
+    if isinstance(a, dict):
+        return any(_shares(x, old, parts) for x in a.values())
+    fields = _fields_of(a)          # an object of the user's class (`copy.copy(cell)` holds cell's arrays)
+    return fields is not None and any(_shares(x, old, parts) for x in fields.values())
+
+
+def _parts_along(old, paths):
+    """old, and its arrays, lists and dicts along the paths (each a tuple of `lambda view_of: ...` steps)."""
+    out = [old]
+    for steps in paths:
+        part = old
+        try:
+            for step in steps:
+                part = step(part)
+        except (IndexError, TypeError, KeyError, ValueError, AttributeError):
+            continue
+        if type(part) is _nd or isinstance(part, (list, dict)):
+            out.append(part)
+    return out
+
+
+@helper
+def check_unshared(a, old, message, *followed, changed=()):
     """Raise if a shares memory with old (changed in place) in a way adsrc could not follow.
-    followed: tests of the links adsrc does follow between them (one held: the sharing is followed)."""
-    if not any(followed) and _shares(a, old):
+    followed: tests of the links adsrc does follow between them (one held: the sharing is followed);
+    changed: the paths of the parts of old a call changes in place (see _parts_along)."""
+    if not any(followed) and _shares(a, old, _parts_along(old, changed)):
         from ..errors import TransformError
         raise TransformError(message)
 
