@@ -7,6 +7,8 @@ caller made is now passed to the methods, and checked when the code runs. Each i
 finite differences, and the inputs must come back unchanged.
 """
 
+import dataclasses
+
 import numpy as np
 
 from casekit import Registry, rand
@@ -125,3 +127,38 @@ def a_list_of_layers_of_several_classes_handed_to_a_container(W1, W2, x):
     # class (checked when the code runs)
     net = _Stack([_Dense(W1, np.zeros(3)), _Tanh(), _Dense(W2, np.ones(3) * 0.1)])
     return np.sum(net(x) ** 2)
+
+
+class _Sequential:
+    def __init__(self, *layers):
+        self.layers = layers
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+@case(rand(3, 3), rand(3, 3), rand(2, 3), argnums=(0, 1))
+def layers_passed_one_by_one_or_made_by_a_comprehension(W1, W2, x):
+    # `Sequential(*layers)`-style constructors, and a list comprehension handed to one (both refused)
+    net = _Sequential(_Dense(W1, np.zeros(3)), _Tanh(), _Dense(W2, np.zeros(3)))
+    same = _Sequential(_Dense(W1, np.ones(3)), _Dense(W2, np.ones(3)))
+    stack = _Stack([_Dense(W, np.zeros(3)) for W in (W1, W2)])
+    return np.sum(net(x) ** 2) + np.sum(same(x)) + np.sum(stack(x) * x)
+
+
+@dataclasses.dataclass
+class _Pair:
+    first: _Dense
+    second: object
+
+    def __call__(self, x):
+        return self.second(self.first(x))
+
+
+@case(rand(3, 3), rand(2, 3))
+def modules_held_by_a_dataclass(W, x):
+    # a dataclass's fields holding modules made here (refused: its methods did not know their classes)
+    pair = _Pair(_Dense(W, np.zeros(3)), _Tanh())
+    return np.sum(pair(x) ** 2) + np.sum(_Pair(_Tanh(), _Dense(W, np.ones(3)))(x))

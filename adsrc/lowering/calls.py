@@ -583,6 +583,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         if isinstance(target, str) and (target in self.single or target not in self.store_counts or
                                         self.stable_classes.get(target) is cls) and len(self.scopes) == 1:
             self.local_classes[target] = cls        # its methods can be followed (a name bound once, a temporary)
+        if isinstance(target, str):
+            self.note_fields(target, cls, e)        # (modules it holds: `Pair(Linear(W1), Linear(W2))`)
 
     def rule_call(self, e, func, rule, target, receiver=None):
         if any(isinstance(a, gast.Starred) and self.known_length(a.value) is not None for a in e.args):

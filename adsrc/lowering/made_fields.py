@@ -6,6 +6,7 @@ The caller passes what it knows to the methods it calls (ir.CallUser.fields, .fi
 runtime.check_class, check_classes).
 """
 
+import dataclasses
 import inspect
 
 import gast
@@ -39,12 +40,18 @@ class MadeFields:
         except (TypeError, ValueError):
             return {}, {}
         if any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords) or \
-                any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+                any(p.kind == p.VAR_KEYWORD for p in params):
             return {}, {}
-        passed = dict(zip([p.name for p in params], e.args))
+        named = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        passed = dict(zip([p.name for p in named], e.args))
         passed.update({k.arg: k.value for k in e.keywords})
+        star = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+        if star is not None:         # `Seq(Linear(W), Tanh())` into `def __init__(self, *layers)`: the rest
+            passed[star] = gast.Tuple(elts=list(e.args[len(named):]), ctx=gast.Load())
         known, classes = {}, {}
-        for field, param in object_classes.fields_from_parameters(init).items():
+        fields = object_classes.fields_from_parameters(init) if not dataclasses.is_dataclass(cls) else \
+            {f.name: f.name for f in dataclasses.fields(cls) if f.init}
+        for field, param in fields.items():
             node = passed.get(param)
             default = next((p.default for p in params if p.name == param), inspect.Parameter.empty)
             value = self.static(node) if node is not None else default
@@ -63,7 +70,8 @@ class MadeFields:
         if isinstance(node, gast.Call) and object_classes.made_class(self.resolved(node.func)) is not None:
             cls = object_classes.made_class(self.resolved(node.func))
             return cls, None, _entries(self.construction_fields(cls, node)[1])
-        elem = object_classes.element_class(node, self.resolved) if isinstance(node, (gast.List, gast.Tuple)) else \
+        displays = (gast.List, gast.Tuple, gast.ListComp)
+        elem = object_classes.element_class(node, self.resolved) if isinstance(node, displays) else \
             self.element_class(node) if isinstance(node, gast.Name) else None
         if elem is None:            # objects of several classes: the class of each, in order
             elts = node.elts if isinstance(node, (gast.List, gast.Tuple)) else None

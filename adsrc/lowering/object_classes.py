@@ -158,11 +158,12 @@ def fields_changed_in_place(fn, param):
 
 def fields_from_parameters(init):
     """{field: parameter} of the `self.field = parameter` assignments in an __init__ (tuples too:
-    `self.W, self.act = W, act`)."""
+    `self.W, self.act = W, act`; `*layers` as `self.layers = layers` or `list(layers)`)."""
     fdef = _parse(init)
     if fdef is None or not fdef.args.args:
         return {}
     me, params = fdef.args.args[0].arg, {a.arg for a in fdef.args.args[1:] + fdef.args.kwonlyargs}
+    star = fdef.args.vararg.arg if fdef.args.vararg is not None else None
     out, stores = {}, {}
     for n in ast.walk(fdef):
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and \
@@ -174,8 +175,11 @@ def fields_from_parameters(init):
             isinstance(n.value, ast.Tuple) and len(n.targets[0].elts) == len(n.value.elts) else \
             [(n.targets[0], n.value)]
         for t, v in pairs:
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "tuple") and \
+                    len(v.args) == 1 and not v.keywords and isinstance(v.args[0], ast.Name) and v.args[0].id == star:
+                v = v.args[0]
             if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me and \
-                    isinstance(v, ast.Name) and v.id in params:
+                    isinstance(v, ast.Name) and (v.id in params or v.id == star):
                 out[t.attr] = v.id
     return {f: p for f, p in out.items() if stores.get(f) == 1}
 

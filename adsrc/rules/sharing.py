@@ -103,9 +103,10 @@ def check_part_kept(part, base, steps, message):
         raise TransformError(message)
 
 
-def _shares(a, old, parts=None):
+def _shares(a, old, parts=None, fields=False):
     """Does a share memory with old other than by being it (or holding it), which replace_obj follows?
-    parts: old and the parts of it a call changes in place (a is or holds one of those: shared too)."""
+    parts: old and the parts of it a call changes in place (a is or holds one of those: shared too);
+    fields: look into the fields of a's objects too (`copy.copy(cell)` holds cell's arrays)."""
     if a is old:
         return False
     parts = [old] if parts is None else parts
@@ -114,11 +115,11 @@ def _shares(a, old, parts=None):
     if any(a is p for p in parts[1:]):
         return True
     if isinstance(a, (list, tuple)):
-        return any(_shares(x, old, parts) for x in a)
+        return any(_shares(x, old, parts, fields) for x in a)
     if isinstance(a, dict):
-        return any(_shares(x, old, parts) for x in a.values())
-    fields = _fields_of(a)          # an object of the user's class (`copy.copy(cell)` holds cell's arrays)
-    return fields is not None and any(_shares(x, old, parts) for x in fields.values())
+        return any(_shares(x, old, parts, fields) for x in a.values())
+    held = _fields_of(a) if fields else None
+    return held is not None and any(_shares(x, old, parts, fields) for x in held.values())
 
 
 def _parts_along(old, paths):
@@ -141,7 +142,7 @@ def check_unshared(a, old, message, *followed, changed=()):
     """Raise if a shares memory with old (changed in place) in a way adsrc could not follow.
     followed: tests of the links adsrc does follow between them (one held: the sharing is followed);
     changed: the paths of the parts of old a call changes in place (see _parts_along)."""
-    if not any(followed) and _shares(a, old, _parts_along(old, changed)):
+    if not any(followed) and _shares(a, old, _parts_along(old, changed), fields=bool(changed)):
         from ..errors import TransformError
         raise TransformError(message)
 
