@@ -162,3 +162,88 @@ def modules_held_by_a_dataclass(W, x):
     # a dataclass's fields holding modules made here (refused: its methods did not know their classes)
     pair = _Pair(_Dense(W, np.zeros(3)), _Tanh())
     return np.sum(pair(x) ** 2) + np.sum(_Pair(_Tanh(), _Dense(W, np.ones(3)))(x))
+
+
+class _Positive:
+    """A weight kept positive by a property computing it from the stored parameter."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    @property
+    def W(self):
+        return np.exp(self.raw)
+
+
+class _UsesPositive:
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __call__(self, x):
+        return x @ self.inner.W
+
+
+@case(rand(3, 3), rand(2, 3))
+def a_property_of_a_module_held_by_another(raw, x):
+    # `self.inner.W` with W a property of the held module's class (refused when it ran: read as a field)
+    return np.sum(_UsesPositive(_Positive(raw))(x) ** 2)
+
+
+class _Backwards:
+    def __init__(self, Ws):
+        self.layers = [_Dense(W, np.zeros(3)) for W in Ws]
+
+    def __call__(self, x):
+        for layer in reversed(self.layers):
+            x = layer(x)
+        return x
+
+
+@case(rand(3, 3), rand(3, 3), rand(2, 3), argnums=(0, 1))
+def layers_applied_in_reverse(W1, W2, x):
+    # `for layer in reversed(self.layers)` (refused: the layers' class was known only without reversed)
+    return np.sum(_Backwards([W1, W2])(x) * x)
+
+
+class _Layers:
+    def __init__(self, Ws):
+        self.layers = [_Dense(W, np.zeros(3)) for W in Ws]
+
+    def __iter__(self):
+        return iter(self.layers)
+
+
+@case(rand(3, 3), rand(3, 3), rand(2, 3), argnums=(0, 1))
+def layers_iterated_through_their_containers_iter(W1, W2, x):
+    # `for layer in model:` with `__iter__` returning `iter(self.layers)` (refused: the layers' class)
+    model = _Layers([W1, W2])
+    for layer in model:
+        x = layer(x)
+    for block in _Layers([W2]):
+        x = block(x)
+    return np.sum(x ** 2)
+
+
+_GLOBAL_MODEL = _Dense(np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4], [0.0, 0.2, 0.6]]), np.array([0.1, 0.0, -0.1]))
+
+
+def _applied(model, x):
+    return np.sum(model(x) ** 2)
+
+
+@case(rand(2, 3))
+def a_global_model_handed_to_a_helper(x):
+    # `loss(MODEL, x)` with MODEL a module made at module level (refused: the helper did not know its class)
+    return _applied(_GLOBAL_MODEL, x) + np.sum(_GLOBAL_MODEL(x) * x)
+
+
+@case(rand(3, 3), rand(3, 3), rand(2, 3), argnums=(0, 1))
+def a_list_of_residual_blocks(W1, W2, x):
+    # `[Residual(Dense(W1, b)), Residual(Dense(W2, b))]` looped over (refused: what each block holds)
+    blocks = [_Residual(_Dense(W1, np.zeros(3))), _Residual(_Dense(W2, np.zeros(3)))]
+    for blk in blocks:
+        x = blk(x)
+    stages = [_Residual(_Dense(W, np.ones(3) * 0.1)) for W in (W2, W1)]
+    for stage in stages:
+        x = stage(x) * 0.5
+    return np.sum(x ** 2)

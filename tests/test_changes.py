@@ -95,3 +95,46 @@ def test_parts_of_an_object_a_method_changes_that_adsrc_cannot_follow_are_refuse
     import adsrc
     with pytest.raises(adsrc.TransformError, match="cannot follow how `(hs|old)` shares memory with `acc`"):
         adsrc.grad(fn)(np.array([1.0, 2.0, 3.0]))
+
+
+class _TwoFields:
+    def __init__(self, x):
+        self.a = x * 1.0
+        self.b = self.a             # one array in two fields
+
+    def bump(self, v):
+        self.a += v
+
+
+class _History:
+    def __init__(self):
+        self.h = np.zeros(3)
+        self.hs = []
+
+    def step(self, x):
+        self.hs.append(self.h)      # the state itself, then changed in place
+        self.h += x
+
+
+def _two_fields_one_array(x):
+    p = _TwoFields(x)
+    p.bump(x * x)
+    return np.sum(p.b * 3.0)
+
+
+def _a_history_of_the_state_itself(x):
+    r = _History()
+    r.step(x)
+    return np.sum(r.hs[0] * x)
+
+
+@pytest.mark.xfail(strict=True, reason="known wrong: an object holding one array in two places, changed in place "
+                                       "through one (README: What does not work)")
+@pytest.mark.parametrize("fn", [_two_fields_one_array, _a_history_of_the_state_itself])
+def test_an_object_holding_one_array_in_two_places_changed_through_one(fn):
+    from casekit import central_grad
+    import adsrc
+    x = np.array([0.3, -0.5, 0.7])
+    value, g = adsrc.value_and_grad(fn)(x)
+    assert value == pytest.approx(fn(x), rel=1e-12)
+    np.testing.assert_allclose(g, central_grad(fn, x), rtol=1e-6, atol=1e-8)

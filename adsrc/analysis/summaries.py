@@ -70,6 +70,18 @@ class Summary:
             any(k.arg is None for k in stmt.expr.keywords)
 
 
+def _global_object_class(node, resolve):
+    """The class of a global (or closure) object of the user's own class an argument names (`loss(MODEL, x)`):
+    the callee follows its methods, with the object passed as it is when the code runs."""
+    from ..lowering.object_classes import made_class
+    try:
+        value = resolve(node)
+    except LookupError:
+        return None
+    cls = type(value)
+    return cls if not isinstance(value, type) and made_class(cls) is cls and not _is_function(value) else None
+
+
 def _is_function(value):
     """A function passed as an argument, known when transforming (a NumPy function too: np.cumsum is
     an array-function dispatcher object, not a Python function)."""
@@ -135,7 +147,7 @@ def call_statics(stmt, resolve):
     for k, (name, node) in enumerate(bound.items()):
         cls = by_position.get(k if k < len(args) and node is args[k] else name)
         if cls is None and isinstance(node, gast.Name):
-            cls = params_classes.get(node.id)
+            cls = params_classes.get(node.id) or _global_object_class(node, resolve)
         if cls is not None and name not in out:
             known.append((name, cls))
     if known:

@@ -34,14 +34,8 @@ def _expr_reads(node, bound, out):
             _expr_reads(d, bound, out)
         return
     if isinstance(node, _COMPREHENSIONS):
-        inner = set(bound)          # a comprehension's variables are its own (its first iterable is read outside)
-        for i, gen in enumerate(node.generators):
-            _expr_reads(gen.iter, bound if i == 0 else inner, out)
-            inner |= {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
-            for c in gen.ifs:
-                _expr_reads(c, inner, out)
-        for part in ((node.key, node.value) if isinstance(node, gast.DictComp) else (node.elt,)):
-            _expr_reads(part, inner, out)
+        for part, names in comprehension_parts(node, bound):
+            _expr_reads(part, names, out)
         return
     fields = _CHILD_FIELDS.get(type(node))
     for f in child_fields(type(node)) if fields is None else fields:    # astutil.children, inlined (hot)
@@ -71,21 +65,26 @@ def _rename(node, mapping, bound):
         _rename(node.body, mapping, inner)
         return
     if isinstance(node, _COMPREHENSIONS):
-        # a comprehension's variables are its own: only its first iterable is read in the enclosing scope
-        inner = set(bound)
-        for i, gen in enumerate(node.generators):
-            _rename(gen.iter, mapping, bound if i == 0 else inner)
-            inner |= {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
-            for cond in gen.ifs:
-                _rename(cond, mapping, inner)
-        for part in ((node.key, node.value) if isinstance(node, gast.DictComp) else (node.elt,)):
-            _rename(part, mapping, inner)
+        for part, names in comprehension_parts(node, bound):
+            _rename(part, mapping, names)
         return
     for child in astutil.children(node):
         _rename(child, mapping, bound)
 
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)
+
+
+def comprehension_parts(node, bound):
+    """[(part, the names bound where it is evaluated)] of a comprehension: its variables are its own, and only
+    its first iterable is evaluated in the enclosing scope (bound: the names bound there)."""
+    out, inner = [], set(bound)
+    for i, gen in enumerate(node.generators):
+        out.append((gen.iter, bound if i == 0 else set(inner)))
+        inner |= {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        out += [(c, set(inner)) for c in gen.ifs]
+    return out + [(part, inner) for part in ((node.key, node.value) if isinstance(node, gast.DictComp)
+                                             else (node.elt,))]
 
 
 def target_names(t):

@@ -268,11 +268,24 @@ class Expressions:
     def op_Compare(self, e, target):
         self.emit(ir.Const(target, self.raw(e)), e)
 
+    def note_property_owner(self, e, base):
+        """`self.a.W` with W a property of the class `self.a` is inferred to have (a field the caller filled,
+        `Outer(Prop(raw))`): base's class is known from here on (checked when the code runs)."""
+        if not isinstance(e.value, gast.Attribute) or not isinstance(base, gast.Name) or \
+                self.known_class(base) is not None:
+            return
+        cls = self.inferred_class(e.value)
+        attr = inspect.getattr_static(cls, e.attr, None) if cls is not None else None
+        if isinstance(attr, property) and is_user_function(attr.fget):
+            self.check_class(base.id, cls, e)
+            self.local_classes[base.id] = cls
+
     def op_Attribute(self, e, target):
         if self.static(e) is not rules_mod.NOT_STATIC:
             self.emit(ir.Const(target, e), e)      # a module constant like np.pi (read as written)
             return
         base = self.atom(e.value)
+        self.note_property_owner(e, base)
         computed = self.property_of_known_class(base, e.attr)
         if computed is not None:
             # obj.area with `area` a property of obj's class: area's getter called with obj (or the class's

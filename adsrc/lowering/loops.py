@@ -109,6 +109,9 @@ class Loops:
         known = self.loop_element_class(s.target, s.iter)
         if known is not None:
             self.local_classes[known[0]] = known[1]       # its methods are followed
+            inner = self.element_field_classes(s.iter)
+            if inner:           # `blocks = [Residual(Linear(W1)), Residual(Linear(W2))]`: what their fields hold
+                self.known_field_classes[known[0]] = inner
 
         def body():
             if known is not None:

@@ -80,6 +80,23 @@ class MadeFields:
             elem = tuple(classes) if classes and None not in classes else None
         return (None, elem, ()) if elem is not None else None
 
+    def element_field_classes(self, iterable):
+        """{field: (class, element class, field classes)} the fields of every object of a list hold, the list a
+        name bound once to a display or comprehension of constructions that all fill their fields alike; else
+        None."""
+        if not isinstance(iterable, gast.Name) or iterable.id not in self.single:
+            return None
+        value = next((n.value for n in gast.walk(self.uf.node) if isinstance(n, gast.Assign) and
+                      len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and n.targets[0].id == iterable.id),
+                     None)
+        elts = value.elts if isinstance(value, (gast.List, gast.Tuple)) else [value.elt] \
+            if isinstance(value, gast.ListComp) else []
+        found = []
+        for e in elts:
+            cls = self.made_by(e)
+            found.append(self.construction_fields(cls, e)[1] if cls is not None else None)
+        return found[0] if found and found[0] and all(f == found[0] for f in found) else None
+
     def argument_fields(self, call, receiver):
         """((position, ((field, function), ...)), ...) of a call's arguments made here with functions in
         their fields (ir.CallUser.fields)."""

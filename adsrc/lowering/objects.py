@@ -266,15 +266,27 @@ class Objects(MadeFields):
         return items_display(node.id, len(plan[2]))
 
     def loop_element_class(self, target, iterable):
-        """`for layer in layers:` (or `for i, layer in enumerate(layers):`) over a list of objects of one class,
+        """`for layer in layers:` (or `enumerate(layers)`, `reversed(layers)`) over a list of objects of one class,
         with `layer` bound by this loop only: (layer, its class) (checked each step), else None."""
         if isinstance(target, gast.Tuple) and len(target.elts) == 2 and isinstance(iterable, gast.Call) and \
                 self.resolved(iterable.func) is enumerate and len(iterable.args) == 1 and not iterable.keywords:
             target, iterable = target.elts[1], iterable.args[0]
+        if isinstance(iterable, gast.Call) and self.resolved(iterable.func) is reversed and \
+                len(iterable.args) == 1 and not iterable.keywords:
+            iterable = iterable.args[0]         # `for layer in reversed(self.layers):`
         if not isinstance(target, gast.Name) or self.store_counts.get(target.id) != 1:
             return None
-        cls = self.element_class(iterable)
+        cls = self.element_class(iterable) or self.iterated_class(iterable)
         return (target.id, cls) if cls is not None else None
+
+    def iterated_class(self, iterable):
+        """The class of the objects `for layer in model:` gives, with model's `__iter__` returning
+        `iter(self.layers)` and its __init__ making them, else None."""
+        from .normalize import _iterated_field
+        owner = self.expression_class(iterable)
+        method = inspect.getattr_static(owner, "__iter__", None) if owner is not None else None
+        held = _iterated_field(method) if is_user_function(method) else None
+        return object_classes.attribute_classes(owner, held)[1] if held is not None else None
 
     def made_by(self, value):
         """The class whose new object the expression `C(...)` or `object.__new__(C)` makes, else None."""
