@@ -211,9 +211,8 @@ def names_stored(node):
     while stack:
         n = stack.pop()
         if isinstance(n, gast.comprehension):
-            stack.append(n.iter)
+            stack.append(n.iter)            # (its target is its own; a `:=` in its element or tests binds here)
             stack.extend(n.ifs)
-            stack.extend(t for t in walk(n.target) if isinstance(t, gast.NamedExpr))      # (`:=` binds here)
             continue
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
             out.add(n.id)

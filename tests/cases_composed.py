@@ -247,3 +247,16 @@ def a_list_of_residual_blocks(W1, W2, x):
     for stage in stages:
         x = stage(x) * 0.5
     return np.sum(x ** 2)
+
+
+@case(rand(3, 3), rand(2, 3))
+def a_dict_of_modules(W, x):
+    # `blocks["enc"](x)`, `for name, m in blocks.items()`, `for m in blocks.values()` (each refused)
+    blocks = {"enc": _Dense(W, np.zeros(3)), "dec": _Dense(W.T, np.ones(3) * 0.1)}
+    h = blocks["dec"](blocks["enc"](x))
+    out = 0.0
+    for name, m in blocks.items():
+        out = out + np.sum(m(x))
+    for block in blocks.values():
+        out = out + np.sum(block(h) * h)
+    return out + np.sum(h ** 2)

@@ -155,8 +155,10 @@ class FunctionValues:
                 any(isinstance(a, gast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
             return
         if not factories.is_factory(self.static(value.func)) or \
-                factories.fixed_arguments(value, self.single, self.uf.node, self.held_arguments):
-            return
+                factories.fixed_arguments(value, self.single, self.uf.node, self.held_arguments) or \
+                all(astutil.is_constant_literal(a) or self.static(a) is not rules_mod.NOT_STATIC
+                    for a in list(value.args) + [k.value for k in value.keywords]):
+            return          # (arguments known when transforming: the factory is called then, note_alias)
         value.args = [self.held_value(a) for a in value.args]
         for k in value.keywords:
             k.value = self.held_value(k.value)

@@ -235,7 +235,13 @@ class Functionalizer:
             writes, value = [], astutil.name(n)
             for step, part in reversed(list(zip(path, parts))):
                 target = part.id if part.id == m else self.namer.fresh(part.id)
-                writes.append(self.put(step, part, value, target, loc))
+                if value.id == n and isinstance(step.stmt, ir.GetAttr):
+                    # n's new value in every place of the object that held n's object, not only the field it was
+                    # read from (`self.b = self.a`, `self.hs.append(self.h)`, then `self.h += x`)
+                    expr = astutil.call(self.helper("replace_obj"), [part, astutil.name(old_value()), value])
+                    writes.append(self.helper_op(target, expr, "replace_obj", loc))
+                else:
+                    writes.append(self.put(step, part, value, target, loc))
                 value = astutil.name(target)
             pre, post = self.sharers(state, m, live, loc, done, structural=True,
                                      slot=slot.through(path) if isinstance(slot, part_changes.CallEffect) else False)

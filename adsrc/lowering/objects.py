@@ -153,7 +153,7 @@ class Objects(MadeFields):
     def inferred_class(self, v):
         """The class of the object `obj.attr` or `objs[i]` holds, as inferred (checked when the code runs)."""
         if isinstance(v, gast.Subscript) and not isinstance(v.slice, gast.Slice):
-            return self.element_class(v.value)
+            return self.element_class(v.value) or self.value_class(v.value)        # (`blocks["enc"]`)
         if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and self.resolved(v.func) is None or \
                 isinstance(v, gast.Call) and self.resolved(v.func) in (abs, sum) and len(v.args) in (1, 2):
             return self.expression_class(v)              # w = v.scaled(2.0); w = abs(v); w = sum([u, v])
@@ -274,10 +274,27 @@ class Objects(MadeFields):
         if isinstance(iterable, gast.Call) and self.resolved(iterable.func) is reversed and \
                 len(iterable.args) == 1 and not iterable.keywords:
             iterable = iterable.args[0]         # `for layer in reversed(self.layers):`
+        view = iterable.func.attr if isinstance(iterable, gast.Call) and isinstance(iterable.func, gast.Attribute) \
+            and iterable.func.attr in ("items", "values") and not iterable.args and not iterable.keywords else None
+        if view == "items" and isinstance(target, gast.Tuple) and len(target.elts) == 2:
+            target = target.elts[1]             # `for name, block in blocks.items():`
         if not isinstance(target, gast.Name) or self.store_counts.get(target.id) != 1:
             return None
-        cls = self.element_class(iterable) or self.iterated_class(iterable)
+        cls = self.value_class(iterable.func.value) if view else \
+            self.element_class(iterable) or self.iterated_class(iterable)
         return (target.id, cls) if cls is not None else None
+
+    def value_class(self, node):
+        """The class of every value of a dict display of constructions (`{"enc": Linear(W1), "dec": Linear(W2)}`)
+        a name is bound to once, else None."""
+        if not isinstance(node, gast.Name) or node.id not in self.single:
+            return None
+        value = next((n.value for n in gast.walk(self.uf.node) if isinstance(n, gast.Assign) and
+                      len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and n.targets[0].id == node.id),
+                     None)
+        classes = {self.made_by(v) for v in value.values} if isinstance(value, gast.Dict) and value.values and \
+            None not in value.keys else {None}
+        return classes.pop() if len(classes) == 1 else None
 
     def iterated_class(self, iterable):
         """The class of the objects `for layer in model:` gives, with model's `__iter__` returning
