@@ -21,6 +21,7 @@ import numpy as np
 
 from . import nondiff_args, pytree_nodes, rules, runtime
 from .custom import _arguments, _rule_name, custom_vjp, register_helper, rule_parameters
+from .frontend.source import define
 from .names import identifier
 from .tangents import zeros_tangent
 
@@ -70,8 +71,7 @@ def _summed_rule(name, fun, jvps):
               f"    return ans, {total}\n")
     namespace = {"fun": fun, "add_cot": runtime.add_cot, "zeros_tangent": zeros_tangent}
     namespace.update({f"jvp{i}": jvp for i, jvp in enumerate(jvps) if jvp is not None})
-    ns = nondiff_args.define(source, f"<adsrc: the rule of the custom_jvp function {name} (defjvps)>", namespace)
-    return ns[f"{name}_jvps"]
+    return define(source, f"{name}_jvps", namespace, f"rule of the custom_jvp function {name} (defjvps)")
 
 
 def _reverse_rule(f, jvp):
@@ -99,19 +99,21 @@ def _reverse_rule(f, jvp):
     every = ", ".join(f"t{i}" if i in diff else "None" for i in range(n))
     cots = "".join(f"c{i}, " for i in diff)
     zeros = ", ".join(f"zeros_tangent(x{i})" for i in diff)
-    source = (f"def {name}_fwd({xs}):\n"
-              f"    return f({xs}), ({xs},)\n\n\n"
-              f"def {name}_tangent_map({ts}, {xs}, g):\n"
-              f"    return tree_vdot(g, jvp(({xs},), ({every},))[1])\n\n\n"
-              f"def {name}_bwd(res, g):\n"
-              f"    {xs}, = res\n"
-              + (f"    return grad_tangent_map({zeros}, {xs}, g)\n" if len(diff) == n else
-                 f"    ({cots}) = grad_tangent_map({zeros}, {xs}, g)\n"
-                 f"    return ({', '.join(f'c{i}' if i in diff else 'None' for i in range(n))},)\n"))
-    namespace = nondiff_args.define(source, f"<adsrc: the reverse rule of the custom_jvp function {name}>",
-                                    {"f": f, "jvp": jvp, "tree_vdot": tree_vdot, "zeros_tangent": zeros_tangent})
-    namespace["grad_tangent_map"] = grad(namespace[f"{name}_tangent_map"], argnums=tuple(range(len(diff))))
-    return namespace[f"{name}_fwd"], namespace[f"{name}_bwd"]
+    fwd = (f"def {name}_fwd({xs}):\n"
+           f"    return f({xs}), ({xs},)\n")
+    tangent_map = (f"def {name}_tangent_map({ts}, {xs}, g):\n"
+                   f"    return tree_vdot(g, jvp(({xs},), ({every},))[1])\n")
+    bwd = (f"def {name}_bwd(res, g):\n"
+           f"    {xs}, = res\n"
+           + (f"    return grad_tangent_map({zeros}, {xs}, g)\n" if len(diff) == n else
+              f"    ({cots}) = grad_tangent_map({zeros}, {xs}, g)\n"
+              f"    return ({', '.join(f'c{i}' if i in diff else 'None' for i in range(n))},)\n"))
+    # one namespace: bwd calls the gradient of the tangent map, made once the map is defined
+    names = {"f": f, "jvp": jvp, "tree_vdot": tree_vdot, "zeros_tangent": zeros_tangent}
+    label = f"reverse rule of the custom_jvp function {name}"
+    names["grad_tangent_map"] = grad(define(tangent_map, f"{name}_tangent_map", names, label),
+                                     argnums=tuple(range(len(diff))))
+    return define(fwd, f"{name}_fwd", names, label), define(bwd, f"{name}_bwd", names, label)
 
 
 @runtime.helper

@@ -22,8 +22,9 @@ when it differentiates them again, as it reads generated code):
         return jvp(x1, (x0, x2), (t0, t2))
 """
 
-import linecache
 import operator
+
+from .frontend.source import define
 
 
 def checked(nondiff_argnums, nargs, fname):
@@ -37,13 +38,6 @@ def checked(nondiff_argnums, nargs, fname):
         raise ValueError(f"nondiff_argnums {nondiff_argnums!r} of `{fname}`: it takes {nargs} positional "
                          f"argument{'s' if nargs != 1 else ''}")
     return positions
-
-
-def define(source, filename, namespace):
-    """Run source (registered as the file `filename`, so that adsrc and tracebacks can read it) in namespace."""
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)
-    return namespace
 
 
 def _names(nargs, nondiff):
@@ -62,16 +56,15 @@ def vjp_rules(name, nargs, nondiff, fwd, bwd):
     xs, fixed, rest = _names(nargs, nondiff)
     cots = [f"c{i}" for i in rest]
     every = ", ".join(f"c{i}" if i in rest else "None" for i in range(nargs))
-    source = (f"def {name}_fwd({', '.join(xs)}):\n"
-              f"    out, res = fwd({', '.join(xs)})\n"
-              f"    return out, ({tuple_source(fixed)}, res)\n\n\n"
-              f"def {name}_bwd(res, g):\n"
-              f"    {tuple_source(fixed)}, res = res\n"
-              f"    {tuple_source(cots)} = bwd({', '.join(fixed + ['res', 'g'])})\n"
-              f"    return ({every},)\n")
-    ns = define(source, f"<adsrc: the rules of the custom_vjp function {name} (nondiff_argnums)>",
-                {"fwd": fwd, "bwd": bwd})
-    return ns[f"{name}_fwd"], ns[f"{name}_bwd"]
+    made_fwd = (f"def {name}_fwd({', '.join(xs)}):\n"
+                f"    out, res = fwd({', '.join(xs)})\n"
+                f"    return out, ({tuple_source(fixed)}, res)\n")
+    made_bwd = (f"def {name}_bwd(res, g):\n"
+                f"    {tuple_source(fixed)}, res = res\n"
+                f"    {tuple_source(cots)} = bwd({', '.join(fixed + ['res', 'g'])})\n"
+                f"    return ({every},)\n")
+    label = f"rules of the custom_vjp function {name} (nondiff_argnums)"
+    return define(made_fwd, f"{name}_fwd", {"fwd": fwd}, label), define(made_bwd, f"{name}_bwd", {"bwd": bwd}, label)
 
 
 def jvp_rule(name, nargs, nondiff, jvp):
@@ -84,5 +77,4 @@ def jvp_rule(name, nargs, nondiff, jvp):
               f"    {tuple_source(ts)} = tangents\n"
               f"    return jvp({', '.join(fixed)}, {tuple_source([xs[i] for i in rest])}, "
               f"{tuple_source([ts[i] for i in rest])})\n")
-    ns = define(source, f"<adsrc: the rule of the custom_jvp function {name} (nondiff_argnums)>", {"jvp": jvp})
-    return ns[f"{name}_jvp"]
+    return define(source, f"{name}_jvp", {"jvp": jvp}, f"rule of the custom_jvp function {name} (nondiff_argnums)")

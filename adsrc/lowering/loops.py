@@ -194,9 +194,7 @@ class Loops:
             return self.objects_held(node, mixed)
         if not isinstance(node, gast.Name) or node.id not in self.single or self.shadowed(node.id):
             return None
-        value = next((n.value for n in gast.walk(self.uf.node) if isinstance(n, gast.Assign) and
-                      len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and n.targets[0].id == node.id),
-                     None)
+        value = self.bound_value(node)
         if not isinstance(value, (gast.List, gast.Tuple)) or not value.elts or len(value.elts) > 32 or \
                 any(isinstance(e, gast.Starred) for e in value.elts) or \
                 not never_changed(self.uf.node, node.id, self.static):

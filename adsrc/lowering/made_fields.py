@@ -84,11 +84,7 @@ class MadeFields:
         """{field: (class, element class, field classes)} the fields of every object of a list hold, the list a
         name bound once to a display or comprehension of constructions that all fill their fields alike; else
         None."""
-        if not isinstance(iterable, gast.Name) or iterable.id not in self.single:
-            return None
-        value = next((n.value for n in gast.walk(self.uf.node) if isinstance(n, gast.Assign) and
-                      len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and n.targets[0].id == iterable.id),
-                     None)
+        value = self.bound_value(iterable)
         elts = value.elts if isinstance(value, (gast.List, gast.Tuple)) else [value.elt] \
             if isinstance(value, gast.ListComp) else []
         found = []

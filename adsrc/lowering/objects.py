@@ -287,14 +287,16 @@ class Objects(MadeFields):
     def value_class(self, node):
         """The class of every value of a dict display of constructions (`{"enc": Linear(W1), "dec": Linear(W2)}`)
         a name is bound to once, else None."""
-        if not isinstance(node, gast.Name) or node.id not in self.single:
-            return None
-        value = next((n.value for n in gast.walk(self.uf.node) if isinstance(n, gast.Assign) and
-                      len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and n.targets[0].id == node.id),
-                     None)
+        value = self.bound_value(node)
         classes = {self.made_by(v) for v in value.values} if isinstance(value, gast.Dict) and value.values and \
             None not in value.keys else {None}
         return classes.pop() if len(classes) == 1 else None
+
+    def bound_value(self, node):
+        """The value of the one `name = value` that binds a name bound once, else None."""
+        if not isinstance(node, gast.Name) or node.id not in self.single:
+            return None
+        return next(iter(_assigned_values(self.uf.node, node.id)), None)
 
     def iterated_class(self, iterable):
         """The class of the objects `for layer in model:` gives, with model's `__iter__` returning

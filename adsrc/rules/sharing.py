@@ -63,12 +63,21 @@ def same_part(a, b):
 def part_along(part, base, steps):
     """Is `part` the part of `base` that the steps take (each `lambda view_of: view_of[...]`)?
     A path that does not exist in the objects (indexing a number) is no link."""
+    taken = _taken(base, steps)
+    return taken is not _ABSENT and same_part(part, taken)
+
+
+_ABSENT = object()
+
+
+def _taken(base, steps):
+    """The part of base the steps take, or _ABSENT when the path does not exist in the objects."""
     for step in steps:
         try:
             base = step(base)
         except (IndexError, TypeError, KeyError, ValueError, AttributeError):
-            return False
-    return same_part(part, base)
+            return _ABSENT
+    return base
 
 
 @helper
@@ -126,12 +135,7 @@ def _parts_along(old, paths):
     """old, and its arrays, lists and dicts along the paths (each a tuple of `lambda view_of: ...` steps)."""
     out = [old]
     for steps in paths:
-        part = old
-        try:
-            for step in steps:
-                part = step(part)
-        except (IndexError, TypeError, KeyError, ValueError, AttributeError):
-            continue
+        part = _taken(old, steps)
         if type(part) is _nd or isinstance(part, (list, dict)):
             out.append(part)
     return out
