@@ -768,3 +768,22 @@ def a_field_kept_across_a_step_in_a_loop_over_layers(x):
         L.step()
         total = total + np.sum(prev * x) + np.sum(L.h * x)
     return total
+
+
+@case(np.array([0.3, -0.5, 0.7]))
+def an_array_in_a_dict_changed_through_the_dict_with_another_name_holding_it(x):
+    # `a` is the dict's array; the dict also got a new key before: the change must reach both names
+    d = {"q": x * 0.5}
+    d["first"] = d["q"][0]
+    a = d["q"]
+    d["q"][0] -= 0.2 * d["q"][1]
+    return np.sum(a * a) + np.sum(d["q"]) + d["first"]
+
+
+@case(np.array([[0.3, -0.5], [0.7, 0.2]]))
+def a_row_of_a_dicts_matrix_changed_after_the_dict_grew(x):
+    d = {"m": x * 1.0}
+    d["n"] = 2.0
+    m = d["m"]
+    d["m"][0] *= d["m"][1]
+    return np.sum(m * d["m"]) + d["n"]

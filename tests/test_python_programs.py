@@ -25,9 +25,9 @@ from progen_python import Gen
 
 COUNT = int(os.environ.get("ADSRC_PYTHON_PROGRAMS", 150))
 _K, _N = map(int, os.environ.get("ADSRC_RANDOM_SHARD", "0/1").split("/"))
-# known wrong, not yet fixed: an array's item stored in a dict that also holds the array (`d['tmp'] = d['q'][0]`),
-# then the item changed in place through the dict (`d['q'][0] -= c`): the change is lost (value and gradient)
-KNOWN_WRONG = {91}
+# seeds known to give a wrong result, kept as strict expected failures until fixed (none now: seed 91, an array in
+# a dict changed through the dict while another name held it, is fixed and in tests/cases_changes.py)
+KNOWN_WRONG = set()
 SEEDS = [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="known wrong")) if s in KNOWN_WRONG else s
          for s in range(COUNT) if s % _N == _K]
 RTOL, ATOL = 2e-4, 1e-6

@@ -248,8 +248,10 @@ class Functionalizer:
             # then n is taken again from m as m's own bases left it: a view of it again, as in Python
             # (later changes follow it)
             again, retake = self.take(path, m, loc)
-            return [check] + pre, [ir.If(astutil.name(test), takes + writes, [], loc=loc)] + post + \
-                [ir.If(astutil.name(test), retake + [ir.Copy(n, again, loc=loc)], [], loc=loc)]
+            # (m's own sharers follow only when n was written back into m: otherwise m is as it was, and a new
+            # object made for it would read as a change to the names that test `m is m_was` later)
+            return [check] + pre, [ir.If(astutil.name(test), takes + writes + post + retake +
+                                         [ir.Copy(n, again, loc=loc)], [], loc=loc)]
         if kind == rel.HOLDS:
             expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
                                                              astutil.name(n)])
