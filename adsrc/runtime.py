@@ -120,6 +120,8 @@ def unbroadcast(g, x, out):
     """
     if x is out and (type(g) is float or type(g) is _nd and g.dtype.kind != "c"):
         return g            # one stand-in for both (only_shape): the same shape
+    if type(g) in _REAL_NUMBERS and type(x) in _REAL_NUMBERS and type(out) in _REAL_NUMBERS:
+        return g            # real numbers (`x[i]` of a float array...): nothing broadcast, nothing projected
     xs = x.shape if type(x) is _nd else shape(x)
     os_ = out.shape if type(out) is _nd else shape(out)
     if (type(g) is _nd and g.dtype.kind == "c" or type(g) is not _nd and _complex_array(g)) and \
@@ -229,6 +231,8 @@ def full(g, like):
         ls = like.shape
         if type(g) is _nd and g.shape == ls:
             return g
+    elif type(like) in _REAL_NUMBERS and type(g) in _REAL_NUMBERS:
+        return g            # a number's cotangent, a number
     elif isinstance(like, (tuple, list, dict)):
         return g            # a container's cotangent (stacked scan outputs that are tuples...)
     elif is_duck(like):

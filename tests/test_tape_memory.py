@@ -249,3 +249,25 @@ def test_arrays_not_read_again_are_deleted_and_the_gradient_is_right():
     assert "del a" in src and "d = only_shape(d)" in src
     x = np.random.default_rng(10).standard_normal((3, 4)) * 0.5
     check(chain, x, rtol=1e-6, atol=1e-7)
+
+
+# -- lists grown in a loop -----------------------------------------------------------------------------
+
+def running_values(x):
+    s = 0.0
+    out = []
+    for i in range(x.shape[0]):
+        s = s * 0.9 + x[i]          # the loop carries s and out: two names
+        out.append(s)
+    return np.sum(np.array(out) ** 2)
+
+
+def test_a_list_grown_in_a_loop_carrying_other_names_is_appended_to_in_place():
+    # copying the list at every append would make the gradient quadratic in the loop's length
+    x = np.linspace(-1.0, 1.0, 7)
+    check(running_values, x)
+    g = adsrc.grad(running_values)
+    g(x)
+    source = g.source()
+    assert "list_append_inplace(" in source and "list_append(" not in source
+    assert "is copied" not in source

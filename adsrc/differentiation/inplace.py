@@ -79,13 +79,26 @@ def _loads(adj, code):
 
 
 def _copies(code):
-    """[(target, value Name node)] of every `a = b` between names in the code."""
+    """[(target, value Name node)] of every `a = b` between names in the code (and each pair of
+    `a, b = c, d`: how a loop carries several names to its next iteration)."""
     out = []
     for n in astutil.walk(gast.Module(body=list(code), type_ignores=[])):
-        if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and \
-                isinstance(n.value, gast.Name):
-            out.append((n.targets[0].id, n.value))
+        if isinstance(n, gast.Assign):
+            out += _name_pairs(n)
     return out
+
+
+def _name_pairs(node):
+    """[(target, value Name node)] of an assignment `a = b` or `a, b = c, d` of names only, else []."""
+    if len(node.targets) != 1:
+        return []
+    target, value = node.targets[0], node.value
+    if isinstance(target, gast.Name) and isinstance(value, gast.Name):
+        return [(target.id, value)]
+    if isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple) and len(target.elts) == len(value.elts) \
+            and all(isinstance(e, gast.Name) for e in target.elts + value.elts):
+        return [(t.id, v) for t, v in zip(target.elts, value.elts)]
+    return []
 
 
 def _chain(copies, names):
@@ -105,9 +118,8 @@ def _free_reads(code, loop, chain, copies):
     """ids of chain reads that cannot see the object change: the copies within the chain, and reads
     after the loop of the names the loop carries (bound by copies at its body's end)."""
     free = {id(value) for target, value in copies if target in chain and value.id in chain}
-    carried = {st.targets[0].id for st in loop.body if isinstance(st, gast.Assign) and len(st.targets) == 1
-               and isinstance(st.targets[0], gast.Name) and isinstance(st.value, gast.Name)
-               and st.targets[0].id in chain and st.value.id in chain}
+    carried = {target for st in loop.body if isinstance(st, gast.Assign) for target, value in _name_pairs(st)
+               if target in chain and value.id in chain}
     after = code[next(i for i, st in enumerate(code) if st is loop) + 1:]
     for st in after:
         for n in gast.walk(st):
