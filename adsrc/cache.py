@@ -50,6 +50,11 @@ class SpecializationCache:
         self.only = None                # (key, *value) while the cache holds one entry, a tuple (api.py)
         self._last_key = None
 
+    def newest(self):
+        """The key used last (built or hit), or None when the cache is empty."""
+        with self._lock:
+            return next(reversed(self._data), None)
+
     def touch(self, key):
         """Mark key as the most recently used."""
         try:

@@ -147,6 +147,27 @@ def test_source_is_byte_identical_across_runs(tmp_path):
     assert "def helper_vjp" in outs[0]
 
 
+def horner(x):
+    y = 0.0
+    for k in range(5):
+        y = y * x + 0.1 * k
+    return y
+
+
+def test_source_without_arguments_shows_the_specialization_used_last():
+    shown = adsrc.grad(horner)
+    for_floats, for_arrays = shown.source(0.7), shown.source(np.zeros(1))
+    assert for_floats != for_arrays                      # a float's needs no summing over broadcast axes
+    g = adsrc.grad(horner)
+    assert g.source() == for_arrays                      # before any call: the one for float arrays
+    assert g(0.7) == pytest.approx(sum(0.1 * k * (4 - k) * 0.7 ** (3 - k) for k in range(4)), rel=1e-12)
+    assert g.source() == for_floats
+    g(np.array([0.7]))
+    assert g.source() == for_arrays
+    g(0.3)
+    assert g.source() == for_floats
+
+
 def test_generated_source_has_user_lines():
     src = adsrc.grad(quad).source()
     assert "# line" in src and "return np.sum(x * x * y)" in src
