@@ -137,9 +137,16 @@ def call_statics(stmt, resolve):
             continue
         if _is_function(value) or (stmt.receiver is node and not isinstance(value, (int, float, complex))):
             out[name] = value
+    known = getattr(resolve, "known", None) or {}
+    for name, node in bound.items():
+        # `None` passed, literally or as a static parameter of the caller's that is None: the callee's
+        # `if ax:` / `if out is None:` are decided when transforming
+        if name not in out and (isinstance(node, gast.Constant) and node.value is None or
+                                isinstance(node, gast.Name) and node.id in known and known[node.id] is None):
+            out[name] = None
     for p in params:
-        if p.name not in bound and p.default is not p.empty and _is_function(p.default):
-            out[p.name] = p.default
+        if p.name not in bound and p.default is not p.empty and (_is_function(p.default) or p.default is None):
+            out[p.name] = p.default     # (a default the call does not pass: a function, or None)
     # arguments of known classes (registered pytrees, objects the caller made): the callee follows their methods
     by_position = dict(stmt.classes)
     params_classes = getattr(resolve, "classes", None) or {}
