@@ -379,3 +379,16 @@ def test_autograds_tracing_machinery_is_refused_by_name_at_the_import():
         import adsrc.tracer  # noqa: F401
     import adsrc.extend
     assert not hasattr(adsrc.extend, "no_such_name")
+
+
+def shade(v, field, verbose=False, canvas=None):
+    if verbose:
+        canvas.show(field)               # `verbose` alone guards the call (a canvas passed or not)
+    return np.cos(v) * field
+
+
+def test_a_false_flag_default_or_literal_decides_the_helpers_branch_when_transforming():
+    def f(v):
+        return np.sum(shade(v, DENSITY)) + np.sum(shade(v, DENSITY, False) ** 2)
+    v = np.array([1.5, -0.3, 0.4])
+    np.testing.assert_allclose(adsrc.grad(f)(v), central_grad(f, v), rtol=1e-6, atol=1e-8)
