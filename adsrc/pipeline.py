@@ -130,6 +130,7 @@ def resolver(uf):
     def resolve(node):
         return static_value(node, uf, lambda n: n in uf.locals and n not in uf.known)
     resolve.classes = uf.classes      # for call_statics: the classes a callee's parameters get
+    resolve.known = uf.known          # ... and the static values it passes on
     return resolve
 
 

@@ -104,6 +104,40 @@ def test_fixed_point_is_differentiated_implicitly():
                                rtol=1e-6, atol=1e-8)
 
 
+def cube_root_iter(a):
+    return lambda x: x - 0.1 * (x ** 3 - a) / (1.0 + x ** 2)
+
+
+def fixed_cube_roots(a, tol=1e-13):
+    from adsrc.misc.fixed_points import fixed_point
+    return fixed_point(cube_root_iter, a, np.ones(np.shape(a)), distance, tol)
+
+
+def cube_root_energy(a):
+    r = fixed_cube_roots(a)
+    return np.sum(np.sin(r) * a) + r[0] * r[1]
+
+
+def test_fixed_point_second_derivatives():
+    # grad of grad, and a Hessian, through the implicit rule (was refused: its backward pass was library code)
+    d2 = adsrc.grad(adsrc.grad(fixed_sqrt))(2.0)
+    assert d2 == pytest.approx(-0.25 * 2.0 ** -1.5, rel=1e-9)
+    a = np.array([1.5, 2.5, 0.7])
+    g = adsrc.grad(cube_root_energy)
+    np.testing.assert_allclose(g(a), central(cube_root_energy, a), rtol=1e-6, atol=1e-8)
+    H = adsrc.hessian(cube_root_energy)(a)
+    H_fd = np.stack([central(lambda b: g(b)[i], a) for i in range(3)])
+    np.testing.assert_allclose(H, H_fd, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(H, H.T, rtol=1e-8, atol=1e-10)
+    v = np.array([0.3, -1.0, 2.0])
+    np.testing.assert_allclose(adsrc.hvp(cube_root_energy, a, v), H @ v, rtol=1e-7, atol=1e-9)
+
+
+def test_fixed_point_third_derivative_is_refused_by_name():
+    with pytest.raises(adsrc.TransformError, match="_adjoint_bwd|fixed_point"):
+        adsrc.grad(adsrc.grad(adsrc.grad(fixed_sqrt)))(2.0)
+
+
 # -- autograd's differential operators (autograd_names.py) ---------------------------------------------------
 
 def layer(x, W):

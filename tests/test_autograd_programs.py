@@ -3,6 +3,8 @@ and a differentiable `unflatten`, `adsrc.test_util.check_grads`, `adsrc.extend.d
 handed straight to `grad`/`jacobian`/`hessian`, and Jacobians of Jacobians. Checked against central
 differences or closed forms."""
 
+import types
+
 import numpy as np
 import pytest
 import scipy.stats as st
@@ -271,3 +273,122 @@ def test_random_draws_shaped_by_an_item_of_a_differentiated_list():
             changed = [v if j == k else q for j, q in enumerate(params)]
             return mixture_draws(changed, np.random.RandomState(0))
         np.testing.assert_allclose(got[k], central_grad(along, params[k]), rtol=1e-6, atol=1e-8)
+
+
+# -- a helper's optional `ax=None` / `out=None`, not passed: decided when transforming ------------------------
+
+class _Canvas:
+    """Stands for a plotting axis: a method adsrc cannot see into, handed an array."""
+
+    def __init__(self):
+        self.shown = []
+
+    def show(self, m):
+        self.shown.append(np.array(m))
+
+
+DENSITY = np.array([0.2, 0.9, -0.4])       # a module-level array, as the smoke field the examples advect
+
+
+def advance(v, field, n, canvas=None):
+    for _ in range(n):
+        if canvas:
+            canvas.show(field)               # the only place the field could be changed in place
+        field = field * np.cos(v) + 0.1 * v
+    return field
+
+
+def blur(v, scale=None, into=None):
+    if into is None:
+        into = np.zeros_like(v)
+    if scale is not None:
+        v = v * scale
+    return into + np.tanh(v)
+
+
+def plume(v):
+    return np.sum(advance(v, DENSITY, 2) ** 2) + np.sum(advance(v, DENSITY, 1, None) * v)
+
+
+def plume_blurred(v):
+    return np.sum(blur(v) * DENSITY) + np.sum(blur(v, 2.0) ** 2) + np.sum(blur(v, None, DENSITY) * v)
+
+
+def plume_drawn(v, canvas):
+    return np.sum(advance(v, DENSITY, 2, canvas))
+
+
+def test_a_default_none_not_passed_decides_the_helpers_branches_when_transforming():
+    # advance(v, DENSITY, 2): its `if canvas:` branch hands the global array to a method adsrc cannot see
+    # into; with canvas=None that branch never runs, but the call was refused for changing DENSITY
+    v = np.array([0.3, -1.1, 0.7])
+    for f in (plume, plume_blurred):
+        np.testing.assert_allclose(adsrc.grad(f)(v), central_grad(f, v), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(adsrc.jvp(f, (v,), (np.ones(3),))[1], central_grad(f, v).sum(), rtol=1e-6)
+    np.testing.assert_array_equal(DENSITY, [0.2, 0.9, -0.4])
+
+
+def test_a_canvas_that_is_passed_is_followed_or_refused_as_before():
+    # a canvas of a class of the user's: its method is followed (it copies the array it is shown, and the
+    # canvas, an input, is not changed: README, "Your inputs are never changed")
+    v = np.array([0.3, -1.1, 0.7])
+    np.testing.assert_allclose(adsrc.grad(plume_drawn)(v, _Canvas()),
+                               central_grad(lambda u: plume_drawn(u, _Canvas()), v), rtol=1e-6, atol=1e-8)
+    # an object of an installed library's class: its method may keep or change DENSITY, which adsrc does not own
+    opaque = types.SimpleNamespace(show=lambda m: None)
+    with pytest.raises(adsrc.TransformError, match="DENSITY"):
+        adsrc.grad(plume_drawn)(v, opaque)
+
+
+def relay(v, field, canvas):
+    if canvas is not None:
+        canvas.show(field)
+    return np.sin(v) * field
+
+
+def relayed(v, canvas=None):
+    return relay(v, DENSITY, canvas) + v
+
+
+def test_a_static_none_is_passed_on_to_the_next_helper():
+    def f(v):
+        return np.sum(relayed(v) ** 2)
+    v = np.array([0.5, -0.2, 1.3])
+    np.testing.assert_allclose(adsrc.grad(f)(v), central_grad(f, v), rtol=1e-6, atol=1e-8)
+
+
+# -- names of autograd's own: builtins, and what has no counterpart ------------------------------------------
+
+def test_autograds_builtins_are_pythons_containers():
+    from adsrc.builtins import dict as adict, isinstance as ainstance, list as alist, tuple as atuple
+    assert (atuple, alist, adict, ainstance) == (tuple, list, dict, isinstance)
+
+    def f(w):
+        pair = atuple((w, w * 2.0))
+        return np.sum(pair[0] * pair[1]) + np.sum(alist([w])[0])
+    w = np.array([0.4, -1.5])
+    np.testing.assert_allclose(adsrc.grad(f)(w), central_grad(f, w), rtol=1e-6, atol=1e-8)
+
+
+def test_autograds_tracing_machinery_is_refused_by_name_at_the_import():
+    with pytest.raises(ImportError, match="adsrc.extend has no `VSpace`.*register it as a pytree"):
+        from adsrc.extend import VSpace  # noqa: F401
+    with pytest.raises(ImportError, match="adsrc.extend has no `Box`"):
+        from adsrc.extend import primitive, Box  # noqa: F401
+    with pytest.raises(ImportError, match="adsrc has no tracer.*source"):
+        import adsrc.tracer  # noqa: F401
+    import adsrc.extend
+    assert not hasattr(adsrc.extend, "no_such_name")
+
+
+def shade(v, field, verbose=False, canvas=None):
+    if verbose:
+        canvas.show(field)               # `verbose` alone guards the call (a canvas passed or not)
+    return np.cos(v) * field
+
+
+def test_a_false_flag_default_or_literal_decides_the_helpers_branch_when_transforming():
+    def f(v):
+        return np.sum(shade(v, DENSITY)) + np.sum(shade(v, DENSITY, False) ** 2)
+    v = np.array([1.5, -0.3, 0.4])
+    np.testing.assert_allclose(adsrc.grad(f)(v), central_grad(f, v), rtol=1e-6, atol=1e-8)

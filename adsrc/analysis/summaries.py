@@ -96,12 +96,19 @@ def _is_function(value):
     return callable(value) and not isinstance(value, type) and rules.lookup(value) is not None
 
 
+def _flag(value):
+    """None, True or False: a value a parameter's default or a call's literal fixes, which the callee's
+    branches test (`if ax:`, `if out is None:`); the call specializes the callee on it."""
+    return value is None or type(value) is bool
+
+
 def call_statics(stmt, resolve):
     """Parameters of a call's callee with values known when transforming: {parameter: object}.
 
     The receiver of a method call on an object known when transforming, functions
-    passed as arguments, and function-valued defaults of parameters the call does
-    not pass. `resolve(node)` gives the object an expression means, or raises LookupError.
+    passed as arguments, flags (None, True, False) passed as literals or as the caller's
+    own static flags, and the defaults of parameters the call does not pass that are
+    functions or flags. `resolve(node)` gives the object an expression means, or raises LookupError.
     """
     callee = stmt.callee
     try:
@@ -137,9 +144,19 @@ def call_statics(stmt, resolve):
             continue
         if _is_function(value) or (stmt.receiver is node and not isinstance(value, (int, float, complex))):
             out[name] = value
+    known = getattr(resolve, "known", None) or {}
+    for name, node in bound.items():
+        # a flag passed, literally or as a static parameter of the caller's: the callee's `if ax:`,
+        # `if out is None:`, `if render:` are decided when transforming
+        if name in out:
+            continue
+        if isinstance(node, gast.Constant) and _flag(node.value):
+            out[name] = node.value
+        elif isinstance(node, gast.Name) and node.id in known and _flag(known[node.id]):
+            out[name] = known[node.id]
     for p in params:
-        if p.name not in bound and p.default is not p.empty and _is_function(p.default):
-            out[p.name] = p.default
+        if p.name not in bound and p.default is not p.empty and (_is_function(p.default) or _flag(p.default)):
+            out[p.name] = p.default     # (a default the call does not pass: a function, a flag)
     # arguments of known classes (registered pytrees, objects the caller made): the callee follows their methods
     by_position = dict(stmt.classes)
     params_classes = getattr(resolve, "classes", None) or {}

@@ -123,9 +123,10 @@ def _no_rule_hint(obj):
                 "or call it on values that are not differentiated.")
     if (getattr(obj, "__module__", None) or "").startswith("adsrc."):
         return (f"`{name}` is part of adsrc's own derivative of a function you called (the backward pass of a "
-                "custom rule, such as fixed_point's), which adsrc does not differentiate again: second "
-                "derivatives through it are not supported. Differentiate once, or write the function's "
-                "computation out (a loop) so adsrc can differentiate it twice.")
+                "custom rule), which adsrc does not differentiate again: a derivative of one order more through "
+                "it is not supported (fixed_point's rules give its first and second derivatives). Differentiate "
+                "fewer times, or write the function's computation out (a loop) so adsrc can differentiate it "
+                "as often as you need.")
     return (f"`{name}` has no Python source adsrc can transform and no derivative rule. Give it one with "
             f"`adsrc.defvjp({name}, ...)`, wrap it in a function decorated with `@adsrc.custom_vjp`, or "
             "call it on values that are not differentiated.")
