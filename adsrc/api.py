@@ -222,7 +222,8 @@ class Gradient:
             statics = self._static_values(args, kwargs) if self._statics else {}
         typed = dict(zip(self._typed, key[len(key) - len(self._typed):])) if self._typed else None
         statics = pytree_nodes.with_classes(statics, dict(zip(self._wrt, kinds)), typed)
-        fun = frontend.resolve(self.fun, args, kwargs)      # a gradient's generated function (higher order)
+        fun = self._inner_general(kinds, args, kwargs) or \
+            frontend.resolve(self.fun, args, kwargs)      # a gradient's generated function (higher order)
         with transform.LOCK:
             lw = transform.lowered(fun, statics, self._lowered_key(key))
             unit = transform.Unit(lw.uf.name + "_grad")
@@ -232,6 +233,18 @@ class Gradient:
             entry = entries.make(unit, fun)
             return entry if self._backend == "numpy" else \
                 numba_backend.entry(entry, unit, auto=self._backend == "auto")
+
+    def _inner_general(self, kinds, args, kwargs):
+        """For a general key (_adsrc_general) of a gradient of a gradient: the inner gradient's general code too.
+        Its own differentiated arguments need not be this one's (`grad(grad(f, 1))`), so the placeholders this
+        gradient was resolved with would not make its key; None where the inner gradient is not adsrc's."""
+        inner = frontend.unwrap(self.fun)
+        if not kinds or any(k is not GENERAL for k in kinds) or not hasattr(inner, "_adsrc_general"):
+            return None
+        inner_statics = getattr(inner, "_statics", None)
+        if inner_statics and any(n not in kwargs for n in inner_statics):
+            return None
+        return inner._adsrc_general({n: kwargs[n] for n in inner_statics} if inner_statics else None)
 
     def _lowered_key(self, key):
         """The key of the lowered program: the static values, and which parameters they belong to.

@@ -17,6 +17,7 @@ Where a rule's forward form comes from, in order:
 import gast
 
 from .. import astutil
+from ..ir.walk import target_names
 from ..rules import jvp_rules
 from .ops import OpAdjoints
 
@@ -35,6 +36,9 @@ class TangentOps(OpAdjoints):
     def tan_Opaque(self, s, out):
         if s.function:
             return
+        if not any(n in self.act.useful for n in target_names(s.target)):
+            return      # its value does not reach the result differentiably (a sort key): it needs no tangent,
+            # as reverse mode asks no cotangent of it
         if s.refusal is not None:
             raise s.refusal
         raise self.error(s, f"adsrc cannot differentiate through {s.describe}.", s.hint)
