@@ -91,3 +91,53 @@ def test_jvp_through_a_sort_key_made_by_itemgetter():
     assert value == pytest.approx(ordered_sum(d), rel=1e-12)
     assert tangent == pytest.approx((plus - minus) / (2 * eps), rel=1e-6, abs=1e-9)
     check_grads(ordered_sum, modes=["rev", "fwd"], order=2)(d)
+
+
+# -- complex numbers: a complex output is refused unless holomorphic=True ------------------------------------
+
+def rotate(z):
+    return z * (1.0 + 0.2j)
+
+
+def doubled_conjugate(z):
+    return np.conj(z) * 2.0
+
+
+def sine(z):
+    return np.sin(z)
+
+
+@pytest.mark.parametrize("fn", [rotate, doubled_conjugate, sine])
+@pytest.mark.parametrize("z", [1.0 + 1.0j, np.complex128(0.3 - 0.5j)])
+def test_grad_refuses_a_complex_output_at_a_complex_number(fn, z):
+    # a complex number is a scalar to the transformation; its output was not checked unless the source
+    # had a complex literal, so sin(z) and 2 conj(z) returned a number (JAX and autograd raise TypeError)
+    with pytest.raises(TypeError, match="real scalar"):
+        adsrc.grad(fn)(z)
+    with pytest.raises(TypeError, match="real scalar"):
+        adsrc.value_and_grad(fn)(z)
+
+
+def test_grad_of_a_real_function_of_a_complex_number_still_works():
+    def energy(z):
+        return np.abs(z) ** 2 + np.real(z * (1.0 + 0.2j))
+    z = 3.0 + 4.0j
+    # JAX's (and autograd's) convention: dL/dx - i dL/dy
+    eps = 1e-6
+    d_re = (energy(z + eps) - energy(z - eps)) / (2 * eps)
+    d_im = (energy(z + 1j * eps) - energy(z - 1j * eps)) / (2 * eps)
+    assert adsrc.grad(energy)(z) == pytest.approx(d_re - 1j * d_im, rel=1e-7)
+    assert adsrc.grad(energy)(z) == pytest.approx(adsrc.grad(energy)(np.complex128(z)), rel=1e-12)
+
+
+@pytest.mark.parametrize("fn", [rotate, sine])
+def test_holomorphic_grad_is_the_complex_derivative(fn):
+    # rotate's complex literal made its output checked, and refused, even with holomorphic=True
+    z = 0.7 - 0.4j
+    eps = 1e-6
+    derivative = (fn(z + eps) - fn(z - eps)) / (2 * eps)
+    assert adsrc.grad(fn, holomorphic=True)(z) == pytest.approx(derivative, rel=1e-7)
+    value, g = adsrc.value_and_grad(fn, holomorphic=True)(z)
+    assert value == fn(z) and g == pytest.approx(derivative, rel=1e-7)
+    with pytest.raises(TypeError, match="real scalar"):
+        adsrc.grad(fn)(z)           # the flag is off again once the holomorphic gradient returns
