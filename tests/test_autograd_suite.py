@@ -141,3 +141,39 @@ def test_holomorphic_grad_is_the_complex_derivative(fn):
     assert value == fn(z) and g == pytest.approx(derivative, rel=1e-7)
     with pytest.raises(TypeError, match="real scalar"):
         adsrc.grad(fn)(z)           # the flag is off again once the holomorphic gradient returns
+
+
+# -- `args = list(args); args[k] = ...; f(*args)`: an item replaced keeps the list's length ------------------
+
+def with_symmetric(fun, k):
+    def wrapped(*args, **kwargs):
+        args = list(args)
+        args[k] = 0.5 * (args[k] + np.swapaxes(args[k], -1, -2))
+        return fun(*args, **kwargs)
+    return wrapped
+
+
+def test_a_wrapper_replacing_an_item_of_its_arguments_passes_them_to_a_rule():
+    import scipy.stats as st
+    solve = with_symmetric(np.linalg.solve, 0)
+    logpdf = with_symmetric(st.multivariate_normal.logpdf, 2)
+    A = np.array([[2.0, 0.3, -0.1], [0.5, 1.5, 0.2], [0.1, -0.4, 1.8]])
+    b = np.array([0.4, -1.0, 0.7])
+
+    def loss(A, b):
+        return np.sum(solve(A, b) ** 2) + logpdf(b, np.zeros(3), A @ A.T + np.eye(3), allow_singular=False)
+
+    check_grads(loss, argnum=(0, 1), modes=["rev", "fwd"], order=2)(A, b)
+
+
+def test_allow_singular_known_only_when_the_code_runs():
+    import scipy.stats as st
+
+    def logpdf(x, cov, singular):
+        return st.multivariate_normal.logpdf(x, np.zeros(2), cov, allow_singular=singular)
+
+    x, cov = np.array([0.3, -0.8]), np.array([[1.5, 0.2], [0.2, 0.9]])
+    g = adsrc.grad(logpdf, argnums=(0, 1))(x, cov, False)
+    np.testing.assert_allclose(g[0], central_grad(lambda v: logpdf(v, cov, False), x), rtol=1e-6, atol=1e-8)
+    with pytest.raises(TypeError, match="allow_singular=False"):
+        adsrc.grad(logpdf)(x, cov, True)
