@@ -177,3 +177,48 @@ def test_allow_singular_known_only_when_the_code_runs():
     np.testing.assert_allclose(g[0], central_grad(lambda v: logpdf(v, cov, False), x), rtol=1e-6, atol=1e-8)
     with pytest.raises(TypeError, match="allow_singular=False"):
         adsrc.grad(logpdf)(x, cov, True)
+
+
+# -- an integer order of scipy.special's polygamma and Bessel functions, past a helper, at second order ------
+
+import scipy.special as special     # noqa: E402  (this section's)
+
+W3 = np.array([0.3, -1.2, 0.8])
+
+
+def weighted_polygamma(n, x):
+    return special.polygamma(n, x) * x
+
+
+def through_helper(n, x):
+    return np.sum(weighted_polygamma(n, x) * W3)
+
+
+def bessel_helper(n, x):
+    return special.jv(n, x) * np.sin(x)
+
+
+def through_bessel(n, x):
+    return np.sum(bessel_helper(n, x) ** 2)
+
+
+@pytest.mark.parametrize("fn", [through_helper, through_bessel])
+def test_second_derivatives_with_an_integer_order_read_from_residuals(fn):
+    # the helper's residuals hold the order with the differentiated values: a second derivative took the
+    # order for a differentiated value, and refused ('no derivative with respect to its order')
+    x = np.array([1.5, 2.3, 0.9])
+    H = adsrc.hessian(fn, argnums=1)(1, x)
+    fd = np.array([central_grad(lambda v: adsrc.grad(fn, argnums=1)(1, v)[i], x) for i in range(3)])
+    np.testing.assert_allclose(H, fd, rtol=1e-6, atol=1e-8)
+    check_grads(lambda v: weighted_polygamma(0, v), modes=["rev", "fwd"], order=2)(x)
+    check_grads(weighted_polygamma, argnum=1, modes=["rev"], order=2)(0, x)
+
+
+def float_order(v, x):
+    return np.sum(special.jv(2.0 * v, x))
+
+
+def test_a_differentiated_float_order_is_still_refused():
+    x = np.array([1.5, 2.3])
+    with pytest.raises(TypeError, match="with respect to its order"):
+        adsrc.grad(float_order)(0.7, x)

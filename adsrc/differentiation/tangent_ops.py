@@ -19,7 +19,7 @@ import gast
 from .. import astutil
 from ..ir.walk import target_names
 from ..rules import jvp_rules
-from .ops import OpAdjoints
+from .ops import OpAdjoints, runtime_template
 
 
 class TangentOps(OpAdjoints):
@@ -138,7 +138,13 @@ class TangentOps(OpAdjoints):
         operands = [n for n in bound.values() if not isinstance(n, list)]
         parts, exact = [], False
         for p, node, t in self.with_tangents(diff):
-            parts.append(self.instantiate(template_of(p), rule, bound, t, ans))
+            try:
+                form = template_of(p)
+            except TypeError:
+                form = runtime_template(rule, p, node, self)      # (ops.py)
+                if form is None:
+                    raise
+            parts.append(self.instantiate(form, rule, bound, t, ans))
             exact = exact or self.shaped_like(node, operands) or (
                 isinstance(s.target, str) and self.values.rep(node.id) == self.values.rep(s.target))
         expr = self.sum_of(parts)
