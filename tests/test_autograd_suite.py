@@ -93,6 +93,31 @@ def test_jvp_through_a_sort_key_made_by_itemgetter():
     check_grads(ordered_sum, modes=["rev", "fwd"], order=2)(d)
 
 
+def through_its_gradient(d):
+    # the gradient's generated code sorts by the getter again: adsrc differentiates it (reverse over reverse)
+    g = adsrc.grad(ordered_sum)(d)
+    return np.sum(np.sin(g["a"])) + np.sum(g["b"] * g["c"])
+
+
+def by_second_item(pairs):
+    key = operator.itemgetter(1)
+    total = 0.0
+    for i, (x, rank) in enumerate(sorted(pairs, key=key)):
+        total = total + np.sum(np.tanh(x)) * (i + 2.0)
+    return total
+
+
+def test_getters_used_as_sort_keys_to_second_order():
+    d = {"b": np.array([0.3, -0.2]), "a": np.array([1.1, 0.5]), "c": np.array([-0.8, 0.9])}
+    check_grads(through_its_gradient, modes=["rev", "fwd"], order=2)(d)
+    pairs = [(np.array([0.2, 0.4]), 3), (np.array([-0.5, 0.1]), 1), (np.array([0.9, -0.3]), 2)]
+    check_grads(by_second_item, modes=["rev", "fwd"], order=2)(pairs)
+    # the sort order is the getter's: the item ranked 1 is weighted by 2, the one ranked 3 by 4
+    g = adsrc.grad(by_second_item)(pairs)
+    np.testing.assert_allclose(g[1][0], 2.0 / np.cosh(pairs[1][0]) ** 2, rtol=1e-12)
+    np.testing.assert_allclose(g[0][0], 4.0 / np.cosh(pairs[0][0]) ** 2, rtol=1e-12)
+
+
 # -- complex numbers: a complex output is refused unless holomorphic=True ------------------------------------
 
 def rotate(z):
