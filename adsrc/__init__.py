@@ -15,6 +15,7 @@ importable for debugging, but not part of the API and not listed.
 from .api import Gradient, grad, value_and_grad
 from .autograd_names import (grad_and_aux, hessian_tensor_product, hessian_vector_product, make_jvp, make_vjp,
                              tensor_jacobian_product, vector_jacobian_product)
+from .autograd_more import deriv, holomorphic_grad, make_ggnvp, make_hvp
 from .cache import CacheInfo
 from .checkpoint import checkpoint, remat
 from .checks import GradientMismatch, check_grads
@@ -38,7 +39,7 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian
            "register_pytree_node", "register_pytree_node_class", "register_dataclass", "ravel_pytree", "misc", "extend",
            # autograd's names (autograd_names.py)
            "make_vjp", "make_jvp", "vector_jacobian_product", "tensor_jacobian_product", "hessian_vector_product",
-           "hessian_tensor_product", "grad_and_aux"]
+           "hessian_tensor_product", "grad_and_aux", "deriv", "holomorphic_grad", "make_hvp", "make_ggnvp"]
 
 
 def __dir__():

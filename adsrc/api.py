@@ -30,6 +30,18 @@ _EMPTY = inspect.Parameter.empty
 
 # -- the callable grad returns --------------------------------------------------------------------
 
+COMPLEX_SCALAR = "complex scalar"
+
+
+def _grad_arg_kind(x, fname, pname):
+    """arg_kind, with complex numbers (Python's, NumPy's) a kind of their own in a gradient's key: they are
+    'scalar' to the transformation, but their gradient checks that the function's output is real (a function
+    of a real number whose output may be complex is checked in any case, assemble.py)."""
+    if isinstance(x, (complex, np.complexfloating)):
+        return COMPLEX_SCALAR
+    return arg_kind(x, fname, pname)
+
+
 
 class Gradient:
     """The gradient of a Python function, compiled from its source (one per specialization)."""
@@ -85,7 +97,7 @@ class Gradient:
         sig, norm = self._sig, self._nums
         return keys.make_key_function(
             [(i, self._positional[i], sig.parameters[self._positional[i]].default) for i in norm],
-            [(pos, n, default) for n, (pos, default) in self._statics.items()], arg_kind, static_key,
+            [(pos, n, default) for n, (pos, default) in self._statics.items()], _grad_arg_kind, static_key,
             self._fname, self._by_identity, object_args.typed_parameters(self, self._typed))
 
     def _learn_classes(self, args, kwargs):
@@ -218,20 +230,36 @@ class Gradient:
 
     def _build(self, key, args, kwargs, statics=None):
         kinds = key[:len(self._wrt)]
+        complex_scalars = COMPLEX_SCALAR in kinds
+        kinds = tuple("scalar" if k == COMPLEX_SCALAR else k for k in kinds)
         if statics is None:
             statics = self._static_values(args, kwargs) if self._statics else {}
         typed = dict(zip(self._typed, key[len(key) - len(self._typed):])) if self._typed else None
         statics = pytree_nodes.with_classes(statics, dict(zip(self._wrt, kinds)), typed)
-        fun = frontend.resolve(self.fun, args, kwargs)      # a gradient's generated function (higher order)
+        fun = self._inner_general(kinds, args, kwargs) or \
+            frontend.resolve(self.fun, args, kwargs)      # a gradient's generated function (higher order)
         with transform.LOCK:
             lw = transform.lowered(fun, statics, self._lowered_key(key))
             unit = transform.Unit(lw.uf.name + "_grad")
             options = {"has_aux": self.has_aux, "with_value": self.with_value, "single": self._single,
-                       "checkpoint_loops": self._loop_policy, "dense": self._backend != "numpy"}
+                       "checkpoint_loops": self._loop_policy, "dense": self._backend != "numpy",
+                       "complex_scalars": complex_scalars}
             transform.build(lw, unit, self._wrt, dict(zip(self._wrt, kinds)), "grad", options)
             entry = entries.make(unit, fun)
             return entry if self._backend == "numpy" else \
                 numba_backend.entry(entry, unit, auto=self._backend == "auto")
+
+    def _inner_general(self, kinds, args, kwargs):
+        """For a general key (_adsrc_general) of a gradient of a gradient: the inner gradient's general code too.
+        Its own differentiated arguments need not be this one's (`grad(grad(f, 1))`), so the placeholders this
+        gradient was resolved with would not make its key; None where the inner gradient is not adsrc's."""
+        inner = frontend.unwrap(self.fun)
+        if not kinds or any(k is not GENERAL for k in kinds) or not hasattr(inner, "_adsrc_general"):
+            return None
+        inner_statics = getattr(inner, "_statics", None)
+        if inner_statics and any(n not in kwargs for n in inner_statics):
+            return None
+        return inner._adsrc_general({n: kwargs[n] for n in inner_statics} if inner_statics else None)
 
     def _lowered_key(self, key):
         """The key of the lowered program: the static values, and which parameters they belong to.
@@ -609,7 +637,13 @@ class Holomorphic:
             if i < len(args) and not all(np.iscomplexobj(v) for _, v in _leaves(args[i])):
                 raise TypeError(f"holomorphic=True needs complex arguments to differentiate, but argument {i} "
                                 "is not complex: pass complex values (`z.astype(complex)`), or drop holomorphic.")
-        return self.gradient(*args, **kwargs)
+        flag = runtime._HOLOMORPHIC
+        was = getattr(flag, "on", False)
+        flag.on = True          # the output may be complex (check_scalar)
+        try:
+            return self.gradient(*args, **kwargs)
+        finally:
+            flag.on = was
 
     def __getattr__(self, name):
         return getattr(self.gradient, name)

@@ -1,4 +1,4 @@
-"""check_grads' forward mode and second order (modes=("fwd", "rev"), order=2), as in JAX and autograd.
+"""check_grads' forward mode and higher orders (modes=("fwd", "rev"), order=2 or more), as in JAX and autograd.
 
     fwd, order 1    adsrc.jvp(f, args, v) against (f(x + h v) - f(x - h v)) / 2h, leaf by leaf
     rev, order 2    the reverse check of x -> <adsrc.grad(f)(x), u>: adsrc differentiates the
@@ -7,7 +7,8 @@
                     (forward over reverse), against differences of adsrc's gradient
 
 The order-2 checks rest on the order-1 checks (the differences of the
-gradient are trusted because the gradient was checked first).
+gradient are trusted because the gradient was checked first). Order n > 2 checks
+x -> <adsrc.grad(f)(x), u> to order n - 1, as autograd's check_grads does.
 """
 
 import copy
@@ -25,14 +26,14 @@ MODES = ("fwd", "rev")
 
 
 def parse_modes(modes, order):
-    """The modes as a tuple, checked (a single string is one mode); order must be 1 or 2."""
+    """The modes as a tuple, checked (a single string is one mode); order is a positive integer."""
     if isinstance(modes, str):
         modes = (modes,)
     modes = tuple(modes)
     if not modes or any(m not in MODES for m in modes):
         raise ValueError(f"check_grads: modes must be a non-empty sequence of 'fwd' and 'rev', got {modes!r}")
-    if order not in (1, 2) or isinstance(order, bool):
-        raise ValueError(f"check_grads: order must be 1 or 2, got {order!r}")
+    if not isinstance(order, (int, np.integer)) or isinstance(order, bool) or order < 1:
+        raise ValueError(f"check_grads: order must be a positive integer (1, 2, ...), got {order!r}")
     return modes
 
 
@@ -49,14 +50,19 @@ def check_modes(f, scalar_f, args, argnums, modes, order, options):
         options = dict(options, kwargs=None)
     grad_f = api.grad(scalar_f, argnums=argnums, static_argnums=options["static_argnums"],
                       static_argnames=options["static_argnames"])
+    u = _direction(args, argnums, options["seed"] + 1)
+    paired = (_paired_leafwise(grad_f, u) if order > 2 else None) or _paired(grad_f, u)
     if "rev" in modes:
-        u = _direction(args, argnums, options["seed"] + 1)
-        _check_rev(_paired(grad_f, u), args, argnums,
+        _check_rev(paired, args, argnums,
                    what=f"second derivative (reverse over reverse) of {name}: the gradient of "
                         f"x -> <adsrc.grad({name})(x), u>", **options)
     if "fwd" in modes:
         check_fwd(grad_f, args, argnums, what=f"second derivative (forward over reverse) of {name}: "
                                               f"jvp of adsrc.grad({name})", **options)
+    if order > 2:
+        # autograd's recursion: the derivatives of x -> <adsrc.grad(f)(x), u> to one order less (its own
+        # first derivative, checked above in reverse mode, is f's second)
+        check_modes(paired, paired, args, argnums, modes, order - 1, dict(options, kwargs=None))
 
 
 def _direction(args, argnums, seed):
@@ -101,6 +107,22 @@ def _paired(grad_f, u, label="x -> <adsrc.grad(f)(x), u>"):
     linecache.cache[filename] = (len(_PAIRED), None, _PAIRED.splitlines(True), filename)
     namespace = {"pair": _pair, "grad_f": grad_f, "u": u}
     exec(compile(_PAIRED, filename, "exec"), namespace)
+    return namespace["paired_with_direction"]
+
+
+def _paired_leafwise(grad_f, u):
+    """x -> <grad_f(x), u> written out leaf by leaf in plain NumPy (as as_scalar pairs an output), which adsrc
+    differentiates to any order (_pair's custom rule it differentiates once); None for a pytree whose children
+    have no names."""
+    leaves = _leaves(u, "grad")
+    if any("<" in path for path, _ in leaves):
+        return None
+    terms = " + ".join(f"np.real(np.sum({path} * u{i}))" for i, (path, _) in enumerate(leaves)) or "0.0"
+    text = f"def paired_with_direction(*args, **kwargs):\n    grad = grad_f(*args, **kwargs)\n    return {terms}\n"
+    filename = "<adsrc check_grads: x -> <adsrc.grad(f)(x), u>, leaf by leaf>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"np": np, "grad_f": grad_f, **{f"u{i}": v for i, (_, v) in enumerate(leaves)}}
+    exec(compile(text, filename, "exec"), namespace)
     return namespace["paired_with_direction"]
 
 

@@ -105,7 +105,7 @@ def check_grads(f, args=None, argnums=0, modes=None, order=None, *, directions=3
     "rev", the gradient of x -> <adsrc.grad(f)(x), u> (u random), which
     differentiates the generated gradient; for "fwd", adsrc.jvp of
     adsrc.grad(f), against differences of adsrc's gradient (itself checked
-    at order 1).
+    at order 1). order=n > 2 checks x -> <adsrc.grad(f)(x), u> to order n - 1.
 
     static_argnums/static_argnames are passed to adsrc.grad and adsrc.jvp;
     the other arguments and `kwargs` are held fixed. Raises GradientMismatch
@@ -191,8 +191,8 @@ def _shifted(args, nums, dirs, step):
 
 def _step(args, nums, eps):
     """The finite-difference step: eps times the largest magnitude among the differentiated values (at least 1)."""
-    scale = max(1.0, max((float(np.max(np.abs(leaf))) for i in nums for _, leaf in _leaves(args[i])),
-                         default=1.0))
+    scale = max(1.0, max((float(np.max(np.abs(leaf))) for i in nums for _, leaf in _leaves(args[i])
+                          if np.size(leaf)), default=1.0))        # (an empty array moves nowhere)
     return eps * scale
 
 

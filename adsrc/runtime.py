@@ -1139,6 +1139,7 @@ def check_no_field(x, name):
                              "through a method.")
 
 
+_HOLOMORPHIC = threading.local()    # on while a gradient made with holomorphic=True runs (api.Holomorphic)
 _ERRSTATES = threading.local()      # the NumPy error states generated code entered (errstate_push), per thread
 
 
@@ -1223,6 +1224,8 @@ def check_scalar(out, fname):
     if is_duck(out) and np.size(out) == 1 and np.dtype(out.dtype).kind in "fiu":
         return 1.0
     if np.iscomplexobj(out) and np.size(out) == 1:
+        if getattr(_HOLOMORPHIC, "on", False):
+            return np.ones(shp) if shp else 1.0      # grad(f, holomorphic=True): f'(z), seeded with 1
         raise NonScalarOutput(
             f"adsrc.grad needs `{fname}` to return a real scalar, but it returned a complex number "
             f"({type(out).__name__}). Differentiate a real function of it (np.real, np.abs, np.abs(...) ** 2), as "

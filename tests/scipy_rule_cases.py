@@ -256,6 +256,24 @@ def matrix_functions(a, p):
     return sl.expm(a) + sl.sqrtm(p) * 2.0
 
 
+@case("scipy.linalg.solve_sylvester", wellcond(3), wellcond(2).T + np.eye(2), rand(3, 2))
+def sylvester(a, b, q):
+    # A X + X B = Q with A (3 x 3) and B (2 x 2) of different sizes; a stack of two problems too
+    stacked = sl.solve_sylvester(np.stack([a, a.T]), np.stack([b, b * 1.5]), np.stack([q, 2.0 * q]))
+    return sl.solve_sylvester(a, b, q) + stacked[1] * 0.5
+
+
+BANDED = np.array([[0.0, 0.4, -0.3, 0.2, 0.1],       # u = 1: the superdiagonal (its first entry unused)
+                   [2.0, 2.5, 1.8, 2.2, 3.0],        # the diagonal
+                   [0.3, -0.2, 0.5, 0.1, 0.0],       # l = 2: two subdiagonals (their last entries unused)
+                   [0.1, 0.2, -0.1, 0.0, 0.0]])
+
+
+@case("scipy.linalg.solve_banded", BANDED + rand(4, 5) * 0.1, rand(5), rand(5, 2))
+def banded(ab, b, bm):
+    return sl.solve_banded((2, 1), ab, b) + sl.solve_banded((2, 1), ab, bm)[:, 1] * 2.0
+
+
 @case(("scipy.linalg.eigh", "scipy.linalg.eigvalsh"), spd(3) + np.diag([0.0, 1.0, 2.5]))
 def symmetric_eigenproblems(a):
     w, v = sl.eigh(a)

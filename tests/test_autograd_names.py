@@ -183,3 +183,90 @@ def test_fixed_point_transforms_its_adjoint_once():
     g(3.0)
     assert fixed_points._applied(newton_sqrt_iter) is made
     assert g(3.0) == pytest.approx(0.5 / np.sqrt(3.0), rel=1e-9)
+
+
+# -- deriv, holomorphic_grad, make_hvp, make_ggnvp, tensor products along leading axes ------------------------
+
+def wave(x):
+    return (x + np.sin(x ** 2)) * x
+
+
+def test_deriv_is_the_forward_derivative_along_ones():
+    assert adsrc.deriv(wave)(1.3) == pytest.approx((wave(1.3 + 1e-6) - wave(1.3 - 1e-6)) / 2e-6, rel=1e-7)
+    x = np.array([0.2, -0.8, 1.1])
+    np.testing.assert_allclose(adsrc.deriv(wave)(x), np.array([central(lambda v: wave(v)[i], x)[i]
+                                                              for i in range(3)]), rtol=1e-6)
+
+
+def cubic_phase(z):
+    return z ** 3 * (0.5 - 0.2j) + np.exp(z)
+
+
+def test_holomorphic_grad_is_the_complex_derivative():
+    z = 0.4 + 0.9j
+    expected = (cubic_phase(z + 1e-6) - cubic_phase(z - 1e-6)) / 2e-6
+    assert adsrc.holomorphic_grad(cubic_phase)(z) == pytest.approx(expected, rel=1e-7)
+    with pytest.warns(UserWarning, match="not complex"):
+        g = adsrc.holomorphic_grad(lambda x: x * 3.0 + 0j)(2.0)
+    assert g == pytest.approx(3.0)
+
+
+def bowl(x):
+    return np.sum(np.sin(x) * x ** 2) + x[0] * x[1]
+
+
+def test_make_hvp_gives_the_hessian_times_a_vector_and_the_gradient():
+    x, v = np.array([0.3, -1.1, 0.8]), np.array([1.0, 0.5, -2.0])
+    hvp, gradient = adsrc.make_hvp(bowl)(x)
+    H = np.array([central(lambda y: adsrc.grad(bowl)(y)[i], x) for i in range(3)])
+    np.testing.assert_allclose(gradient, central(bowl, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(hvp(v), H @ v, rtol=1e-6, atol=1e-7)
+
+
+A_GGN = np.array([[0.5, -1.0, 0.3], [1.2, 0.1, -0.7]])
+
+
+def squash(x):
+    return np.tanh(A_GGN @ x)
+
+
+def test_make_ggnvp_is_jt_h_j():
+    x, v = np.array([0.4, -0.3, 0.9]), np.array([0.2, 1.0, -0.5])
+    J = np.array([central(lambda y: squash(y)[i], x) for i in range(2)])
+    np.testing.assert_allclose(adsrc.make_ggnvp(squash)(x)(v), J.T @ (J @ v), rtol=1e-6, atol=1e-8)  # H = I
+
+    def quartic(y):
+        return np.sum(2.0 * y ** 2 + y ** 4)
+    H = np.diag(4.0 + 12.0 * squash(x) ** 2)
+    np.testing.assert_allclose(adsrc.make_ggnvp(squash, quartic)(x)(v), J.T @ H @ J @ v, rtol=1e-6, atol=1e-8)
+
+
+def rolled(a):
+    return np.roll(np.sin(a), 1)
+
+
+def test_tensor_jacobian_product_along_the_outputs_leading_axes():
+    a = np.arange(24.0).reshape(4, 3, 2) / 10.0
+    V = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
+    got = adsrc.tensor_jacobian_product(rolled)(a, V)
+    assert got.shape == (2, 4, 3, 2)
+    eps = 1e-6
+    for idx in [(0, 0, 0, 0), (1, 2, 1, 1), (0, 3, 2, 1)]:
+        e = np.zeros_like(a)
+        e[idx[1:]] = eps
+        fd = np.tensordot(V, (rolled(a + e) - rolled(a - e)) / (2 * eps), axes=2)[idx[0]]
+        assert got[idx] == pytest.approx(fd, rel=1e-6, abs=1e-9)
+    full = np.linspace(0.5, 1.5, 24).reshape(4, 3, 2)
+    np.testing.assert_allclose(adsrc.tensor_jacobian_product(rolled)(a, full),
+                               central(lambda y: np.sum(rolled(y.reshape(a.shape)) * full), a.ravel()).reshape(a.shape),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_autograds_comparisons_in_test_util():
+    from adsrc.test_util import check_equivalent, scalar_close
+    assert scalar_close(1.0, 1.0 + 1e-9) and not scalar_close(1.0, 1.1)
+    check_equivalent({"a": np.ones(2), "b": (1.0, [2.0])}, {"a": np.ones(2) + 1e-9, "b": (1.0, [2.0])})
+    with pytest.raises(AssertionError):
+        check_equivalent(np.ones(2), np.ones(3))
+    with pytest.raises(AssertionError):
+        check_equivalent((1.0, 2.0), (1.0, 2.5))

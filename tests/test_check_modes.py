@@ -123,7 +123,7 @@ def test_defaults_are_unchanged_reverse_mode_at_order_1_only(monkeypatch):
         adsrc.check_grads(logistic, (np.zeros(4), X, Y), modes="fwd")
 
 
-@pytest.mark.parametrize("modes, order", [((), 1), (("rev", "backward"), 1), ("rev", 3), ("fwd", 0),
+@pytest.mark.parametrize("modes, order", [((), 1), (("rev", "backward"), 1), ("rev", 2.5), ("fwd", 0),
                                           ("rev", True)])
 def test_bad_modes_or_order_are_refused(modes, order):
     with pytest.raises(ValueError, match="modes|order"):
@@ -269,3 +269,34 @@ def test_autograds_combo_check_checks_every_combination(monkeypatch):
         [A, B], axis=[0, -1])
     assert len(seen) == 4 and {id(x[0]) for x, _ in seen} == {id(A), id(B)}
     assert sorted(kw["axis"] for _, kw in seen) == [-1, -1, 0, 0]
+
+
+# -- third and higher orders (autograd's check_grads recursion) --------------------------------------------------
+
+X0 = 0.7
+
+
+@adsrc.custom_jvp
+def cube_wrong_third(x):
+    return x ** 3
+
+
+@cube_wrong_third.defjvp
+def _cube_wrong_third_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    # at X0 the first and second derivatives are 3x^2 and 6x, the third 6 + 2 * 0.5 = 7 (not 6)
+    return x ** 3, t * (3.0 * x ** 2 + 0.5 * (x - X0) ** 2)
+
+
+def test_order_three_checks_the_third_derivative():
+    adsrc.check_grads(np.outer, (np.array([0.3, -1.2]), np.array([0.5, 0.8, -0.1])), argnums=(0, 1),
+                modes=("rev", "fwd"), order=3)
+    adsrc.check_grads(lambda x: np.sum(np.tanh(x) ** 2 * x[::-1]), (np.array([0.4, -0.9, 0.2]),), modes=("rev", "fwd"),
+                order=3)
+    adsrc.check_grads(cube_wrong_third, (X0,), modes=("rev",), order=2)        # right to the second order
+    with pytest.raises(adsrc.GradientMismatch):
+        adsrc.check_grads(cube_wrong_third, (X0,), modes=("rev",), order=3)
+
+
+def test_arguments_of_no_elements_are_checked():
+    adsrc.check_grads(np.einsum, ("...ij,...jk->...ik", np.zeros((0, 2, 3)), np.zeros((0, 3, 4))), argnums=(1, 2))

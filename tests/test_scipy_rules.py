@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("scipy")      # an optional dependency (the `scipy` and `test` extras)
 import scipy.integrate
+import scipy.linalg as sl
 import scipy.signal as ss
 import scipy.special as sp
 import scipy.stats as st
@@ -123,7 +124,7 @@ def erf_of_complex(z):
 
 
 COMPLEX_READY = ("scipy.special.erf", "scipy.special.erfc", "scipy.signal.convolve", "scipy.signal.correlate",
-                 "scipy.integrate.trapezoid", "scipy.linalg.expm")
+                 "scipy.integrate.trapezoid", "scipy.linalg.expm", "scipy.linalg.solve_sylvester")
 
 
 def signal_of_complex(a, v):
@@ -139,6 +140,19 @@ def test_signal_and_trapezoid_are_complex_ready():
     check_complex_grad(signal_of_complex, (a, v.real.copy()), 0)      # mixed real and complex
     g = adsrc.grad(signal_of_complex, argnums=1)(a, v.real.copy())
     assert g.dtype == float
+
+
+def sylvester_of_complex(a, q):
+    x = sl.solve_sylvester(a, a.T + 1.0, q)
+    return np.sum(np.abs(x) ** 2) + np.real(np.sum(x * (0.3 - 0.2j)))
+
+
+def test_solve_sylvester_is_complex_ready():
+    a = np.array([[1.5 + 0.2j, 0.3], [-0.4j, 1.2 - 0.1j]])
+    q = np.array([[0.5 - 0.3j, 1.0], [0.2 + 0.7j, -0.6]])
+    check_complex_grad(sylvester_of_complex, (a, q), 0)
+    check_complex_grad(sylvester_of_complex, (a, q), 1)
+    check_complex_grad(sylvester_of_complex, (a.real.copy(), q), 1)     # a real matrix, a complex right side
 
 
 def test_scipy_rules_refuse_complex_arguments_except_the_complex_ready_ones():

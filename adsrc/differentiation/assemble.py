@@ -97,7 +97,7 @@ def assemble_grad(adj, fn, name, options):
         one = astutil.name(adj.namer.fresh("seed"))
         tail.append(astutil.assign(one.id, adj.hcall("check_scalar", astutil.clone(value),
                                                      astutil.const(fn.uf.qualname))))
-    elif _may_be_complex(fn):
+    elif _may_be_complex(fn) or options.get("complex_scalars"):
         # a number, but perhaps a complex one (whose imaginary part the gradient would drop): refused when it
         # runs, as JAX's grad refuses it; the seed stays the literal 1.0
         tail.append(astutil.expr_stmt(adj.hcall("check_scalar", astutil.clone(value), astutil.const(fn.uf.qualname))))

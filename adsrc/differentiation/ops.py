@@ -24,6 +24,19 @@ def _base(n):
     return n.split(".")[-1]
 
 
+def runtime_template(rule, pname, node, gen):
+    """A rule's check when the code runs (`at_runtime`) for an argument it has no derivative for, unless that
+    argument is itself one of the user's differentiated parameters (refused when transforming); gen is the
+    generator (its unit: the parameters it differentiates, and whether the code is adsrc's own, a rule's
+    helper differentiated again, whose parameters stand for whatever the rule was given)."""
+    from ..rules import template
+    text = getattr(rule.vjps.get(pname) if hasattr(rule.vjps, "get") else None, "at_runtime", None)
+    own = (getattr(gen.uf.fun, "__module__", None) or "").startswith("adsrc.")
+    if text is None or getattr(node, "id", None) in gen.wrt and not own:
+        return None
+    return template(text)
+
+
 class OpAdjoints:
     """Mixin of the Adjoint generator: one method per kind of operation."""
 
@@ -83,8 +96,11 @@ class OpAdjoints:
             try:
                 contrib = self.instantiate(rule.template(pname, static), rule, bound, g, ans)
             except TypeError as e:      # the rule has no derivative for this argument or variant
-                raise self.error(s, str(e), "Check the call against adsrc's rule table (`python -m adsrc rules`), "
-                                            "or give the function a rule with adsrc.defvjp.") from None
+                fallback = runtime_template(rule, pname, node, self)
+                if fallback is None:
+                    raise self.error(s, str(e), "Check the call against adsrc's rule table (`python -m adsrc "
+                                                "rules`), or give the function a rule with adsrc.defvjp.") from None
+                contrib = self.instantiate(fallback, rule, bound, g, ans)
             if rule.kind == "elementwise":
                 lazy = True
                 if not self.shaped_like(node, operands) and not (

@@ -17,8 +17,9 @@ Where a rule's forward form comes from, in order:
 import gast
 
 from .. import astutil
+from ..ir.walk import target_names
 from ..rules import jvp_rules
-from .ops import OpAdjoints
+from .ops import OpAdjoints, runtime_template
 
 
 class TangentOps(OpAdjoints):
@@ -35,6 +36,9 @@ class TangentOps(OpAdjoints):
     def tan_Opaque(self, s, out):
         if s.function:
             return
+        if not any(n in self.act.useful for n in target_names(s.target)):
+            return      # its value does not reach the result differentiably (a sort key): it needs no tangent,
+            # as reverse mode asks no cotangent of it
         if s.refusal is not None:
             raise s.refusal
         raise self.error(s, f"adsrc cannot differentiate through {s.describe}.", s.hint)
@@ -134,7 +138,13 @@ class TangentOps(OpAdjoints):
         operands = [n for n in bound.values() if not isinstance(n, list)]
         parts, exact = [], False
         for p, node, t in self.with_tangents(diff):
-            parts.append(self.instantiate(template_of(p), rule, bound, t, ans))
+            try:
+                form = template_of(p)
+            except TypeError:
+                form = runtime_template(rule, p, node, self)      # (ops.py)
+                if form is None:
+                    raise
+            parts.append(self.instantiate(form, rule, bound, t, ans))
             exact = exact or self.shaped_like(node, operands) or (
                 isinstance(s.target, str) and self.values.rep(node.id) == self.values.rep(s.target))
         expr = self.sum_of(parts)

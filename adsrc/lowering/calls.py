@@ -110,6 +110,29 @@ def _post_init(cls):
     return method
 
 
+def _getter_expression(obj, e):
+    """`operator.itemgetter(k, ...)(v)` as `v[k]` (a tuple of them for several keys), `operator.attrgetter("a.b")(v)`
+    as `v.a.b`: what the object known when transforming reads (a sort key); None for any other call."""
+    if not isinstance(obj, (operator.itemgetter, operator.attrgetter)) or len(e.args) != 1 or e.keywords or \
+            isinstance(e.args[0], gast.Starred):
+        return None
+    keys = obj.__reduce__()[1]
+    if isinstance(obj, operator.itemgetter):
+        if not all(type(k) in (int, str, bool) for k in keys):
+            return None         # (a slice, a tuple key: not written out)
+        parts = [gast.Subscript(value=astutil.clone(e.args[0]), slice=astutil.const(k), ctx=gast.Load()) for k in keys]
+    else:
+        if not all(isinstance(k, str) and all(p.isidentifier() for p in k.split(".")) for k in keys):
+            return None
+        parts = []
+        for k in keys:
+            node = astutil.clone(e.args[0])
+            for attr in k.split("."):
+                node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+            parts.append(node)
+    return parts[0] if len(parts) == 1 else gast.Tuple(elts=parts, ctx=gast.Load())
+
+
 def _no_rule_hint(obj):
     name = getattr(obj, "__name__", None) or type(obj).__name__
     owner = obj.__self__ if isinstance(obj, types.MethodType) else obj
@@ -152,6 +175,10 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                                     fn, target)
         if self.record_replace(e, target):             # s._replace(h=v), dataclasses.replace(o, w=v)
             return None
+        if isinstance(f, gast.Call):
+            getter = self.made_getter(f)                # operator.itemgetter(0)(pair): pair[0] (a sort key)
+            if getter is not rules_mod.NOT_STATIC and _getter_expression(getter, e) is not None:
+                return self.static_call(e, getter, target)
         own = self.own_class(f)
         if own is not None:                             # type(self)(...), self.__class__(...)
             return self.call(gast.Call(func=astutil.name(self.bind(own.__name__, own)), args=e.args,
@@ -314,7 +341,10 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         self.emit(cls(target, expr, **fields), node)
 
     def harmless(self, func):
-        """Does calling func only print or log its arguments (print, logging, warnings, time)?"""
+        """Does calling func only print or log its arguments (print, logging, warnings, time), or raise
+        (table_miss: the last branch of a call through a table of functions, tables.py)?"""
+        if isinstance(func, gast.Name) and self.namer.helpers.get(func.id) == "table_miss":
+            return True
         obj = self.resolved(func)
         if obj is print or obj is breakpoint:
             return True
@@ -412,6 +442,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             self.emit(ir.Copy(target, astutil.name(held)), e)
 
     def static_call(self, e, obj, target):
+        getter = _getter_expression(obj, e)
+        if getter is not None:
+            return self.value(gast.copy_location(getter, e), target or self.temp("item"))
         if obj in _AUGMENTED and len(e.args) == 2 and not e.keywords and \
                 not any(isinstance(a, gast.Starred) for a in e.args):
             return self.augmented_call(e, e.args[0], _AUGMENTED[obj], target)

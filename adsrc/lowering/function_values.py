@@ -3,6 +3,8 @@
 
 import functools
 
+import operator
+
 import gast
 
 from .. import astutil
@@ -172,6 +174,15 @@ class FunctionValues:
         self.held_arguments.add(held)
         return astutil.name(held)
 
+    def made_getter(self, value):
+        """`operator.itemgetter(0)` / `attrgetter("a")` with literal arguments: the getter, made now (its calls
+        are written out as indexing, calls.py), or NOT_STATIC."""
+        func = self.static(value.func) if isinstance(value.func, (gast.Name, gast.Attribute)) else rules_mod.NOT_STATIC
+        if func not in (operator.itemgetter, operator.attrgetter) or value.keywords or not value.args or \
+                not all(isinstance(a, gast.Constant) for a in value.args):
+            return rules_mod.NOT_STATIC
+        return func(*(a.value for a in value.args))
+
     def note_alias(self, target, value):
         """Remember `act = np.tanh` (a name bound once to a callable known when transforming),
         `g = adsrc.grad(loss)` and `step = make_step(2.0)` (the function a factory makes, factories.py), and a
@@ -198,6 +209,8 @@ class FunctionValues:
             self.functions[target] = ("applied", value)        # g = adsrc.grad(lambda z: ...); g(q)
         elif isinstance(target, str) and target in self.single and isinstance(value, gast.Call):
             obj = self.derivative_made_here(value)            # g = adsrc.grad(loss); g(w)
+            if obj is rules_mod.NOT_STATIC:
+                obj = self.made_getter(value)                 # key = operator.itemgetter(0); key(pair)
             if obj is rules_mod.NOT_STATIC:
                 obj = self.made_by_factory(value)
             if obj is not rules_mod.NOT_STATIC:

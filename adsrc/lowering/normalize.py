@@ -640,7 +640,8 @@ _LENGTH_KEEPING = (builtins.list, builtins.tuple, builtins.len, builtins.sorted,
 
 def _straight_names(fdef):
     """Names bound only by statements at the top level of fdef's body (not in a branch or loop) and whose
-    objects nothing changes (no item written, no method that changes a list, passed to no call but `list`,
+    objects' lengths nothing changes (no slice written or item deleted, no method that changes a list (an item
+    written, `args[k] = v`, keeps it), passed to no call but `list`,
     `len` and the like): at each point of the body, the last binding before it holds, with its length."""
     blocks = (gast.If, gast.For, gast.While, gast.Try, gast.With, gast.FunctionDef, gast.ClassDef, gast.Match)
     top = {n for s in fdef.body if not isinstance(s, blocks) for n in astutil.names_stored(s)}
@@ -657,6 +658,9 @@ def _straight_names(fdef):
             plain.update(id(a) for a in list(n.args) + [k.value for k in n.keywords] if isinstance(a, gast.Name))
     changed = set()
     for n in gast.walk(fdef):
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name) and \
+                not isinstance(n.slice, gast.Slice):
+            continue                # `args[k] = v`: an item replaced, the length kept (or IndexError)
         if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load) and \
                 isinstance(n.value, gast.Name):
             changed.add(n.value.id)

@@ -343,6 +343,33 @@ def sqrtm_jvp(g, ans):
     return sl.solve_sylvester(x, x, np.broadcast_to(g, x.shape))
 
 
+@helper
+def solve_sylvester_jvp(g, a, b, ans, k):
+    """X = solve_sylvester(A, B, Q): A dX + dX B = dQ - dA X - X dB (a stack: one by one)."""
+    import scipy.linalg as sl
+    a, b, x = np.asarray(a), np.asarray(b), np.asarray(ans)
+    g = np.broadcast_to(g, (a if k == 0 else b if k == 1 else x).shape)
+    if a.ndim > 2:
+        return np.stack([solve_sylvester_jvp(g[i], a[i], b[i], x[i], k) for i in range(a.shape[0])])
+    rhs = g if k == 2 else -(g @ x) if k == 0 else -(x @ g)
+    return sl.solve_sylvester(a, b, rhs)
+
+
+@helper
+def solve_banded_jvp(g, l_and_u, ab, ans, k):
+    """x = A^-1 b, A in banded storage: dx = A^-1 (db - dA x), dA the banded tangent read as a matrix."""
+    import scipy.linalg as sl
+    from .scipy_linalg import _band_diagonals
+    if k == 2:
+        return sl.solve_banded(l_and_u, ab, g)
+    n = np.shape(ab)[1]
+    dA = np.zeros((n, n), dtype=np.result_type(g, float))
+    g = np.broadcast_to(g, np.shape(ab))
+    for row, cols, rows in _band_diagonals(l_and_u, n):
+        dA[rows, cols] = g[row, cols]
+    return sl.solve_banded(l_and_u, ab, -(dA @ np.asarray(ans)))
+
+
 # -- scipy.special and scipy.stats -----------------------------------------------------------------------------------
 
 @helper

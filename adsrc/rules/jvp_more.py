@@ -133,6 +133,11 @@ TEMPLATES = {
     "scipy.linalg.det": _real_only_rule("scipy.linalg.det", {"a": "det_any_jvp(g, a, ans)"}),
     "scipy.linalg.expm": {"A": "expm_jvp(g, A)"},
     "scipy.linalg.sqrtm": _real_only_rule("scipy.linalg.sqrtm", {"A": "sqrtm_jvp(g, ans)"}),
+    "scipy.linalg.solve_sylvester": {"a": "solve_sylvester_jvp(g, a, b, ans, 0)",        # complex-ready
+                                     "b": "solve_sylvester_jvp(g, a, b, ans, 1)",
+                                     "q": "solve_sylvester_jvp(g, a, b, ans, 2)"},
+    "scipy.linalg.solve_banded": _real_only_rule("scipy.linalg.solve_banded", {
+        "ab": "solve_banded_jvp(g, l_and_u, ab, ans, 1)", "b": "solve_banded_jvp(g, l_and_u, ab, ans, 2)"}),
     "scipy.linalg.eigh": _real_only_rule("scipy.linalg.eigh", {"a": _scipy_eigh}),
     "scipy.linalg.eigvalsh": _real_only_rule("scipy.linalg.eigvalsh", {"a": "eigvalsh_jvp(g, a, 'L' if lower else 'U')"}),
     # scipy.special and scipy.stats

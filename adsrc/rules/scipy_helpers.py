@@ -184,11 +184,29 @@ def bessel_dz(kind, v, z):
     raise ValueError(kind)
 
 
-def no_order_derivative(name):
+def _order_message(name):
+    return (f"adsrc has no derivative of scipy.special.{name} with respect to its order (only with respect to "
+            "the argument): pass the order as a constant")
+
+
+def no_order_derivative(name, param):
+    """The template for the order `param` of scipy.special.name: a refusal where the order is one of the
+    differentiated arguments; elsewhere (an order that only reaches the call through values adsrc cannot
+    tell apart when transforming, as the residuals a second derivative reads) `at_runtime`, order_cot's
+    check when the code runs: no cotangent for an integer order, the same refusal for another."""
     def template(**_):
-        raise TypeError(f"adsrc has no derivative of scipy.special.{name} with respect to its order (only with "
-                        "respect to the argument): pass the order as a constant")
+        raise TypeError(_order_message(name))
+    template.at_runtime = f"order_cot(g, {param}, {name!r})"
     return template
+
+
+@helper
+def order_cot(g, order, name):
+    """The cotangent of an order adsrc has no derivative for: none (zeros) for an integer order, which is
+    not differentiated; a refusal for another."""
+    if np.asarray(order).dtype.kind in "iub":
+        return np.zeros(np.shape(order)) if np.ndim(order) else 0.0
+    raise TypeError(_order_message(name))
 
 
 @helper

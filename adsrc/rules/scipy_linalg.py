@@ -159,6 +159,49 @@ def sqrtm_vjp(g, ans):
     return sl.solve_sylvester(xt, xt, np.broadcast_to(g, xt.shape))
 
 
+@helper
+def solve_sylvester_vjp(g, a, b, ans, k):
+    """X = solve_sylvester(A, B, Q): A X + X B = Q. With L solving A^T L + L B^T = G: Q_bar = L,
+    A_bar = -L X^T and B_bar = -X^T L (a stack of problems: one by one). Plain transposes: X is holomorphic
+    in A, B and Q, so complex values take JAX's convention with the same formulas."""
+    a = np.asarray(a)
+    g = np.broadcast_to(g, np.shape(ans))
+    if a.ndim > 2:
+        return np.stack([solve_sylvester_vjp(g[i], a[i], np.asarray(b)[i], ans[i], k) for i in range(a.shape[0])])
+    lam = sl.solve_sylvester(a.T, np.asarray(b).T, g)
+    if k == 2:
+        return lam
+    return -lam @ np.asarray(ans).T if k == 0 else -np.asarray(ans).T @ lam
+
+
+def _band_diagonals(l_and_u, n):
+    """(row of the banded storage, columns j, rows i) of each diagonal of an n x n matrix with (l, u) bands:
+    ab[u + i - j, j] = A[i, j]."""
+    lower, upper = (int(v) for v in l_and_u)
+    for offset in range(-lower, upper + 1):          # offset = j - i
+        cols = np.arange(max(offset, 0), min(n, n + offset))
+        yield upper - offset, cols, cols - offset
+
+
+@helper
+def solve_banded_vjp(g, l_and_u, ab, b, ans, k):
+    """x = A^-1 b with A held in LAPACK's banded storage ab: b_bar = A^-T g, and A_bar = -b_bar x^T,
+    read back into the banded storage (the unused corners of ab get 0)."""
+    ab = np.asarray(ab)
+    n = ab.shape[1]
+    dense = np.zeros((n, n), dtype=np.result_type(ab, float))
+    for row, cols, rows in _band_diagonals(l_and_u, n):
+        dense[rows, cols] = ab[row, cols]
+    b_bar = np.linalg.solve(dense.T, np.broadcast_to(g, np.shape(ans)))
+    if k == 2:
+        return b_bar
+    a_bar = -_outer(b_bar, np.asarray(ans))
+    out = np.zeros_like(dense, shape=ab.shape)
+    for row, cols, rows in _band_diagonals(l_and_u, n):
+        out[row, cols] = a_bar[rows, cols]
+    return out
+
+
 def _eigh_variant(eigvals_only=False, **_):
     if eigvals_only is NOT_STATIC:
         raise TypeError("scipy.linalg.eigh's `eigvals_only` must be a constant (True or False) for adsrc")
@@ -193,6 +236,12 @@ general(sl.inv, "scipy.linalg.inv", "a", real_only=True, a="inv_vjp(g, ans)")
 general(sl.det, "scipy.linalg.det", "a", real_only=True, a="det_vjp(g, a, ans)")
 general(sl.expm, "scipy.linalg.expm", "A", A="expm_vjp(g, A)")       # holomorphic: complex-ready
 general(sl.sqrtm, "scipy.linalg.sqrtm", "A", real_only=True, A="sqrtm_vjp(g, ans)")
+general(sl.solve_sylvester, "scipy.linalg.solve_sylvester", "a, b, q",      # holomorphic: complex-ready
+        a="solve_sylvester_vjp(g, a, b, ans, 0)", b="solve_sylvester_vjp(g, a, b, ans, 1)",
+        q="solve_sylvester_vjp(g, a, b, ans, 2)")
+general(sl.solve_banded, "scipy.linalg.solve_banded",
+        "l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True", real_only=True,
+        ab="solve_banded_vjp(g, l_and_u, ab, b, ans, 1)", b="solve_banded_vjp(g, l_and_u, ab, b, ans, 2)")
 general(sl.eigh, "scipy.linalg.eigh", "a, b=None, *, lower=True, eigvals_only=False", tuple_output=True,
         real_only=True, variants=_eigh_variant, check=_no_b, a="eigh_vjp(g, ans, 'L' if lower else 'U')")
 general(sl.eigvalsh, "scipy.linalg.eigvalsh", "a, b=None, *, lower=True", real_only=True, check=_no_b,

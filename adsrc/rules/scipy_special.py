@@ -34,7 +34,7 @@ _ew(sp.beta, "beta", "a, b, /", a="g * ans * (sp.digamma(a) - sp.digamma(a + b))
     b="g * ans * (sp.digamma(b) - sp.digamma(a + b))")
 _ew(sp.betaln, "betaln", "a, b, /", a="g * (sp.digamma(a) - sp.digamma(a + b))",
     b="g * (sp.digamma(b) - sp.digamma(a + b))")
-_ew(sp.polygamma, "polygamma", "n, x", n=no_order_derivative("polygamma"), x="g * sp.polygamma(n + 1, x)")
+_ew(sp.polygamma, "polygamma", "n, x", n=no_order_derivative("polygamma", "n"), x="g * sp.polygamma(n + 1, x)")
 _ew(sp.gammainc, "gammainc", "a, x, /", a="gammainc_vjp(g, a, x, 0, False)", x="gammainc_vjp(g, a, x, 1, False)")
 _ew(sp.gammaincc, "gammaincc", "a, x, /", a="gammainc_vjp(g, a, x, 0, True)", x="gammainc_vjp(g, a, x, 1, True)")
 _ew(sp.betainc, "betainc", "a, b, x, /", a="betainc_vjp(g, a, b, x, 0)", b="betainc_vjp(g, a, b, x, 1)",
@@ -71,7 +71,7 @@ _ew(sp.y0, "y0", "x, /", x="-g * sp.y1(x)")
 _ew(sp.y1, "y1", "x, /", x="g * 0.5 * (sp.y0(x) - sp.yv(2, x))")
 for _fn, _kind in ((sp.jv, "jv"), (sp.yv, "yv"), (sp.iv, "iv"), (sp.ive, "ive"), (sp.kv, "kv"), (sp.kve, "kve"),
                    (sp.yn, "yn")):       # sp.jn is sp.jv
-    _ew(_fn, _kind, "v, z, /", listing="jv (= jn)" if _kind == "jv" else None, v=no_order_derivative(_kind),
+    _ew(_fn, _kind, "v, z, /", listing="jv (= jn)" if _kind == "jv" else None, v=no_order_derivative(_kind, "v"),
         z=f"g * bessel_dz({_kind!r}, v, z)")
 
 # -- reductions -------------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import scipy.stats as st
 
 from . import NOT_STATIC, Rule, by_source, general, register
 from . import stats_helpers  # noqa: F401  (registers the helpers)
+from .stats_helpers import MVN_SINGULAR
 
 CONTINUOUS = {"norm": (), "t": ("df",), "gamma": ("a",), "beta": ("a", "b"), "chi2": ("df",), "expon": (),
               "laplace": (), "cauchy": (), "logistic": ()}
@@ -42,9 +43,8 @@ for _method in ("logpmf", "pmf"):
 
 
 def _mvn_check(allow_singular=False, **_):
-    if allow_singular is not False:
-        raise TypeError("adsrc differentiates scipy.stats.multivariate_normal only with allow_singular=False "
-                        "(the default): a singular covariance has no gradient")
+    if allow_singular is not False and allow_singular is not NOT_STATIC:     # (unknown here: mvn_vjp checks it)
+        raise TypeError(MVN_SINGULAR)
 
 
 for _method in ("logpdf", "pdf"):
@@ -52,7 +52,8 @@ for _method in ("logpdf", "pdf"):
             x=f"dirichlet_vjp(g, x, alpha, ans, {_method!r}, 0)", alpha=f"dirichlet_vjp(g, x, alpha, ans, {_method!r}, 1)")
     general(getattr(st.multivariate_normal, _method), f"scipy.stats.multivariate_normal.{_method}",
             "x, mean=None, cov=1, allow_singular=False", real_only=True, check=_mvn_check,
-            **{p: f"mvn_vjp(g, x, mean, cov, ans, {_method!r}, {k})" for k, p in enumerate(("x", "mean", "cov"))})
+            **{p: f"mvn_vjp(g, x, mean, cov, ans, {_method!r}, {k}, allow_singular)"
+               for k, p in enumerate(("x", "mean", "cov"))})
 
 # -- written in plain NumPy/SciPy that adsrc differentiates (rules/by_source.py) ------------------------------------
 

@@ -254,13 +254,19 @@ def dirichlet_vjp(g, x, alpha, ans, method, k):
     return np.sum(gm * d, axis=tuple(range(1, full.ndim))) if full.ndim > 1 else gm * d
 
 
+MVN_SINGULAR = ("adsrc differentiates scipy.stats.multivariate_normal only with allow_singular=False (the default): "
+                "a singular covariance has no gradient")
+
+
 @helper
-def mvn_vjp(g, x, mean, cov, ans, method, k):
+def mvn_vjp(g, x, mean, cov, ans, method, k, allow_singular=False):
     """logpdf = -(d log 2pi + log det S + r^T S^-1 r) / 2, r = x - mean, over x's last axis (S from a
     scalar, a diagonal given as a vector, or a matrix). d/dx = -S^-1 r, d/dmean = S^-1 r, and
     d/dS = (S^-1 r r^T S^-1 - S^-1) / 2, given to the lower triangle SciPy reads (its off-diagonal
     entries stand for two entries of S), summed over the diagonal for a vector and over everything for
     a scalar."""
+    if allow_singular is not False and not (isinstance(allow_singular, np.bool_) and not allow_singular):
+        raise TypeError(MVN_SINGULAR)        # (a value known only when the code runs; scipy_stats.py checks others)
     x = np.asarray(x, dtype=float)
     d = x.shape[-1] if x.ndim else 1
     xm = x.reshape(-1, d) if x.ndim else x.reshape(1, 1)
