@@ -20,11 +20,7 @@ RTOL, ATOL = 1e-9, 1e-12        # the same formulas in both backends: only the o
 CASE_FILES = ["cases_core", "cases_control", "cases_ordinary", "cases_programs", "cases_changes", "cases_methods",
               "cases_nested", "cases_passed", "cases_numpy_written", "cases_python_features", "cases_try",
               "cases_syntax", "cases_composed"]
-ALL_CASES = [c for m in CASE_FILES for c in importlib.import_module(m).CASES]
-# numba compiles each case for about a third of a second; CI runs a share of them on each Python it tests
-# (ADSRC_NUMBA_SHARD="k/n": the cases whose position is k modulo n), so that together they run every one
-_K, _N = map(int, os.environ.get("ADSRC_NUMBA_SHARD", "0/1").split("/"))
-CASES = ALL_CASES[_K::_N]
+CASES = [c for m in CASE_FILES for c in importlib.import_module(m).CASES]
 OUTCOMES = []
 
 
@@ -53,10 +49,10 @@ def test_case_files_agree_with_the_numpy_backend(case):
 
 
 def test_enough_of_the_case_files_compile():
-    if len(OUTCOMES) < len(CASES):
-        pytest.skip("needs the whole parametrized test above in the same run")
-    minimum = 134 if _N == 1 else len(CASES) // 4        # 136 of the 283 today; shards vary
-    assert OUTCOMES.count("compiled") >= minimum
+    # over the cases the test above ran in this process: all of them, or CI's share (ADSRC_TEST_SHARD)
+    if len(OUTCOMES) < 40:
+        pytest.skip("needs the parametrized test above (40 of its cases or more) in the same run")
+    assert OUTCOMES.count("compiled") >= 0.4 * len(OUTCOMES)     # 136 of the 283 today (0.48)
 
 
 # -- workloads, checked against central differences ---------------------------------------------
@@ -315,11 +311,11 @@ PRODUCT_SHAPES = [((3, 4), (4,)), ((4,), (4, 3)), ((5,), (5,)), ((3, 4), (4, 2))
                   ((1, 4), (4, 1))]
 
 
-PRODUCT_CASES = [(sa, sb, dtype) for dtype in (np.float64, np.float32) for sa, sb in PRODUCT_SHAPES][_K::_N]
+PRODUCT_CASES = [(sa, sb, dtype) for dtype in (np.float64, np.float32) for sa, sb in PRODUCT_SHAPES]
 
 
 @pytest.mark.parametrize("sa, sb, dtype", PRODUCT_CASES,
-                         ids=[f"{a}@{b}-{d.__name__}" for a, b, d in PRODUCT_CASES])  # a CI shard each, as above
+                         ids=[f"{a}@{b}-{d.__name__}" for a, b, d in PRODUCT_CASES])
 def test_products_agree_with_numpy_and_finite_differences(sa, sb, dtype):
     r = np.random.default_rng(6)
     a, b = r.normal(size=sa).astype(dtype), r.normal(size=sb).astype(dtype)
@@ -402,7 +398,7 @@ HELPER_CASES = [(doubled_norm, (np.array([0.3, -1.2, 0.5]),), "real_only"),
                 (weighted_sort, (np.array([0.3, -1.2, 0.5, 2.0]),), "sort_vjp")]
 
 
-@pytest.mark.parametrize("fn, args, helper", HELPER_CASES[_K::_N], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("fn, args, helper", HELPER_CASES, ids=lambda v: getattr(v, "__name__", ""))
 def test_rule_helpers_with_numba_versions(fn, args, helper):
     g = adsrc.grad(fn, backend="numba")
     got = g(*args)

@@ -14,9 +14,6 @@ numba = pytest.importorskip("numba")
 from adsrc.numba_backend import disk_cache  # noqa: E402  (needs numba)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# processes that compile: CI runs these on one of its Pythons (ADSRC_NUMBA_SHARD="k/n", k = 0), as it
-# splits the numba sweep of the case files; locally, and with no shard given, it always runs
-FIRST_SHARD = os.environ.get("ADSRC_NUMBA_SHARD", "0/1").split("/")[0] == "0"
 
 PROGRAM = '''
 import json, os, sys
@@ -62,7 +59,6 @@ def _run(tmp_path, activation, scale, cache):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.skipif(not FIRST_SHARD, reason="CI runs it on its first Python only (ADSRC_NUMBA_SHARD)")
 def test_a_later_process_loads_the_kernels_and_sees_what_changed(tmp_path):
     first = _run(tmp_path, "tanh", [1.0, 2.0, 3.0], cache=True)
     assert first["agree"] and first["hits"] == 0 and first["misses"] == 1
@@ -80,7 +76,6 @@ def test_a_later_process_loads_the_kernels_and_sees_what_changed(tmp_path):
     assert changed["agree"] and changed["hits"] == 0 and changed["misses"] == 1
 
 
-@pytest.mark.skipif(not FIRST_SHARD, reason="CI runs it on its first Python only (ADSRC_NUMBA_SHARD)")
 def test_without_the_variable_nothing_is_written(tmp_path):
     out = _run(tmp_path, "tanh", [1.0, 2.0, 3.0], cache=False)
     assert out["agree"] and out["hits"] == 0 and not (tmp_path / "cache").exists()

@@ -3,7 +3,6 @@
 after the loop. numba refused each (its variables take one type); each now compiles and agrees with the NumPy
 backend and with central finite differences."""
 
-import os
 
 import numpy as np
 import pytest
@@ -13,13 +12,6 @@ from casekit import central_grad
 
 pytest.importorskip("numba")
 
-# numba compiles each for seconds: CI runs a share of them on each Python it tests (ADSRC_NUMBA_SHARD="k/n",
-# as tests/test_numba_backend.py), so that together they run every one
-_K, _N = map(int, os.environ.get("ADSRC_NUMBA_SHARD", "0/1").split("/"))
-
-
-def mine(k):
-    return pytest.mark.skipif(k % _N != _K, reason="another of CI's Pythons runs it (ADSRC_NUMBA_SHARD)")
 
 
 def huber(x):
@@ -87,9 +79,8 @@ def loop_variable_after(x):
 ARRAYS = [np.array([0.5, -1.5, 2.0, -0.2, 0.6]), np.array([-0.3, 0.9, 0.4, 1.2, -2.0])]
 
 
-@pytest.mark.parametrize("fn", [f for k, f in enumerate([huber, relu_squares, conditional_expression,
-                                                         skips_and_stops, returns_early, loop_variable_after])
-                                if k % _N == _K])
+@pytest.mark.parametrize("fn", [huber, relu_squares, conditional_expression, skips_and_stops, returns_early,
+                                loop_variable_after])
 @pytest.mark.parametrize("which", [0, 1])
 def test_control_flow_in_loops_compiles_and_matches(fn, which):
     x = ARRAYS[which]
@@ -101,7 +92,6 @@ def test_control_flow_in_loops_compiles_and_matches(fn, which):
     np.testing.assert_allclose(got, central_grad(fn, x), rtol=1e-6, atol=1e-8)
 
 
-@mine(1)
 @pytest.mark.parametrize("a", [3.0, 0.4])
 def test_a_name_bound_only_in_a_while_true_loop(a):
     got = adsrc.grad(newton_cube_root, backend="numba")(a)
@@ -115,7 +105,6 @@ def clipped_differences(x, M, lo):
             + np.sum(np.diag(M) * x[:3]) + np.sum(np.diag(M, 1)) + np.sum(np.diag(x[:3]) @ M))
 
 
-@mine(2)
 def test_clip_diff_and_diag_compile():
     # their rules' helpers had no numba version: refused
     x, M, lo = np.array([-1.2, -0.3, 0.5, 1.4]), np.arange(9.0).reshape(3, 3) * 0.1 - 0.3, 0.1
@@ -133,7 +122,6 @@ def loss_and_scaled(x):
     return np.sum(x ** 2), x * 3.0
 
 
-@mine(3)
 def test_vjp_of_a_tuple_of_outputs():
     # the pullback took the cotangent's items with a helper numba had no version of for tuples: refused
     x = np.array([0.5, -1.0, 2.0])
@@ -152,7 +140,6 @@ def softmax_cross_entropy(W, X, y):
             + np.sum(W.mean(axis=0) ** 2) + np.sum(np.mean(X, axis=0, keepdims=True) @ W))
 
 
-@mine(4)
 def test_reductions_along_an_axis_compile():
     # np.mean/max/min with axis, and any reduction with keepdims, had no numba version: a softmax was refused
     rng = np.random.default_rng(0)
@@ -168,7 +155,6 @@ def extremes_and_empty_means(x, X):
             + np.sum(np.mean(X, axis=0)) + np.sum(np.max(X, axis=1, keepdims=True)))
 
 
-@mine(5)
 def test_vector_extremes_along_their_axis_and_nan():
     # np.max of a vector with axis=0 had no numba version; a NaN maximum gave NaN gradients (NumPy backend: 0)
     x, X = np.array([0.3, 1.7, -0.2, 1.7]), np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]])

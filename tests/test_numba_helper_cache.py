@@ -43,8 +43,6 @@ def _run(directory, script):
     return int(compiled), float(total)
 
 
-@pytest.mark.skipif(os.environ.get("ADSRC_NUMBA_SHARD", "0/1").split("/")[0] != "0",
-                    reason="CI runs it on its first Python only (ADSRC_NUMBA_SHARD)")
 def test_a_later_process_loads_the_helpers_instead_of_compiling_them(tmp_path):
     cache, script = tmp_path / "cache", tmp_path / "program.py"
     first, g1 = _run(str(cache), script)

@@ -44,8 +44,6 @@ from proginst import Case, leaves, make_case, validate  # noqa: E402
 from progshrink import shrink  # noqa: E402
 
 COUNT = int(os.environ.get("ADSRC_RANDOM_PROGRAMS", 250))
-# CI runs a share of the seeds on each Python it tests (ADSRC_RANDOM_SHARD="k/n": the seeds k modulo n)
-_K, _N = map(int, os.environ.get("ADSRC_RANDOM_SHARD", "0/1").split("/"))
 SHRINK_SECONDS = float(os.environ.get("ADSRC_SHRINK_SECONDS", 60))
 SHRINK_LIMIT = int(os.environ.get("ADSRC_SHRINK_LIMIT", 3))     # failures shrunk per session; the rest
 _shrunk_so_far = []                                              # say how to shrink them
@@ -69,7 +67,7 @@ def describe(case, out, small=None):
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("seed", range(_K, COUNT, _N))
+@pytest.mark.parametrize("seed", range(COUNT))
 def test_random_program(seed):
     case, out = run_seed(seed)
     if out.kind == UNRELIABLE:
