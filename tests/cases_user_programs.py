@@ -1,0 +1,115 @@
+"""Programs written the way users write numerical code, which adsrc refused, crashed on or took minutes for.
+
+Found by running adsrc over other projects' test programs and over hand-written integrators, models and
+tree utilities. Each is checked against central finite differences (test_changes.py) and, in forward mode
+and as a Hessian-vector product, by test_forward.py; their inputs must come back unchanged.
+"""
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from casekit import Registry, rand
+
+CASES = Registry()
+case = CASES.case
+
+
+# -- lists of tuples read back in reverse (what a gradient's tape is: forward over reverse went through the
+#    alias analysis of every name unpacked from them, and took minutes or never ended)
+
+def _oscillator(t, y, w):
+    return np.array([y[1], -w * w * y[0] + 0.1 * np.cos(t)])
+
+
+@case(np.array([0.8, -0.3]), 1.7, argnums=0, label="state")
+@case(np.array([0.8, -0.3]), 1.7, argnums=1, label="frequency")
+def classic_runge_kutta_with_named_stages(y0, w):
+    h, t, y = 0.1, 0.0, y0
+    for n in range(12):
+        k1 = _oscillator(t, y, w)
+        k2 = _oscillator(t + h / 2, y + h / 2 * k1, w)
+        k3 = _oscillator(t + h / 2, y + h / 2 * k2, w)
+        k4 = _oscillator(t + h, y + h * k3, w)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t += h
+    return y @ y
+
+
+@case(np.array([0.6, 0.2]), 4.0, argnums=1)
+def backward_euler_solved_by_newton_with_a_break(y0, k):
+    y = y0
+    for n in range(4):
+        z = y.copy()
+        for it in range(8):
+            r = z - y - 0.1 * np.array([-k * z[0] + z[1] ** 2, -z[1] + z[0] * z[1]])
+            J = np.eye(2) - 0.1 * np.array([[-k, 2 * z[1]], [z[1], -1.0 + z[0]]])
+            dz = np.linalg.solve(J, -r)
+            z = z + dz
+            if np.linalg.norm(dz) < 1e-13:
+                break
+        y = z
+    return np.sum(y ** 2)
+
+
+@case(rand(3))
+def records_of_a_loop_replayed_backwards_into_an_accumulator(x):
+    history = []
+    h = x
+    for i in range(3):
+        a = np.tanh(h)
+        history.append((a, h * 0.5, i))
+        h = a * x
+    acc = np.zeros(3)
+    for a, half, i in reversed(history):
+        acc[0] += np.sum(a * half)
+        acc += (i + 1) * a
+    return np.sum(acc ** 2)
+
+
+# -- what those lists hold, when their items are changed in place afterwards (Python's sharing)
+
+@case(rand(2))
+def a_pair_taken_by_a_slice_then_its_array_changed(x):
+    a = x * 1.0
+    b = x * 2.0
+    pairs = [(a, b), (b, a)]
+    first, second = pairs[0:2]         # the pairs themselves, not their arrays
+    a += 3.0 * x
+    return np.sum(first[0] * second[1]) + np.sum(second[0])
+
+
+@case(rand(2))
+def a_list_repeated_then_its_array_changed(x):
+    a = x * 1.0
+    rows = [a] * 3
+    a *= x
+    return np.sum(rows[2]) + np.sum(rows[0] * x)
+
+
+@case(rand(2))
+def an_array_appended_in_pairs_then_changed(x):
+    h = x * 1.0
+    kept = []
+    for i in range(2):
+        kept.append((h, i))
+    h += x * x
+    out = 0.0
+    for a, k in kept:
+        out = out + np.sum(a) * (k + 1)
+    return out
+
+
+@case(rand(2))
+def pairs_changed_while_read_backwards(x):
+    hist = []
+    for i in range(3):
+        hist.append((x * i, x + i))
+    total = 0.0
+    for u, v in reversed(hist):
+        u += v
+        total = total + np.sum(u * v)
+    return total + np.sum(hist[1][0])
