@@ -113,3 +113,33 @@ def pairs_changed_while_read_backwards(x):
         u += v
         total = total + np.sum(u * v)
     return total + np.sum(hist[1][0])
+
+
+# -- a method calling another method that calls the function an object was made with
+
+class _Stepper:
+    def __init__(self, rhs, dt):
+        self.rhs = rhs
+        self.dt = dt
+
+    def step(self, y, t):
+        k1 = self.rhs(y, t)
+        k2 = self.rhs(y + self.dt * k1, t + self.dt)
+        return y + 0.5 * self.dt * (k1 + k2)
+
+    def run(self, y, n):
+        ys = [y]
+        for i in range(n):
+            y = self.step(y, i * self.dt)
+            ys.append(y)
+        return np.stack(ys)
+
+
+def _damped(y, t):
+    return np.array([y[1], -y[0] - 0.3 * y[1]])
+
+
+@case(np.array([1.0, -0.5]))
+def a_stepper_holding_its_right_hand_side(y0):
+    ys = _Stepper(_damped, 0.05).run(y0, 8)
+    return np.sum(ys[:, 0] ** 2)

@@ -99,7 +99,9 @@ class MadeFields:
         args = ([receiver] if receiver is not None else []) + list(call.args)
         out = [(i, a.id) for i, a in enumerate(args) if isinstance(a, gast.Name)]
         out += [(k.arg, k.value.id) for k in call.keywords if k.arg and isinstance(k.value, gast.Name)]
-        return tuple((i, tuple(sorted(self.known_fields[n].items()))) for i, n in out if n in self.known_fields)
+        # (objects made here, and this function's parameters as its caller made them: `self.step(y)` in `run`)
+        known = {n: self.known_fields.get(n) or self.uf.fields.get(n) for _, n in out}
+        return tuple((i, tuple(sorted(known[n].items()))) for i, n in out if known[n])
 
     def argument_field_classes(self, call, receiver):
         """((position, ((field, class, its field classes), ...)), ...) of a call's arguments made here holding
