@@ -143,3 +143,45 @@ def _damped(y, t):
 def a_stepper_holding_its_right_hand_side(y0):
     ys = _Stepper(_damped, 0.05).run(y0, 8)
     return np.sum(ys[:, 0] ** 2)
+
+
+# -- records replaced where their class is not known when transforming
+
+class _Body(NamedTuple):
+    x: np.ndarray
+    v: np.ndarray
+    m: float
+
+
+@dataclass
+class _Phase:
+    q: np.ndarray
+    p: np.ndarray
+
+
+@case(rand(2, 2), np.array([1.0, 2.0]))
+def namedtuples_replaced_in_a_list_rebuilt_each_step(x0, masses):
+    bodies = [_Body(x0[i], np.zeros(2), masses[i]) for i in range(2)]
+    for step in range(3):
+        moved = []
+        for i, b in enumerate(bodies):
+            other = bodies[1 - i]
+            d = other.x - b.x
+            v = b.v + 0.1 * other.m * d / (np.sum(d * d) + 0.5)
+            moved.append(b._replace(v=v, x=b.x + 0.1 * v))
+        bodies = moved
+    return sum(0.5 * b.m * np.sum(b.v ** 2) + np.sum(b.x) for b in bodies)
+
+
+@case(_Body(np.array([0.5, -0.2]), np.array([0.1, 0.3]), 2.0), 0.7)
+def a_namedtuple_argument_replaced(b, k):
+    b2 = b._replace(v=b.v * k, m=b.m + k)
+    return np.sum(b2.v * b2.x) * b2.m
+
+
+@case(_Phase(np.array([1.0, 0.5]), np.array([0.0, -0.2])), 1.5)
+def a_dataclass_argument_replaced_in_a_loop(state, k):
+    for i in range(4):
+        state = dataclasses.replace(state, p=state.p - 0.1 * k * state.q)
+        state = dataclasses.replace(state, q=state.q + 0.1 * state.p)
+    return state.q @ state.q + np.sum(state.p)

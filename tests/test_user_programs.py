@@ -1,10 +1,56 @@
-"""What cases_user_programs.py cannot say by finite differences: the size of the code forward over reverse
-makes for a loop's tape."""
+"""What cases_user_programs.py cannot say by finite differences: the refusals of the constructs it covers when
+they would compute something else, and the size of the code forward over reverse makes for a loop's tape."""
+
+import dataclasses
+import inspect
+from dataclasses import dataclass
 
 import numpy as np
+import pytest
 
 import adsrc
 from cases_user_programs import backward_euler_solved_by_newton_with_a_break
+
+@dataclass
+class Normed:
+    q: np.ndarray
+    size: float = 0.0
+
+    def __post_init__(self):
+        self.size = float(np.sum(self.q ** 2))
+
+
+def replaced_with_post_init(state, k):
+    for i in range(2):
+        state = dataclasses.replace(state, q=state.q * k)
+    return state.size + np.sum(state.q)
+
+
+class HasItsOwnReplace:
+    def __init__(self, v):
+        self.v = v
+
+    def _replace(self, v):
+        return HasItsOwnReplace(2.0 * v)
+
+
+def replaced_by_its_own_method(items, k):
+    out = 0.0
+    for o in items:
+        out = out + o._replace(v=o.v * k).v
+    return out
+
+
+def test_a_dataclass_replaced_whose_post_init_would_run_again_is_refused_where_it_runs():
+    with pytest.raises(TypeError, match=r"__post_init__.*Normed\(\.\.\.\)") as info:
+        adsrc.grad(replaced_with_post_init, argnums=1)(Normed(np.array([1.0, 2.0])), 0.5)
+    line = inspect.getsourcelines(replaced_with_post_init)[1] + 2
+    assert any(f"test_user_programs.py, line {line}" in note for note in getattr(info.value, "__notes__", []))
+
+
+def test_replace_of_an_object_that_is_not_a_namedtuple_is_refused_naming_its_class():
+    with pytest.raises(TypeError, match=r"namedtuple's, but the object is a HasItsOwnReplace"):
+        adsrc.grad(replaced_by_its_own_method, argnums=1)([HasItsOwnReplace(1.0)], 0.5)
 
 
 def test_forward_over_reverse_of_a_loop_with_an_inner_newton_loop_stays_small():

@@ -296,6 +296,33 @@ def replace_field(obj, name, value):
 
 
 @helper
+def check_record(obj, kind, names):
+    """Refuse, when the code runs, `obj._replace(...)` (kind "namedtuple") or `dataclasses.replace(obj, ...)`
+    ("dataclass") that replacing the fields `names` one by one (replace_field) would not compute."""
+    cls = type(obj)
+    if kind == "namedtuple":
+        method = getattr(cls, "_replace", None)
+        if isinstance(obj, tuple) and hasattr(cls, "_fields") and getattr(method, "__module__", None) == "collections":
+            return          # (collections.namedtuple's own method, typing.NamedTuple's too)
+        raise TypeError(f"adsrc read `._replace(...)` as a namedtuple's, but the object is a {cls.__qualname__}: "
+                        "adsrc did not know its class when transforming. Call the method through its class "
+                        f"(`{cls.__qualname__}._replace(obj, ...)`) or build the new object explicitly.")
+    if not (dataclasses.is_dataclass(obj) and not isinstance(obj, type)):
+        raise TypeError(f"dataclasses.replace() of a {cls.__qualname__}, which is not a dataclass instance")
+    params = getattr(cls, "__dataclass_params__", None)
+    fields = dataclasses.fields(obj)
+    if hasattr(cls, "__post_init__") or (params is not None and not params.init) or \
+            any(not f.init for f in fields):
+        raise TypeError(f"adsrc cannot differentiate dataclasses.replace() of a {cls.__qualname__} whose class it "
+                        "did not know when transforming: the class has a __post_init__, its own __init__ or "
+                        "init=False fields, which replace() runs again. Construct the new object explicitly "
+                        f"(`{cls.__qualname__}(...)`), or make its class known (do not rebind the name in a loop).")
+    unknown = [n for n in names if n not in {f.name for f in fields}]
+    if unknown:
+        raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword argument {unknown[0]!r}")
+
+
+@helper
 def field_tangent(t_obj, obj, name, value, t_value):
     """The tangent of replace_field(obj, name, value): t_obj with the field set to t_value (`a.shape = s` of an
     array: t_obj reshaped to s)."""
@@ -415,6 +442,7 @@ def diagonal_index(a):
 
 def install():
     nondiff(is_mutable, "is_mutable")
+    nondiff(check_record, "check_record")
     nondiff(same_part, "same_part")
     general(replace_obj, "replace_obj", "m, old, new", container=True, m="replace_obj_cot(g, m, old, 0)",
             new="replace_obj_cot(g, m, old, 1)")
