@@ -185,3 +185,32 @@ def a_dataclass_argument_replaced_in_a_loop(state, k):
         state = dataclasses.replace(state, p=state.p - 0.1 * k * state.q)
         state = dataclasses.replace(state, q=state.q + 0.1 * state.p)
     return state.q @ state.q + np.sum(state.p)
+
+
+# -- type(x)(...) in tree utilities
+
+def _tree_map(f, tree):
+    if isinstance(tree, dict):
+        return type(tree)((k, _tree_map(f, v)) for k, v in tree.items())
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_tree_map(f, v) for v in tree)
+    return f(tree)
+
+
+def _tree_sum(tree):
+    if isinstance(tree, dict):
+        return sum(_tree_sum(v) for v in tree.values())
+    if isinstance(tree, (list, tuple)):
+        return sum(_tree_sum(v) for v in tree)
+    return np.sum(tree)
+
+
+@case({"w": rand(2), "layers": [rand(3), (rand(1), 0.5)]})
+def a_tree_map_that_rebuilds_each_container_by_its_type(params):
+    return _tree_sum(_tree_map(lambda v: np.sin(v) * v, params))
+
+
+@case(rand(3))
+def a_float_made_like_another(x):
+    scale = type(1.0)(x[0] * 2.0)
+    return scale * np.sum(x ** 2)

@@ -1,5 +1,5 @@
 """What cases_user_programs.py cannot say by finite differences: the refusals of the constructs it covers when
-they would compute something else, and the size of the code forward over reverse makes for a loop's tape."""
+they would compute something else (records, `type(x)(...)`), and the size of the code forward over reverse makes for a loop's tape."""
 
 import dataclasses
 import inspect
@@ -41,6 +41,15 @@ def replaced_by_its_own_method(items, k):
     return out
 
 
+class Box:
+    def __init__(self, v):
+        self.v = v
+
+
+def made_like_a_box(x):
+    return type(Box(1.0))(x[0]).v
+
+
 def test_a_dataclass_replaced_whose_post_init_would_run_again_is_refused_where_it_runs():
     with pytest.raises(TypeError, match=r"__post_init__.*Normed\(\.\.\.\)") as info:
         adsrc.grad(replaced_with_post_init, argnums=1)(Normed(np.array([1.0, 2.0])), 0.5)
@@ -51,6 +60,11 @@ def test_a_dataclass_replaced_whose_post_init_would_run_again_is_refused_where_i
 def test_replace_of_an_object_that_is_not_a_namedtuple_is_refused_naming_its_class():
     with pytest.raises(TypeError, match=r"namedtuple's, but the object is a HasItsOwnReplace"):
         adsrc.grad(replaced_by_its_own_method, argnums=1)([HasItsOwnReplace(1.0)], 0.5)
+
+
+def test_type_of_an_object_called_is_refused_for_other_classes_than_containers_and_floats():
+    with pytest.raises(TypeError, match=r"type\(x\)\(value\).*here x is a Box"):
+        adsrc.grad(made_like_a_box)(np.array([1.0, 2.0]))
 
 
 def test_forward_over_reverse_of_a_loop_with_an_inner_newton_loop_stays_small():
