@@ -214,3 +214,15 @@ def a_tree_map_that_rebuilds_each_container_by_its_type(params):
 def a_float_made_like_another(x):
     scale = type(1.0)(x[0] * 2.0)
     return scale * np.sum(x ** 2)
+
+
+# -- math's gamma functions
+
+@case(np.array([0.7, 2.5, 6.0]))
+def math_lgamma_and_gamma(x):
+    return sum(math.lgamma(v) + 0.1 * math.gamma(v) for v in x)
+
+
+@case(np.array([-2.5, 0.3, 17.0]))
+def math_lgamma_of_negative_and_large_values(x):
+    return sum(math.lgamma(v) * v for v in x)

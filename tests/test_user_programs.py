@@ -1,15 +1,19 @@
 """What cases_user_programs.py cannot say by finite differences: the refusals of the constructs it covers when
-they would compute something else (records, `type(x)(...)`), and the size of the code forward over reverse makes for a loop's tape."""
+they would compute something else (records, `type(x)(...)`), the size of the code forward over reverse makes
+for a loop's tape, and the accuracy of the ψ functions math.lgamma's derivatives use."""
 
 import dataclasses
 import inspect
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 import adsrc
+from adsrc.rules.math_gamma import math_polygamma
 from cases_user_programs import backward_euler_solved_by_newton_with_a_break
+
 
 @dataclass
 class Normed:
@@ -77,3 +81,19 @@ def test_forward_over_reverse_of_a_loop_with_an_inner_newton_loop_stays_small():
     _, hv = adsrc.jvp(g, (y0, 4.0), (None, 1.0))
     h = 1e-5
     np.testing.assert_allclose(hv, (g(y0, 4.0 + h) - g(y0, 4.0 - h)) / (2 * h), rtol=1e-5, atol=1e-9)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_polygamma_of_floats_matches_scipy(n):
+    special = pytest.importorskip("scipy.special")
+    for x in [0.01, 0.3, 1.0, 2.5, 7.3, 14.9, 15.1, 40.0, 1e3, -0.5, -2.7, -10.3]:
+        want = float(special.polygamma(n, x))
+        assert math_polygamma(n, x) == pytest.approx(want, rel=1e-13, abs=1e-13)
+    assert math.isnan(math_polygamma(n, -3.0))
+
+
+def test_lgamma_second_derivative_is_the_trigamma_function():
+    special = pytest.importorskip("scipy.special")
+    x = 2.75
+    d2 = adsrc.grad(adsrc.grad(math.lgamma))(x)
+    assert d2 == pytest.approx(float(special.polygamma(1, x)), rel=1e-13)
