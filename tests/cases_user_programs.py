@@ -115,6 +115,23 @@ def pairs_changed_while_read_backwards(x):
     return total + np.sum(hist[1][0])
 
 
+@case(rand(2))
+def a_slice_of_a_list_repeated(x):
+    rows = [x * 1.0, x * 2.0, x * 3.0]
+    twice = rows[0:2] * 2                # a list of four arrays
+    return np.sum(twice[3] * twice[0])
+
+
+@case(rand(2))
+def a_list_indexed_by_a_slice_object_then_an_item_set(x):
+    rows = [x, x * 2.0, x * 3.0]
+    window = slice(1, 3)
+    part = rows[window]                  # a new list: setting its item leaves rows as it was
+    part[0] = x * 10.0
+    first, second = rows[window]
+    return np.sum(part[0]) + np.sum(first * second)
+
+
 # -- a method calling another method that calls the function an object was made with
 
 class _Stepper:
