@@ -91,6 +91,14 @@ def a_list_repeated_then_its_array_changed(x):
 
 
 @case(rand(2))
+def a_list_of_one_pair_repeated_then_its_array_changed(x):
+    a = x * 1.0
+    pairs = [(a, 1.0)] * 2             # the same tuple twice: both see the change
+    a += x
+    return sum(np.sum(p) * w for p, w in pairs)
+
+
+@case(rand(2))
 def an_array_appended_in_pairs_then_changed(x):
     h = x * 1.0
     kept = []

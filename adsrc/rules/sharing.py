@@ -180,13 +180,22 @@ def _fields_of(m):
     return dict(vars(m))
 
 
-def _positions(m, old, path=(), seen=None):
+def _positions(m, old):
     """Paths (tuples of keys) at which container m holds the object old: items of lists, tuples and dicts,
-    fields of objects (an array holds no objects). Each object is searched once (objects may hold each other)."""
+    fields of objects (an array holds no objects). An object held in several places (`[(a, 1.0)] * 2`) gives a
+    path through each; one that holds itself is not followed into again."""
+    return _inner_positions(m, old, {}, set())
+
+
+def _inner_positions(m, old, found, open_):
+    """The paths from m to old. found: id -> the paths from an object searched already; open_: the ids of
+    the objects being searched (a cycle leads back to one of them)."""
     if m is old:
-        return [path]
-    seen = set() if seen is None else seen
-    if id(m) in seen:
+        return [()]
+    key = id(m)
+    if key in found:
+        return found[key]
+    if key in open_:
         return []
     if isinstance(m, (list, tuple)):
         items = enumerate(m)
@@ -197,16 +206,19 @@ def _positions(m, old, path=(), seen=None):
         if not fields:
             return []
         items = ((_Field(k), x) for k, x in fields.items())
-    seen.add(id(m))
-    return [p for k, x in items for p in _element_positions(x, old, path + (k,), seen)]
+    open_.add(key)
+    out = [(k,) + p for k, x in items for p in _element_positions(x, old, found, open_)]
+    open_.discard(key)
+    found[key] = out
+    return out
 
 
-def _element_positions(x, old, path, seen):
+def _element_positions(x, old, found, open_):
     if type(x) is _nd and type(old) is _nd and x is not old and np.shares_memory(x, old):
         from ..errors import TransformError
         raise TransformError("adsrc cannot follow a change in place to an array that a container holds a view of. "
                              "Copy the view (`v.copy()`) before storing it.")
-    return _positions(x, old, path, seen)
+    return _inner_positions(x, old, found, open_)
 
 
 def _part(m, k):
