@@ -170,6 +170,27 @@ def a_stepper_holding_its_right_hand_side(y0):
     return np.sum(ys[:, 0] ** 2)
 
 
+class _Objective:
+    def __init__(self, f, reg):
+        self.f = f
+        self.reg = reg
+
+    def value(self, x):
+        return self.f(x) + self.reg * np.sum(x ** 2)
+
+
+@case(rand(3))
+def an_object_made_with_a_lambda(x):
+    problem = _Objective(lambda v: np.sum(np.cos(v) * v), 0.5)
+    return problem.value(x)
+
+
+@case(rand(3))
+def an_object_made_with_a_lambda_by_keyword_with_a_default(x):
+    problem = _Objective(reg=0.1, f=lambda v, p=3: np.sum(v ** p))
+    return 2.0 * problem.value(x)
+
+
 # -- records replaced where their class is not known when transforming
 
 class _Body(NamedTuple):
