@@ -191,6 +191,31 @@ def an_object_made_with_a_lambda_by_keyword_with_a_default(x):
     return 2.0 * problem.value(x)
 
 
+class _Slotted:
+    __slots__ = ("x", "w")
+
+    def __init__(self, x, w=1.0):
+        self.x = x
+        self.w = w
+
+
+@case(rand(2))
+def objects_with_slots_holding_an_array_changed_later(x):
+    a = x * 1.0
+    held = [_Slotted(a, 2.0), _Slotted(x * 3.0)]
+    a *= x                               # held[0].x is a
+    return sum(np.sum(p.x) * p.w for p in held)
+
+
+@case(rand(2), rand(2))
+def an_object_with_slots_stepped_in_a_loop(x0, v0):
+    p = _Slotted(x0, v0)
+    for i in range(5):
+        p.w = p.w - 0.1 * p.x
+        p.x = p.x + 0.1 * p.w
+    return np.sum(p.x ** 2 + p.w ** 2)
+
+
 # -- records replaced where their class is not known when transforming
 
 class _Body(NamedTuple):

@@ -15,14 +15,14 @@ import types
 
 import numpy as np
 
-from ..runtime import add_cot, check_current, copy_object, full, helper, is_zero, item_cot, unbroadcast
+from ..runtime import add_cot, check_current, copy_object, full, helper, is_zero, item_cot, object_fields, unbroadcast
 from . import general, nondiff
 
 _nd = np.ndarray
 
 
 def _mutable(x):
-    return isinstance(x, (_nd, list, dict, set)) or (hasattr(x, "__dict__") and not isinstance(x, type))
+    return isinstance(x, (_nd, list, dict, set)) or (object_fields(x) is not None and not isinstance(x, tuple))
 
 
 # the augmented operators each mutable type implements in place; any other falls back to x = x op v
@@ -84,7 +84,7 @@ def _taken(base, steps):
 def view_along(part, base, steps):
     """part_along for a change that puts a new object in an item or field of base: only an array's views see
     it (a list's, a dict's or an object's old item stays what it was)."""
-    return not isinstance(base, (list, dict, tuple)) and not hasattr(base, "__dict__") and \
+    return not isinstance(base, (list, dict, tuple)) and object_fields(base) is None and \
         part_along(part, base, steps)
 
 
@@ -173,11 +173,9 @@ class _Field(str):
 
 
 def _fields_of(m):
-    """The fields of an object of the user's class (a copy of its __dict__), or None for anything else."""
-    if isinstance(m, (_nd, type, types.ModuleType, types.FunctionType, types.MethodType)) or \
-            not isinstance(getattr(m, "__dict__", None), dict):
-        return None         # (a module's or a function's attributes are not an object's fields)
-    return dict(vars(m))
+    """The fields of an object of the user's class (its __dict__ and __slots__ fields), or None for anything
+    else (a module's or a function's attributes are not an object's fields)."""
+    return object_fields(m)
 
 
 def _positions(m, old):
