@@ -216,6 +216,46 @@ def an_object_with_slots_stepped_in_a_loop(x0, v0):
     return np.sum(p.x ** 2 + p.w ** 2)
 
 
+class _Square:
+    def __init__(self, s):
+        self.s = s
+
+    def area(self):
+        return self.s ** 2
+
+
+class _Disc:
+    def __init__(self, r):
+        self.r = r
+
+    def area(self):
+        return np.pi * self.r ** 2
+
+
+def _made(cls, v):
+    return cls(v)
+
+
+@case(1.5)
+def objects_of_two_classes_summed_by_a_generator(x):
+    shapes = [_Square(x), _Disc(0.5 * x)]
+    return sum(s.area() for s in shapes)
+
+
+@case(1.5)
+def a_loop_over_classes(x):
+    total = 0.0
+    for cls in (_Square, _Disc):
+        shape = cls(x)
+        total += shape.area() + cls(2.0 * x).area()
+    return total
+
+
+@case(1.5)
+def a_class_passed_to_a_helper_that_makes_the_object(x):
+    return _made(_Square, x).s * _made(_Disc, x).r
+
+
 # -- records replaced where their class is not known when transforming
 
 class _Body(NamedTuple):

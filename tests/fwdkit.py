@@ -74,7 +74,8 @@ def shift(x, v, h):
     if isinstance(x, (list, tuple)):
         return type(x)(shift(a, b, h) for a, b in zip(x, v))
     if hasattr(type(x), "__dataclass_fields__"):
-        return dataclasses.replace(x, **{k: shift(getattr(x, k), getattr(v, k), h) for k in type(x).__dataclass_fields__})
+        fields = type(x).__dataclass_fields__
+        return dataclasses.replace(x, **{k: shift(getattr(x, k), getattr(v, k), h) for k in fields})
     return x + h * v
 
 

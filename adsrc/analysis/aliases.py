@@ -264,7 +264,8 @@ class AliasState:
                 del self.pathed[entry]
         for site, elements in list(self.tuples.items()):
             if any(name in _path_reads(e) for e in elements):
-                self.tuples[site] = tuple(frozenset(Ref(r.obj, None) if r.path and any(name in st.reads for st in r.path)
+                self.tuples[site] = tuple(frozenset(Ref(r.obj, None) if r.path and any(name in st.reads
+                                                                                       for st in r.path)
                                                     else r for r in e) for e in elements)
 
 

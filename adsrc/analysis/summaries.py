@@ -96,6 +96,12 @@ def _is_function(value):
     return callable(value) and not isinstance(value, type) and rules.lookup(value) is not None
 
 
+def _is_followed_class(value):
+    """A class of the user's passed as an argument (`build(Square, x)`), whose constructions adsrc follows."""
+    from ..lowering.object_classes import made_class
+    return isinstance(value, type) and made_class(value) is value
+
+
 def call_statics(stmt, resolve):
     """Parameters of a call's callee with values known when transforming: {parameter: object}.
 
@@ -135,7 +141,8 @@ def call_statics(stmt, resolve):
             value = resolve(node)
         except LookupError:
             continue
-        if _is_function(value) or (stmt.receiver is node and not isinstance(value, (int, float, complex))):
+        if _is_function(value) or _is_followed_class(value) or \
+                (stmt.receiver is node and not isinstance(value, (int, float, complex))):
             out[name] = value
     for p in params:
         if p.name not in bound and p.default is not p.empty and _is_function(p.default):

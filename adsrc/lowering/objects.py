@@ -58,6 +58,9 @@ class Objects(MadeFields):
         self.emit(ir.Opaque(obj, new, describe=f"`{cls.__name__}`", fresh=True), e)
         if (obj not in self.store_counts or self.stable_classes.get(obj) is cls) and len(self.scopes) == 1:
             self.local_classes[obj] = cls        # its methods can be followed (a temporary, or always a cls)
+        else:
+            # (a name an unrolled loop binds to objects of other classes in its other copies: not known)
+            self.local_classes.pop(obj, None)
         return obj
 
     def changing_call(self, e, target):
