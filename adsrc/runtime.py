@@ -999,6 +999,39 @@ def check_operand(x, symbol, name):
                              f"yourself (`{name}.{own[0]}(...)`).")
 
 
+def slot_names(cls):
+    """The names of the `__slots__` fields of cls and its bases (private ones as Python mangles them)."""
+    out = []
+    for k in cls.__mro__:
+        slots = vars(k).get("__slots__", ())
+        for n in ((slots,) if isinstance(slots, str) else slots):
+            if n in ("__dict__", "__weakref__"):
+                continue
+            if n.startswith("__") and not n.endswith("__"):
+                n = f"_{k.__name__.lstrip('_')}{n}"
+            if n not in out:
+                out.append(n)
+    return out
+
+
+def object_fields(obj):
+    """{name: value} of the fields an object of the user's class has set (its __dict__, and its __slots__
+    fields), or None for what is not such an object (arrays, classes, modules, functions)."""
+    if isinstance(obj, (_nd, type, types.ModuleType, types.FunctionType, types.MethodType)):
+        return None
+    d = getattr(obj, "__dict__", None)
+    slots = slot_names(type(obj)) if hasattr(type(obj), "__slots__") else ()
+    if not isinstance(d, dict) and not slots:
+        return None
+    out = dict(d) if isinstance(d, dict) else {}
+    for n in slots:
+        try:
+            out[n] = object.__getattribute__(obj, n)
+        except AttributeError:          # (a slot not set yet)
+            pass
+    return out
+
+
 def copy_object(obj):
     """A shallow copy of an object of the user's class: a new object of its class with the same fields,
     made without its copy protocol (which asks a class's `__getattr__` for `__setstate__` on an object with

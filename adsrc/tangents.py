@@ -16,7 +16,8 @@ import types
 import numpy as np
 
 from . import pytree_nodes
-from .runtime import ARRAY_ATTRIBUTES, copy_object, has_array_attributes, helper, is_zero, refuse_computed_attribute
+from .runtime import (ARRAY_ATTRIBUTES, copy_object, has_array_attributes, helper, is_zero, object_fields,
+                      refuse_computed_attribute)
 
 _nd = np.ndarray
 
@@ -54,9 +55,11 @@ def zeros_tangent(x):
                                          for f in dataclasses.fields(x) if f.init})
     if hasattr(type(x), "shape") and hasattr(type(x), "dtype"):      # (a class's __getattr__ is not asked)
         return np.zeros(np.shape(x), _float_dtype(np.dtype(x.dtype)))
-    if isinstance(getattr(x, "__dict__", None), dict) and not isinstance(x, NOT_OBJECTS):
+    fields = object_fields(x) if not isinstance(x, NOT_OBJECTS) else None
+    if fields is not None:
         out = copy_object(x)    # an object of the user's class: its attributes' tangents
-        vars(out).update({k: zeros_tangent(v) for k, v in vars(x).items()})
+        for k, v in fields.items():
+            object.__setattr__(out, k, zeros_tangent(v))
         return out
     return 0.0
 

@@ -68,6 +68,8 @@ def _same(a, b):
         return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
         return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if hasattr(type(a), "__dataclass_fields__"):
+        return type(a) is type(b) and all(_same(getattr(a, k), getattr(b, k)) for k in type(a).__dataclass_fields__)
     return a == b
 
 

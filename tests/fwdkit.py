@@ -8,6 +8,7 @@ A case's function f(*args) with differentiated argument(s) argnums is checked:
 """
 
 import copy
+import dataclasses
 import functools
 import importlib
 
@@ -17,7 +18,7 @@ import adsrc
 
 CASE_FILES = ["cases_core", "cases_control", "cases_methods", "cases_ordinary", "cases_programs", "cases_changes",
               "cases_nested", "cases_passed", "cases_numpy_written", "cases_python_features", "cases_try",
-              "cases_syntax", "cases_composed"]
+              "cases_syntax", "cases_composed", "cases_user_programs"]
 
 
 def all_cases():
@@ -45,6 +46,8 @@ def random_like(x, rng):
         return type(x)(random_like(v, rng) for v in x)
     if isinstance(x, dict):
         return {k: random_like(v, rng) for k, v in x.items()}
+    if hasattr(type(x), "__dataclass_fields__"):
+        return dataclasses.replace(x, **{k: random_like(getattr(x, k), rng) for k in type(x).__dataclass_fields__})
     return None
 
 
@@ -70,6 +73,9 @@ def shift(x, v, h):
         return type(x)(*[shift(a, b, h) for a, b in zip(x, v)])
     if isinstance(x, (list, tuple)):
         return type(x)(shift(a, b, h) for a, b in zip(x, v))
+    if hasattr(type(x), "__dataclass_fields__"):
+        fields = type(x).__dataclass_fields__
+        return dataclasses.replace(x, **{k: shift(getattr(x, k), getattr(v, k), h) for k in fields})
     return x + h * v
 
 
@@ -128,4 +134,6 @@ def _same(a, b):
         return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
         return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if hasattr(type(a), "__dataclass_fields__"):
+        return type(a) is type(b) and all(_same(getattr(a, k), getattr(b, k)) for k in type(a).__dataclass_fields__)
     return a == b or (a != a and b != b)

@@ -15,9 +15,10 @@ from cases_ordinary import CASES as ORDINARY
 from cases_syntax import CASES as SYNTAX
 from cases_try import CASES as TRY
 from cases_composed import CASES as COMPOSED
+from cases_user_programs import CASES as USER_PROGRAMS
 
 ALL = list(CHANGES) + list(ORDINARY) + list(METHODS) + list(NESTED) + list(PASSED) + list(WRITTEN) + list(FEATURES) + \
-    list(TRY) + list(SYNTAX) + list(COMPOSED)
+    list(TRY) + list(SYNTAX) + list(COMPOSED) + list(USER_PROGRAMS)
 
 
 @pytest.mark.parametrize("case", ALL, ids=[c.id for c in ALL])

@@ -26,6 +26,7 @@ import gast
 
 from ..ir import nodes as ir
 from ..ir.walk import expr_reads, target_names
+from .integers import integer_names, is_integer_index
 
 FOREIGN = ("foreign",)
 MAX_PATH = 4
@@ -145,11 +146,19 @@ class AliasState:
         for table, theirs in ((out.pts, other.pts), (out.contents, other.contents)):
             for k, v in theirs.items():
                 table[k] = table.get(k, frozenset()) | v
-        out.tuples = {k: v for k, v in self.tuples.items() if other.tuples.get(k) == v}
+        out.tuples = _joined_tuples(self, other)
         out.same = {k: v & other.same.get(k, frozenset()) for k, v in self.same.items()}
         out.same = {k: v for k, v in out.same.items() if v}
         for k, v in other.pathed.items():
             out.pathed[k] = out.pathed.get(k, frozenset()) | v
+        return out
+
+    def referenced(self):
+        """The objects any name or container of this state may refer to."""
+        out = set(self.contents)
+        for table in (self.pts, self.contents):
+            for refs in table.values():
+                out.update(r.obj for r in refs)
         return out
 
     def copied(self, target, source):
@@ -253,6 +262,11 @@ class AliasState:
                 self.pathed[entry] = rest
             else:
                 del self.pathed[entry]
+        for site, elements in list(self.tuples.items()):
+            if any(name in _path_reads(e) for e in elements):
+                self.tuples[site] = tuple(frozenset(Ref(r.obj, None) if r.path and any(name in st.reads
+                                                                                       for st in r.path)
+                                                    else r for r in e) for e in elements)
 
 
 def _path_reads(refs):
@@ -314,6 +328,8 @@ class Analysis:
         self.oracle = oracle or Oracle()
         self._loops = {}         # id(loop) -> (entry state, head state)
         self._copying = set()    # ids of the statements that make list displays or masks (indices that copy)
+        self._ints = integer_names(fn) if isinstance(fn, ir.Function) else frozenset()
+        self._containers = set()  # the objects made by displays and container rules: lists, tuples, dicts
 
     def copying_index(self, index, state):
         """_copying_index, or a name that holds a list display made in this function."""
@@ -402,8 +418,7 @@ class Analysis:
                 for i, t in enumerate(s.target):
                     take = ir.GetItem(t, gast.Subscript(value=gast.Name(s.expr.id, gast.Load(), None, None),
                                                         slice=gast.Constant(i, None), ctx=gast.Load()), loc=s.loc)
-                    state.bind(t, {r.extend(take) for r in refs} | _parts(state, refs) - {Ref(r.obj, None)
-                                                                                         for r in refs})
+                    state.bind(t, self.unpacked(state, refs, take, i, len(s.target)))
             else:
                 parts = _parts(state, refs)
                 for n in names:
@@ -420,8 +435,12 @@ class Analysis:
             state.invalidate(s.target)
         elif isinstance(s, ir.MutatingCall):
             values = set()
-            for a in s.args:
-                values |= self.atom_refs(a, state) | self.held_by(a, state)
+            if s.method in ("append", "insert"):
+                # the value itself becomes an item (what it holds is held through it: `held` is transitive)
+                values |= self.atom_refs(s.args[-1], state)
+            else:
+                for a in s.args:
+                    values |= self.atom_refs(a, state) | self.held_by(a, state)
             state.store(state.refs(s.receiver), values)
             state.invalidate(s.receiver)
             if s.target:
@@ -482,6 +501,27 @@ class Analysis:
             return set()
         return {Ref(FOREIGN)}
 
+    def item_step(self, step):
+        """Does a path's step take one item at an integer position (of a list, a tuple, or a row of an array)?"""
+        stmt = step.stmt
+        return isinstance(stmt, ir.GetItem) and is_integer_index(stmt.expr.slice, self._ints)
+
+    def unpacked(self, state, refs, take, i, n):
+        """The references of target i of `a, b, ... = v` (n targets), v with references `refs`: element i of each
+        tuple display v may be (`for a, b in reversed(pairs)`), else a part of v's object or of what it holds."""
+        out, rest = set(), set()
+        for r in refs:
+            if r.path == () and len(state.tuples.get(r.obj, ())) == n:
+                out |= state.tuples[r.obj][i]
+            elif r.path and self.item_step(r.path[-1]):
+                # one item of a container (whose object is among refs too) or a row of an array: its parts
+                out.add(r.extend(take))
+            else:
+                rest.add(r)
+        if rest:
+            out |= {r.extend(take) for r in rest} | _parts(state, rest) - {Ref(r.obj, None) for r in refs}
+        return out
+
     def held_by(self, node, state):
         objs = {r.obj for r in self.atom_refs(node, state)}
         return state.held(*objs) if objs else set()
@@ -516,8 +556,12 @@ class Analysis:
                 elements = state.elements(base.id)
                 if elements is not None and -len(elements) <= e.slice.value < len(elements):
                     return set(elements[e.slice.value])
+            one_item = isinstance(s, ir.GetItem) and is_integer_index(e.slice, self._ints)
             out = set()
             for r in self.atom_refs(base, state):
+                if one_item and r.path == () and r.obj in self._containers:
+                    out |= state.direct(r.obj)     # an item of a list, tuple or dict, never a view of it
+                    continue
                 out.add(r.extend(s))
                 out |= state.direct(r.obj)     # an element of a list, dict or tuple
             return out
@@ -531,8 +575,14 @@ class Analysis:
                     out.add(r.extend(s))
                     out |= state.direct(r.obj)
                 return out
+            if key in CONTAINER_RULES or key == "iterating":
+                self._containers.add(("site", id(s)))      # (a new list, tuple or dict when it is a new object)
             if key in SAME_RULES:
-                return site | set().union(*(self.atom_refs(n, state) for n in _operand_nodes(s)))
+                operands = set().union(*(self.atom_refs(n, state) for n in _operand_nodes(s)))
+                if key == "iterating":          # a new list of the items, when the operand cannot be indexed
+                    state.store(site, set().union(*(state.direct(r.obj) if r.path == () and r.obj in self._containers
+                                                    else _parts(state, {r}) for r in operands)))
+                return site | operands
             if key == "copy":               # `lst.copy()`, `d.copy()`: a new container of the same elements
                 held = set()                # (an array's copy holds nothing)
                 for r in self.atom_refs(step_base(s), state):
@@ -547,10 +597,16 @@ class Analysis:
                 state.store(site, held)
                 return site
             if key in SEQUENCE_OPERATORS:
-                # list + list, list * n: a new list holding the operands' elements
+                # list + list, list * n: a new list holding the operands' elements (their own items: what
+                # those hold is held through them; a part of an object, a view or an item, holds nothing of its own
+                # here, an item's object being among the references too)
                 held = set()
                 for node in _operand_nodes(s):
-                    held |= self.held_by(node, state)
+                    for r in self.atom_refs(node, state):
+                        if r.path == ():
+                            held |= state.direct(r.obj)
+                        elif r.path is None or not self.item_step(r.path[-1]):
+                            held |= state.held(r.obj)       # (a slice of a list: a new one holding its items)
                 if held:
                     state.store(site, held)
                 return site
@@ -563,6 +619,7 @@ class Analysis:
         if isinstance(s, ir.Pack):
             if isinstance(e, gast.List):
                 self._copying.add(id(s))
+            self._containers.add(("site", id(s)))
             held = set()
             for node in _display_atoms(e):
                 held |= self.atom_refs(node, state)
@@ -620,6 +677,25 @@ def _bind_elements(state, target, elements):
         else:
             for n in target_names(t):
                 state.bind(n, _parts(state, part))
+
+
+def _joined_tuples(a, b):
+    """The tuple displays described on both sides (element by element, each side's references), and those
+    described on one side that the other side holds no object of (made in one branch or in a loop's body)."""
+    out = {}
+    referenced = {}
+    for k in list(a.tuples) + [k for k in b.tuples if k not in a.tuples]:
+        x, y = a.tuples.get(k), b.tuples.get(k)
+        if x is not None and y is not None:
+            if len(x) == len(y):
+                out[k] = tuple(p | q for p, q in zip(x, y))
+            continue
+        other = b if x is not None else a
+        if id(other) not in referenced:
+            referenced[id(other)] = other.referenced()
+        if k not in referenced[id(other)]:
+            out[k] = x if x is not None else y
+    return out
 
 
 def _parts(state, refs):

@@ -102,6 +102,12 @@ def _flag(value):
     return value is None or type(value) is bool
 
 
+def _is_followed_class(value):
+    """A class of the user's passed as an argument (`build(Square, x)`), whose constructions adsrc follows."""
+    from ..lowering.object_classes import made_class
+    return isinstance(value, type) and made_class(value) is value
+
+
 def call_statics(stmt, resolve):
     """Parameters of a call's callee with values known when transforming: {parameter: object}.
 
@@ -142,7 +148,8 @@ def call_statics(stmt, resolve):
             value = resolve(node)
         except LookupError:
             continue
-        if _is_function(value) or (stmt.receiver is node and not isinstance(value, (int, float, complex))):
+        if _is_function(value) or _is_followed_class(value) or \
+                (stmt.receiver is node and not isinstance(value, (int, float, complex))):
             out[name] = value
     known = getattr(resolve, "known", None) or {}
     for name, node in bound.items():

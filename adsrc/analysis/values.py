@@ -58,6 +58,7 @@ def scalar(dtype="f"):
 
 
 UNKNOWN = AbsVal(OTHER)
+SLICE = AbsVal(OTHER, ctype="slice")     # a slice object: an index that takes part of a list, not an item
 NOTHING = AbsVal(BOTTOM)
 
 
@@ -206,6 +207,8 @@ class Values:
                 return _literal(tuple(x.value for x in e.elts))
             if s.fresh:
                 return AbsVal(ARRAY)
+            if isinstance(e, gast.Call) and isinstance(e.func, gast.Name) and e.func.id == "slice":
+                return SLICE
             if isinstance(e, (gast.Compare, gast.BoolOp)) or (isinstance(e, gast.UnaryOp) and
                                                                 isinstance(e.op, gast.Not)):
                 return AbsVal(ARRAY, dtype="b")
@@ -219,12 +222,14 @@ class Values:
                     part = base.item(e.slice.value)
                     if part is not None:
                         return part
-                elif base.items and base.ctype in ("list", "tuple") and not isinstance(e.slice, gast.Slice):
+                elif base.items and base.ctype in ("list", "tuple") and not self.slicing(e.slice):
                     joined = base.items[0][1]      # `ps[i]`, `for p in ps`: one of the items, whichever i is
                     for _, v in base.items[1:]:
                         joined = join(joined, v)
                     if joined.numeric:
                         return joined.without_shape()
+                elif self.slicing(e.slice) and base.ctype in ("list", "tuple"):
+                    return AbsVal(CONTAINER, ctype=base.ctype)     # `lst[1:]`: a new list of some of its items
                 return UNKNOWN
             if base.kind == SCALAR:
                 return base
@@ -295,6 +300,10 @@ class Values:
 
     def scalar(self, node):
         return self.of(node).kind == SCALAR
+
+    def slicing(self, index):
+        """Is a subscript's index a slice (written `a:b`, or a name bound to `slice(...)`)?"""
+        return isinstance(index, gast.Slice) or self.of(index) == SLICE
 
     def integer(self, node):
         v = self.of(node)

@@ -26,7 +26,7 @@ from ..errors import TransformError
 from .control import _unguard, refusal_statement
 from .ops import refuse_lost_arguments
 from .inplace import finish_updates
-from .operands import operand_checks
+from .operands import named_by_user, operand_checks
 from .reverse import refuse_unknown_change
 from .state import Adjoints, tag
 from .tangent_ops import TangentOps
@@ -110,11 +110,11 @@ class Forward(TangentOps):
             return self.loop(s)
         if isinstance(s, ir.Def):
             if s.name in self.act.closures and self.varied(s.name):
-                var = self.act.closures[s.name]
-                raise self.error(s, f"the nested function `{s.name}` uses `{var}`, which is differentiated, and "
+                fn, var = (named_by_user(self.uf, n) for n in (s.name, self.act.closures[s.name]))
+                raise self.error(s, f"the nested function `{fn}` uses `{var}`, which is differentiated, and "
                                     "is passed on as a value; adsrc differentiates nested functions only where "
                                     "they are called directly.",
-                                 f"Call `{s.name}` directly, or pass `{var}` to it as a parameter.")
+                                 f"Call `{fn}` directly, or pass `{var}` to it as a parameter.")
             printer = Printer(self.ctx.primitive_names(self.namer), self.namer)
             return tag([printer.function(s.fn, s.name)], s.loc.line)
         raise TypeError(s)

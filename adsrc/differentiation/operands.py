@@ -50,3 +50,10 @@ def user_name(uf, name):
     """The user's name for a generated one (`o_1`, a later value of `o`), for messages."""
     stem = re.sub(r"_\d+$", "", name)
     return stem if name not in uf.locals and stem in uf.locals else name
+
+
+def named_by_user(uf, name):
+    """user_name, also for the names of a function inlined into uf (`scale_2`, a factory's parameter)."""
+    stem = re.sub(r"_\d+$", "", name)
+    written = astutil.all_names(uf.node)       # (gast's parameters are names too)
+    return stem if name not in written and stem in written | uf.locals else user_name(uf, name)

@@ -233,6 +233,14 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         if isinstance(f, gast.Subscript) and self.called_item(e, target):    # self[i](x), __getitem__ a layer
             return None
         what = dotted(f)
+        if isinstance(f, gast.Call) and self.static(f.func) is builtins.type and len(f.args) == 1 and \
+                not f.keywords and len(e.args) == 1 and not e.keywords and \
+                not any(isinstance(a, gast.Starred) for a in f.args + e.args):
+            # type(tree)(v for v in tree): a list, tuple, dict or float like x (rules/made_like.py)
+            from ..rules import made_like
+            call = gast.Call(func=astutil.name(self.bind("made_like", made_like.made_like)),
+                             args=[f.args[0], e.args[0]], keywords=[])
+            return self.call(gast.copy_location(call, e), target)
         if isinstance(f, gast.Call):
             lifted = self.gradient_of_nested(e)                     # adsrc.grad(inner)(w), inner defined here
             if lifted is not None:

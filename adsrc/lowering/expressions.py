@@ -490,13 +490,15 @@ class Expressions:
             self.emit_for(astutil.target_spec(gen.target), it, checked, [], e)
 
         gen = e.generators[0]
-        plan = self.unroll_plan(gen.iter) or self.functions_display(gen.iter) \
-            if kind == "list" and len(e.generators) == 1 else None
-        if plan is not None and (plan[0] == "display" or has_objects(plan) or names_attributes(plan, gast.For(
+        plan = self.unroll_plan(gen.iter) or self.functions_display(gen.iter) or \
+            self.objects_named(gen.iter, True) if kind == "list" and len(e.generators) == 1 else None
+        if plan is not None and (plan[0] in ("display", "objects") or has_objects(plan) or names_attributes(
+                plan, gast.For(
                 target=gen.target, iter=gen.iter, body=[gast.Expr(value=v) for v in [e.elt, *gen.ifs]], orelse=[],
                 type_comment=None))):
-            # [g(x) for g in fs] over functions or objects known here: the loop unrolled as a for statement's
-            # is (loops.py), so each call is followed
+            # [g(x) for g in fs] over functions or objects known here, or over a list of new objects of several
+            # classes (`shapes = [Square(a), Circle(r)]`): the loop unrolled as a for statement's is (loops.py), so
+            # each call is followed
             append = gast.Expr(value=gast.Call(func=gast.Attribute(value=astutil.name(result), attr="append",
                                                                    ctx=gast.Load()), args=[e.elt], keywords=[]))
             for c in reversed(gen.ifs):

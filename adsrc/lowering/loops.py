@@ -135,10 +135,13 @@ class Loops:
             return False
         for k in range(n):
             self.unrolled_target(s.target, _plan_item(plan, k), s)
+            # (names the body binds to constructions of the target, `obj = cls(x)`, are of this copy's class)
+            self.__dict__.pop("_stable_classes", None)
             for inner in astutil.clone(s.body):
                 self.stmt = inner
                 self.statement(inner)
             self.stmt = s
+        self.__dict__.pop("_stable_classes", None)
         return True
 
     def unroll_plan(self, node):
@@ -180,7 +183,8 @@ class Loops:
             made = object_classes.made_class(self.resolved(elt.func)) if isinstance(elt, gast.Call) else None
             value = self.static(elt) if not isinstance(elt, (gast.Lambda, gast.Call)) else None
             if made is None and isinstance(elt, gast.Call) or value is rules_mod.NOT_STATIC or \
-                    value is not None and (not callable(value) or isinstance(value, type)):
+                    value is not None and (not callable(value) or isinstance(value, type) and
+                                           object_classes.made_class(value) is None):
                 return None
             known.append(value)
             classes.append(made)        # `for loss in [MSE(), L1()]:` objects of classes adsrc follows

@@ -6,11 +6,13 @@ The caller passes what it knows to the methods it calls (ir.CallUser.fields, .fi
 runtime.check_class, check_classes).
 """
 
+import copy
 import dataclasses
 import inspect
 
 import gast
 
+from .. import astutil
 from ..frontend.source import stores_field
 from . import object_classes
 
@@ -61,6 +63,26 @@ class MadeFields:
                 classes[field] = self.object_class(node)
         return known, classes
 
+    def lifted_lambdas(self, e):
+        """The construction e with each lambda passed to it that reads none of this function's variables replaced
+        by a name bound to its module-level copy (lifting.py), so that the field it fills holds a function known
+        when transforming (`Problem(lambda v: np.sum(v ** 2), 0.5)`, then `self.f(x)` in a method)."""
+        from ..frontend.source import lambda_to_def
+        from . import lifting
+
+        def known(node):
+            if not isinstance(node, gast.Lambda):
+                return node
+            lifted = lifting.lift(lambda_to_def(copy.deepcopy(node), "passed_lambda"), self.uf, self.is_local)
+            if lifted is None or lifted[1]:
+                return node
+            return gast.copy_location(astutil.name(self.bind(lifted[0].__name__, lifted[0])), node)
+        if not any(isinstance(a, gast.Lambda) for a in list(e.args) + [k.value for k in e.keywords]):
+            return e
+        return gast.copy_location(gast.Call(func=e.func, args=[known(a) for a in e.args],
+                                            keywords=[gast.keyword(arg=k.arg, value=known(k.value))
+                                                      for k in e.keywords]), e)
+
     def object_class(self, node):
         """(class, element class, its field classes) of the object an argument of a construction is, when known:
         a name bound to an object made here, or a construction (`Wrap(Linear(W))`); a list of objects of one
@@ -99,7 +121,9 @@ class MadeFields:
         args = ([receiver] if receiver is not None else []) + list(call.args)
         out = [(i, a.id) for i, a in enumerate(args) if isinstance(a, gast.Name)]
         out += [(k.arg, k.value.id) for k in call.keywords if k.arg and isinstance(k.value, gast.Name)]
-        return tuple((i, tuple(sorted(self.known_fields[n].items()))) for i, n in out if n in self.known_fields)
+        # (objects made here, and this function's parameters as its caller made them: `self.step(y)` in `run`)
+        known = {n: self.known_fields.get(n) or self.uf.fields.get(n) for _, n in out}
+        return tuple((i, tuple(sorted(known[n].items()))) for i, n in out if known[n])
 
     def argument_field_classes(self, call, receiver):
         """((position, ((field, class, its field classes), ...)), ...) of a call's arguments made here holding

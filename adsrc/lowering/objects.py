@@ -32,6 +32,7 @@ class Objects(MadeFields):
     def construct_object(self, e, cls, target):
         """Cls(...) of a Python class: `o = object.__new__(Cls)`, then `o.__init__(...)`, a call of the user's
         __init__ that changes o (lowering/functionalize.py gives o its new value)."""
+        e = self.lifted_lambdas(e)          # `Problem(lambda v: np.sum(v ** 2))`: a function known now
         reads = {n.id for part in list(e.args) + [k.value for k in e.keywords] for n in gast.walk(part)
                  if isinstance(n, gast.Name)}
         # (`v = Vec(v.data * 2.0)`: the arguments read the old v, so the new object waits in a temporary)
@@ -57,6 +58,9 @@ class Objects(MadeFields):
         self.emit(ir.Opaque(obj, new, describe=f"`{cls.__name__}`", fresh=True), e)
         if (obj not in self.store_counts or self.stable_classes.get(obj) is cls) and len(self.scopes) == 1:
             self.local_classes[obj] = cls        # its methods can be followed (a temporary, or always a cls)
+        else:
+            # (a name an unrolled loop binds to objects of other classes in its other copies: not known)
+            self.local_classes.pop(obj, None)
         return obj
 
     def changing_call(self, e, target):

@@ -66,6 +66,7 @@ JOINT = {
     "sorted/seq": "sorted_by(t_seq, keys, reverse)",
     "dict": "dict_tangent(iterable, t_iterable)",
     "dict/x": "dict_tangent(x, t_x)",
+    "type(...)": "made_like_tangent(x, value, t_value)",
     "dict.update": "dict_update_tangent(t_d, other, t_other)",
     "`|`": "or_tangent(x, y, t_x, t_y)",
     ".sort()": "sort_tangent(x, t_x, reverse, axis)",

@@ -2,7 +2,7 @@
 
 import math
 
-from . import FUNCTIONS, NOT_STATIC, elementwise, nondiff
+from . import FUNCTIONS, NOT_STATIC, elementwise, math_gamma, nondiff
 
 UNARY = {
     math.exp: "g * ans",
@@ -28,13 +28,11 @@ UNARY = {
     math.erfc: "-g * 1.1283791670955126 * math.exp(-x * x)",
     math.degrees: "g * 57.29577951308232",
     math.radians: "g * 0.017453292519943295",
-    math.lgamma: None,
 }
 if hasattr(math, "exp2"):
     UNARY[math.exp2] = "g * ans * 0.6931471805599453"
 if hasattr(math, "cbrt"):
     UNARY[math.cbrt] = "g / (3.0 * ans * ans)"
-del UNARY[math.lgamma]
 
 for _fn, _t in UNARY.items():
     elementwise(_fn, "math." + _fn.__name__, _t)
@@ -56,6 +54,7 @@ elementwise(math.copysign, "math.copysign", "g * math.copysign(1.0, x) * math.co
 elementwise(math.fmod, "math.fmod", "g", "-g * math.trunc(x / y)")           # x - trunc(x / y) y
 for _fn in list(UNARY) + [math.log, math.pow, math.atan2, math.hypot, math.copysign, math.fmod]:
     FUNCTIONS[_fn].scalar_out = _always
+math_gamma.install(elementwise, FUNCTIONS, _always)
 for _fn in (math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose,
             math.factorial, math.comb, math.perm, math.gcd):
     nondiff(_fn, "math." + _fn.__name__)

@@ -15,14 +15,14 @@ import types
 
 import numpy as np
 
-from ..runtime import add_cot, check_current, copy_object, full, helper, is_zero, item_cot, unbroadcast
+from ..runtime import add_cot, check_current, copy_object, full, helper, is_zero, item_cot, object_fields, unbroadcast
 from . import general, nondiff
 
 _nd = np.ndarray
 
 
 def _mutable(x):
-    return isinstance(x, (_nd, list, dict, set)) or (hasattr(x, "__dict__") and not isinstance(x, type))
+    return isinstance(x, (_nd, list, dict, set)) or (object_fields(x) is not None and not isinstance(x, tuple))
 
 
 # the augmented operators each mutable type implements in place; any other falls back to x = x op v
@@ -84,7 +84,7 @@ def _taken(base, steps):
 def view_along(part, base, steps):
     """part_along for a change that puts a new object in an item or field of base: only an array's views see
     it (a list's, a dict's or an object's old item stays what it was)."""
-    return not isinstance(base, (list, dict, tuple)) and not hasattr(base, "__dict__") and \
+    return not isinstance(base, (list, dict, tuple)) and object_fields(base) is None and \
         part_along(part, base, steps)
 
 
@@ -173,20 +173,27 @@ class _Field(str):
 
 
 def _fields_of(m):
-    """The fields of an object of the user's class (a copy of its __dict__), or None for anything else."""
-    if isinstance(m, (_nd, type, types.ModuleType, types.FunctionType, types.MethodType)) or \
-            not isinstance(getattr(m, "__dict__", None), dict):
-        return None         # (a module's or a function's attributes are not an object's fields)
-    return dict(vars(m))
+    """The fields of an object of the user's class (its __dict__ and __slots__ fields), or None for anything
+    else (a module's or a function's attributes are not an object's fields)."""
+    return object_fields(m)
 
 
-def _positions(m, old, path=(), seen=None):
+def _positions(m, old):
     """Paths (tuples of keys) at which container m holds the object old: items of lists, tuples and dicts,
-    fields of objects (an array holds no objects). Each object is searched once (objects may hold each other)."""
+    fields of objects (an array holds no objects). An object held in several places (`[(a, 1.0)] * 2`) gives a
+    path through each; one that holds itself is not followed into again."""
+    return _inner_positions(m, old, {}, set())
+
+
+def _inner_positions(m, old, found, open_):
+    """The paths from m to old. found: id -> the paths from an object searched already; open_: the ids of
+    the objects being searched (a cycle leads back to one of them)."""
     if m is old:
-        return [path]
-    seen = set() if seen is None else seen
-    if id(m) in seen:
+        return [()]
+    key = id(m)
+    if key in found:
+        return found[key]
+    if key in open_:
         return []
     if isinstance(m, (list, tuple)):
         items = enumerate(m)
@@ -197,16 +204,19 @@ def _positions(m, old, path=(), seen=None):
         if not fields:
             return []
         items = ((_Field(k), x) for k, x in fields.items())
-    seen.add(id(m))
-    return [p for k, x in items for p in _element_positions(x, old, path + (k,), seen)]
+    open_.add(key)
+    out = [(k,) + p for k, x in items for p in _element_positions(x, old, found, open_)]
+    open_.discard(key)
+    found[key] = out
+    return out
 
 
-def _element_positions(x, old, path, seen):
+def _element_positions(x, old, found, open_):
     if type(x) is _nd and type(old) is _nd and x is not old and np.shares_memory(x, old):
         from ..errors import TransformError
         raise TransformError("adsrc cannot follow a change in place to an array that a container holds a view of. "
                              "Copy the view (`v.copy()`) before storing it.")
-    return _positions(x, old, path, seen)
+    return _inner_positions(x, old, found, open_)
 
 
 def _part(m, k):
@@ -293,6 +303,33 @@ def replace_field(obj, name, value):
     else:
         setattr(out, name, value)
     return out
+
+
+@helper
+def check_record(obj, kind, names):
+    """Refuse, when the code runs, `obj._replace(...)` (kind "namedtuple") or `dataclasses.replace(obj, ...)`
+    ("dataclass") that replacing the fields `names` one by one (replace_field) would not compute."""
+    cls = type(obj)
+    if kind == "namedtuple":
+        method = getattr(cls, "_replace", None)
+        if isinstance(obj, tuple) and hasattr(cls, "_fields") and getattr(method, "__module__", None) == "collections":
+            return          # (collections.namedtuple's own method, typing.NamedTuple's too)
+        raise TypeError(f"adsrc read `._replace(...)` as a namedtuple's, but the object is a {cls.__qualname__}: "
+                        "adsrc did not know its class when transforming. Call the method through its class "
+                        f"(`{cls.__qualname__}._replace(obj, ...)`) or build the new object explicitly.")
+    if not (dataclasses.is_dataclass(obj) and not isinstance(obj, type)):
+        raise TypeError(f"dataclasses.replace() of a {cls.__qualname__}, which is not a dataclass instance")
+    params = getattr(cls, "__dataclass_params__", None)
+    fields = dataclasses.fields(obj)
+    if hasattr(cls, "__post_init__") or (params is not None and not params.init) or \
+            any(not f.init for f in fields):
+        raise TypeError(f"adsrc cannot differentiate dataclasses.replace() of a {cls.__qualname__} whose class it "
+                        "did not know when transforming: the class has a __post_init__, its own __init__ or "
+                        "init=False fields, which replace() runs again. Construct the new object explicitly "
+                        f"(`{cls.__qualname__}(...)`), or make its class known (do not rebind the name in a loop).")
+    unknown = [n for n in names if n not in {f.name for f in fields}]
+    if unknown:
+        raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword argument {unknown[0]!r}")
 
 
 @helper
@@ -415,6 +452,7 @@ def diagonal_index(a):
 
 def install():
     nondiff(is_mutable, "is_mutable")
+    nondiff(check_record, "check_record")
     nondiff(same_part, "same_part")
     general(replace_obj, "replace_obj", "m, old, new", container=True, m="replace_obj_cot(g, m, old, 0)",
             new="replace_obj_cot(g, m, old, 1)")
