@@ -68,12 +68,15 @@ FORMS = {
           "np.einsum('ij,ij->i', {X}, {X})", "(np.tril({Q}) @ {N})", "(np.linalg.cholesky({Q1} @ {Q1}.T) @ {N})",
           "({N} ** 3)", "np.power({N}, 2)", "(1.5 ** {N})", "{N}.reshape(-1, 1).T.ravel()", "np.where({BN}, {N}, {N})",
           "({N} * {BN})", "{BN}.astype(float)", "np.linalg.solve({Q}.T, {N})", "np.matmul({Q}, {N})",
-          "np.linalg.inv({Q}).dot({N})", "np.sum({X}, axis=-1)", "np.linalg.norm({Y}, axis=0)"],
+          "np.linalg.inv({Q}).dot({N})", "np.sum({X}, axis=-1)", "np.linalg.norm({Y}, axis=0)", "{X}[..., {J}]",
+          "np.sum({N}[:, None, None] * {X}[:, :, None] * {M}[None, None, :], axis=(1, 2))",
+          "{X}[np.arange({n}), np.argmax({X}, axis=1)]", "np.einsum('ij,jk->i', {X}, {Y})", "np.min({X}, axis=1)"],
     "M": ["np.sum({X}, axis=0)", "{X}[{I}]", "{X}[-1]", "({N} @ {X})", "({X}.T @ {N})", "np.mean({X}, axis=0)",
           "np.min({X}, axis=0)", "{M}[::-1]", "np.sort({M})", "np.cumsum({M})", "{Y}[:, {I}]", "({Y} @ {N})",
           "np.max({Y}, axis=1)", "np.diff({M}, append=0.5)", "{X}[{I}, ::-1]", "np.dot({N}, {X})", "{X}.T.dot({N})",
           "{X}.max(axis=0)", "np.std({X}, axis=0)", "np.linalg.norm({X}, axis=0)", "np.einsum('ij->j', {X})",
-          "np.sum({X}, axis=-2)", "np.mean({Y}, axis=1)", "({M} if {S} < {T} else {M})"],
+          "np.sum({X}, axis=-2)", "np.mean({Y}, axis=1)", "({M} if {S} < {T} else {M})", "{Y}[..., {I}]",
+          "np.sum({N}[:, None, None] * {X}[:, :, None] * {M}[None, None, :], axis=(0, 2))", "np.prod(0.5 + 0.3 * np.tanh({X}), axis=0)"],
     "C": ["{N}[:, None]", "{N}[:, np.newaxis]", "{N}.reshape({n}, 1)", "{N}.reshape(-1, 1)", "{X}[:, {L1} - 1:{L1}]",
           "np.sum({X}, axis=1, keepdims=True)", "np.max({X}, axis=1, keepdims=True)", "np.expand_dims({N}, 1)",
           "{R}.T", "({X} @ {M}[:, None])", "np.mean({X}, axis=-1, keepdims=True)", "({Q} @ {C})"],
@@ -94,7 +97,9 @@ FORMS = {
           "np.exp({X1} - np.max({X1}, axis=1, keepdims=True))", "np.where({X} > {T}, {X}, 0.0)", "np.maximum({X}, 0.0)",
           "({X} if {S} > {T} else {X})", "np.flip({X}, axis=1)", "np.roll({X}, 1, axis=0)", "(np.diag({N}) @ {X})",
           "({X} * np.arange({m}))", "np.matmul({Q}, {X})", "({X1} - np.mean({X1}, axis=1, keepdims=True))",
-          "np.where({BX}, {X}, {X})", "np.outer({N}, {M}).cumsum(axis=1)", "({X} @ np.diag({M}))"],
+          "np.where({BX}, {X}, {X})", "np.outer({N}, {M}).cumsum(axis=1)", "({X} @ np.diag({M}))",
+          "{X}[:, None, :].sum(axis=1)", "np.einsum('ij,jk->ik', {X}, np.outer({M}, {M}))",
+          "(np.prod(0.6 + 0.3 * np.tanh({X}), axis=(0,), keepdims=True) * {X})"],
     "Y": ["{X}.T", "np.transpose({X})", "{X}.reshape({m}, {n})", "np.outer({M}, {N})", "{X}.T[::-1]",
           "np.swapaxes({X}, 0, 1)", "({M}[:, None] * {R})", "np.stack([{N} + 0.2 * kk for kk in range({m})])",
           "np.flip({X}.T, axis=0)", "{X}.T.copy()", "np.vstack([{R}] * {m}) * np.arange(1, {m} + 1)[:, None]"],
@@ -346,7 +351,8 @@ class Writer:
     STMTS = [("assign", 10), ("aug", 4), ("copy", 5), ("setitem", 5), ("view", 4), ("if", 5), ("for", 5),
              ("while", 2), ("helper", 3), ("closure", 3), ("list", 3), ("dict", 2), ("tuple", 2), ("matrix", 2),
              ("argsort", 1), ("rebind", 3), ("fill", 3), ("rows", 2), ("swap", 2), ("shift", 2), ("count", 2),
-             ("mask", 2), ("ternary", 1), ("recursive", 1), ("mutator", 2)]
+             ("mask", 2), ("ternary", 1), ("recursive", 1), ("mutator", 2), ("alias", 3), ("ufunc_out", 2),
+             ("view_chain", 2)]
 
     def block(self, L, ind, sc, ctx, count):
         table = [k for k, w in self.STMTS for _ in range(w)]
@@ -790,13 +796,11 @@ class Writer:
         n, m, pad = self.n, self.m, "    " * ind
         v, i = self.name("out"), self.name("i")
         code = self.pick("NXM")
-        src = {"N": ["x", "np.zeros({n})", "np.empty({n})"], "M": ["np.zeros({m})", "y"],
-               "X": ["A", "np.zeros(({n}, {m}))", "np.empty_like(A)"]}[code]
-        make = self.pick(src)
-        if make in sc.arrays:
-            make = self.pick(["np.zeros_like({0})", "np.empty_like({0})", "np.ones_like({0}) * 0.5"]).format(make)
-        elif make in ("x", "y", "A"):
-            make = src[1]
+        made = {"N": ["np.zeros({n})", "np.empty({n})"], "M": ["np.zeros({m})", "np.ones({m})"],
+                "X": ["np.zeros(({n}, {m}))", "np.empty(({n}, {m}))"]}[code]
+        like = [f"np.{k}_like({v})" for v in sorted(n for n, (c, _) in sc.arrays.items() if c == code)
+                for k in ("zeros", "empty", "ones")]
+        make = self.pick(made + like)
         L.append(f"{pad}{v} = {make.format(n=n, m=m)}")
         size = {"N": n, "M": m, "X": n}[code]
         length = self.pick([str(size)] + [f"len({k})" for k, (c, _) in sc.arrays.items() if c == code] +
@@ -897,6 +901,64 @@ class Writer:
         L.append(f"{'    ' * ind}{v} = rec({self.ex(code, sc, 1)}, {self.pick([0, 1, 2, 3])})")
         sc.arrays[v] = [code, False]
 
+    def st_alias(self, L, ind, sc, ctx):
+        """Another name for a fresh array, maybe rebound in a branch or loop; changes through either name."""
+        names = sc.writable()
+        if not names:
+            return False
+        c, b, pad = self.pick(names), self.name("b"), "    " * ind
+        code = sc.arrays[c][0]
+        L.append(f"{pad}{b} = {c}")
+        sc.arrays[b] = [code, True]
+        k = self.pick(["write", "branch", "loop"])
+        if k == "branch" and ctx["depth"] < 2:
+            L.append(f"{pad}if {self.cond(sc)}:")
+            L.append(f"{pad}    {b} = {self.pick(['np.tanh', 'np.sin', '0.5 * '])}({b})")
+        elif k == "loop" and ctx["depth"] < 2:
+            k2 = self.name("k")
+            L.append(f"{pad}{k2} = 0")
+            L.append(f"{pad}while {k2} < {self.pick([1, 2])} and np.sum({b}) > {self.thr()}:")
+            L.append(f"{pad}    {b} = 0.8 * {b} - 0.1")
+            L.append(f"{pad}    {k2} += 1")
+        self.write_into(L, ind, sc, self.pick([b, c]))
+        if self.coin(0.5):
+            self.write_into(L, ind, sc, self.pick([b, c]))
+
+    def st_ufunc_out(self, L, ind, sc, ctx):
+        names = sc.writable()
+        if not names:
+            return False
+        c, pad = self.pick(names), "    " * ind
+        code = sc.arrays[c][0]
+        e = self.ex(self.pick(INTO[code]), sc, 1)
+        form = self.pick(["np.add({c}, {e}, out={c})", "np.multiply({c}, np.tanh({e}), out={c})", "np.copyto({c}, {e})",
+                          "np.subtract({c}, {e}, out={c})", "np.tanh({c}, out={c})", "{c}.sort()" if code in "NM" else
+                          "{c}.sort(axis=0)", "np.clip({c}, -0.6, 0.7, out={c})", "np.sin({c}, out={c})"])
+        L.append(pad + form.format(c=c, e=e))
+
+    def st_view_chain(self, L, ind, sc, ctx):
+        """A view of a view of a fresh array changed in place, the array and both views read later."""
+        names = sc.writable("N") + sc.writable("M") + sc.writable("X")
+        if not names:
+            return False
+        c, pad = self.pick(names), "    " * ind
+        code = sc.arrays[c][0]
+        w, u = self.name("w"), self.name("u")
+        first, vcode = self.pick({"N": [("{0}[::-1]", "N"), ("{0}[:]", "N"), ("{0}.reshape(1, -1)", "R")],
+                                  "M": [("{0}[::-1]", "M"), ("{0}[:]", "M")],
+                                  "X": [("{0}.T", "Y"), ("{0}[::-1]", "X"), ("{0}[:, ::-1]", "X")]}[code])
+        L.append(f"{pad}{w} = {first.format(c)}")
+        second, ucode = self.pick({"N": [("{0}[1:]", None), ("{0}[::-1]", "N")], "M": [("{0}[::-1]", "M")],
+                                   "R": [("{0}[0]", "N"), ("{0}.T", "C")], "X": [("{0}[0]", "M"), ("{0}.T", "Y")],
+                                   "Y": [("{0}[0]", "N"), ("{0}[:, 0]", "M"), ("{0}.T", "X")]}[vcode])
+        L.append(f"{pad}{u} = {second.format(w)}")
+        L.append(f"{pad}{u}[{self.pick([0, -1])}] {self.pick(['+=', '*=', '='])} {self.ex('S', sc, 1)}")
+        sc.arrays[w] = [vcode, True]
+        if ucode:
+            sc.arrays[u] = [ucode, True]
+            if self.coin(0.5):
+                L.append(f"{pad}{u} {self.pick(['+=', '*='])} {self.ex(self.pick(INTO[ucode]), sc, 1)}")
+
     def st_mutator(self, L, ind, sc, ctx):
         """A closure that changes an enclosing array in place, called (maybe more than once)."""
         names = sc.writable()
@@ -928,6 +990,7 @@ def programs(draw):
     dict_param = draw(st.booleans())
     if dict_param:
         sc.dicts["p"] = {"w": ["M", False], "b": ["S", False]}
+        sc.frozen.add("p")          # the caller's dict: never written into
     body = []
     w.block(body, 1, sc, {"fn": "main", "depth": 0}, draw(st.integers(1, 8)))
     body.append(f"    return {w.final(sc)}")
@@ -936,5 +999,5 @@ def programs(draw):
     src = "\n".join(["import math", "", "import numpy as np", "", ""] + w.helpers +
                     [f"def f({', '.join(names)}):"] + body) + "\n"
     seed = draw(st.integers(0, 2 ** 16))
-    checks = draw(st.sampled_from(["grad", "grad", "grad+jvp", "grad+jvp", "grad+hessian"]))
+    checks = draw(st.sampled_from(["grad", "grad+jvp", "grad+jvp", "grad+hessian", "grad+jvp+hessian"]))
     return src, names, codes, n, m, seed, checks

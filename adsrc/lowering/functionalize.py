@@ -50,6 +50,7 @@ class Functionalizer:
         self.analysis = al.Analysis(fn, oracle)
         self.oracle = self.analysis.oracle
         self.live = Liveness(fn, _CHANGES)
+        self.following = set()      # the names whose sharers are being followed (bases of bases: see follow)
 
     # -- blocks ------------------------------------------------------------------------------------
     def run(self, returns_params=()):
@@ -225,6 +226,7 @@ class Functionalizer:
             return [check] + unshared, \
                 [ir.If(astutil.name(test), take_new + [ir.Copy(m, new_part, loc=loc)], [], loc=loc)]
         if kind == rel.BASE:
+            outer = set(self.following)
             parts, takes = [astutil.name(m)], []
             for step in path[:-1]:
                 part, take = self.take((step,), parts[-1].id, loc)
@@ -243,8 +245,17 @@ class Functionalizer:
                 else:
                     writes.append(self.put(step, part, value, target, loc))
                 value = astutil.name(target)
-            pre, post = self.sharers(state, m, live, loc, done, structural=True,
-                                     slot=slot.through(path) if isinstance(slot, part_changes.CallEffect) else False)
+            # (m's sharers are followed even when another base's sharers reached them: that base and m may be
+            # different objects as the code runs, `z = x` in one branch and a new array in the other)
+            inner = {n, m} | self.following
+            self.following |= {n, m}
+            try:
+                pre, post = self.sharers(state, m, live, loc, inner, structural=True,
+                                         slot=slot.through(path) if isinstance(slot, part_changes.CallEffect)
+                                         else False)
+            finally:
+                self.following -= {n, m} - outer
+            done |= inner
             # then n is taken again from m as m's own bases left it: a view of it again, as in Python
             # (later changes follow it)
             again, retake = self.take(path, m, loc)
