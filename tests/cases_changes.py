@@ -802,3 +802,14 @@ def two_views_of_a_name_that_is_the_input_or_a_new_array(x):
     tail = z[1:]
     tail[0] += 0.5
     return np.sum(np.sin(flat)) + np.sum(np.sin(x)) + np.sum(np.sin(z))
+
+
+@case(np.array([[-0.5, -0.7, 0.6], [0.6, 0.9, 0.6]]))
+def one_array_twice_in_a_list_changed_through_the_loop_variable(A):
+    # both items are v: each step changes v, and the list read afterwards holds v twice (the loop read its second
+    # item as the old v: wrong gradient, random program)
+    v = np.linspace(0.1, 0.9, 4)[None, :] + 0.0
+    held = [v, v]
+    for a in held:
+        a *= np.sum(A)
+    return np.sum(v ** 2) + sum(np.sum(e) for e in held)

@@ -352,7 +352,7 @@ class Writer:
              ("while", 2), ("helper", 3), ("closure", 3), ("list", 3), ("dict", 2), ("tuple", 2), ("matrix", 2),
              ("argsort", 1), ("rebind", 3), ("fill", 3), ("rows", 2), ("swap", 2), ("shift", 2), ("count", 2),
              ("mask", 2), ("ternary", 1), ("recursive", 1), ("mutator", 2), ("alias", 3), ("ufunc_out", 2),
-             ("view_chain", 2)]
+             ("view_chain", 2), ("held", 3), ("view_helper", 2), ("pick_alias", 2)]
 
     def block(self, L, ind, sc, ctx, count):
         table = [k for k, w in self.STMTS for _ in range(w)]
@@ -958,6 +958,73 @@ class Writer:
             sc.arrays[u] = [ucode, True]
             if self.coin(0.5):
                 L.append(f"{pad}{u} {self.pick(['+=', '*='])} {self.ex(self.pick(INTO[ucode]), sc, 1)}")
+
+    def st_held(self, L, ind, sc, ctx):
+        """Fresh arrays held by a list, dict or tuple, changed in place through the container."""
+        names = sc.writable()
+        if not names:
+            return False
+        pad = "    " * ind
+        c = self.pick(names)
+        same = [k for k in names if sc.arrays[k][0] == sc.arrays[c][0]]
+        d = self.pick(same)
+        code = sc.arrays[c][0]
+        h = self.name("held")
+        kind = self.pick(["list", "dict", "tuple"])
+        L.append(f"{pad}{h} = " + {"list": f"[{c}, {d}]", "dict": f'{{"a": {c}, "b": {d}}}',
+                                   "tuple": f"({c}, {d})"}[kind])
+        item = {"list": f"{h}[{self.pick([0, -1, 1])}]", "dict": f'{h}["{self.pick("ab")}"]',
+                "tuple": f"{h}[{self.pick([0, 1])}]"}[kind]
+        how = self.pick(["item", "loop", "name"])
+        if how == "loop" and kind != "tuple" and ctx["depth"] < 2:
+            a = self.name("a")
+            L.append(f"{pad}for {a} in {h}{'.values()' if kind == 'dict' else ''}:")
+            L.append(f"{pad}    {a} {self.pick(['*=', '+=', '-='])} {self.ex(self.pick(INTO[code]), sc, 2)}")
+        elif how == "name":
+            e = self.name("e")
+            L.append(f"{pad}{e} = {item}")
+            self.write_into(L, ind, sc, e, code)
+        else:
+            idx = "0" if code in "NM" else "0, 0"
+            L.append(f"{pad}{item}[{idx}] {self.pick(['+=', '=', '*='])} {self.ex('S', sc, 1)}")
+        if kind == "list":
+            sc.lists[h] = [code, True, 2]
+        elif kind == "dict":
+            sc.dicts[h] = {"a": [code, True], "b": [code, True]}
+        else:
+            sc.tuples[h] = [code, code]
+
+    def st_view_helper(self, L, ind, sc, ctx):
+        """A module-level helper returning a view of its argument, written into by the caller."""
+        names = sc.writable("N") + sc.writable("X")
+        if not names:
+            return False
+        c, pad = self.pick(names), "    " * ind
+        code = sc.arrays[c][0]
+        forms = {"N": [("u[1:]", None), ("u[::-1]", "N"), ("u.reshape(-1, 1)", "C")],
+                 "X": [("u[0]", "M"), ("u.T", "Y"), ("u[:, 1]", "N"), ("u.reshape(-1)", None)]}[code]
+        body, vcode = self.pick(forms)
+        fname = f"view{len(self.helpers)}"
+        self.helpers += [f"def {fname}(u):", f"    return {body}", "", ""]
+        w = self.name("w")
+        L.append(f"{pad}{w} = {fname}({c})")
+        if vcode is None:
+            L.append(f"{pad}{w}[0] {self.pick(['+=', '*=', '='])} {self.ex('S', sc, 1)}")
+        else:
+            self.write_into(L, ind, sc, w, vcode)
+            sc.arrays[w] = [vcode, True]
+
+    def st_pick_alias(self, L, ind, sc, ctx):
+        """One of two fresh arrays chosen on data, then changed in place."""
+        names = sc.writable()
+        pairs = [(a, b) for a in names for b in names if a < b and sc.arrays[a][0] == sc.arrays[b][0]]
+        if not pairs:
+            return False
+        a, b = self.pick(pairs)
+        v, pad = self.name("b"), "    " * ind
+        L.append(f"{pad}{v} = {a} if {self.cond(sc)} else {b}")
+        sc.arrays[v] = [sc.arrays[a][0], True]
+        self.write_into(L, ind, sc, v)
 
     def st_mutator(self, L, ind, sc, ctx):
         """A closure that changes an enclosing array in place, called (maybe more than once)."""

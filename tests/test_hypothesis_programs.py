@@ -6,7 +6,7 @@ adsrc.jvp or adsrc.hessian), each checked against central differences with the i
 (hypcheck.judge). A failure is shrunk by hypothesis and printed with its inputs.
 
 The examples are derandomized (the same programs on every run) and no example database is kept.
-ADSRC_HYPOTHESIS_PROGRAMS sets how many programs are drawn (default 30); the probe that found the
+ADSRC_HYPOTHESIS_PROGRAMS sets how many programs are drawn (default 20); the probe that found the
 failures fixed below ran thousands.
 
 The tests after it are the failures those runs found, each reduced to a small program in its own words.
@@ -25,7 +25,7 @@ import adsrc  # noqa: E402
 from hypcheck import judge, prepare  # noqa: E402
 from progen_hyp import programs  # noqa: E402
 
-COUNT = int(os.environ.get("ADSRC_HYPOTHESIS_PROGRAMS", 30))
+COUNT = int(os.environ.get("ADSRC_HYPOTHESIS_PROGRAMS", 20))
 
 
 @settings(max_examples=COUNT, derandomize=True, database=None, deadline=None,
