@@ -102,3 +102,22 @@ def test_jvp_of_a_written_array_whose_tangent_a_dict_also_holds():
     fd = (dict_value_shifted_then_written({"w": p["w"] + h * t["w"]}, 0.7) -
           dict_value_shifted_then_written({"w": p["w"] - h * t["w"]}, 0.7)) / (2 * h)
     assert dot == pytest.approx(fd, rel=1e-6)
+
+
+def view_held_by_a_list_written_through_the_list(s):
+    v = np.ones((3, 2)) * s
+    row = v[0]
+    held = [row]
+    held[0][1] *= 0.5          # held[0] is still the view of v in Python; adsrc's list gets a copy
+    v[0, 0] += 0.3             # so this change does not reach the list
+    return np.sum(np.cos(held[0]))
+
+
+@pytest.mark.xfail(strict=True, reason="known wrong (README, What does not work): a view a list holds, written "
+                                       "through the list, then its base changed")
+def test_a_view_held_by_a_list_written_through_the_list_then_its_base_changed():
+    g = adsrc.grad(view_held_by_a_list_written_through_the_list)(0.8)
+    h = 1e-6
+    fd = (view_held_by_a_list_written_through_the_list(0.8 + h) -
+          view_held_by_a_list_written_through_the_list(0.8 - h)) / (2 * h)
+    assert g == pytest.approx(fd, rel=1e-6)
