@@ -787,3 +787,29 @@ def a_row_of_a_dicts_matrix_changed_after_the_dict_grew(x):
     m = d["m"]
     d["m"][0] *= d["m"][1]
     return np.sum(m * d["m"]) + d["n"]
+
+
+@case(np.array([0.274, -0.46, 0.31]))
+@case(np.array([-1.377, -1.45, 0.2]))
+def two_views_of_a_name_that_is_the_input_or_a_new_array(x):
+    # z is x or a new array, as the branch goes: the second view's change must reach the first view through z
+    # too, not only through x (the first view kept its old value: wrong gradient, random program)
+    z = x
+    if x[0] > -10.0:
+        z = 0.5 * np.tanh(z)
+    flat = z.reshape(1, -1)
+    flat[-1] += 1.0
+    tail = z[1:]
+    tail[0] += 0.5
+    return np.sum(np.sin(flat)) + np.sum(np.sin(x)) + np.sum(np.sin(z))
+
+
+@case(np.array([[-0.5, -0.7, 0.6], [0.6, 0.9, 0.6]]))
+def one_array_twice_in_a_list_changed_through_the_loop_variable(A):
+    # both items are v: each step changes v, and the list read afterwards holds v twice (the loop read its second
+    # item as the old v: wrong gradient, random program)
+    v = np.linspace(0.1, 0.9, 4)[None, :] + 0.0
+    held = [v, v]
+    for a in held:
+        a *= np.sum(A)
+    return np.sum(v ** 2) + sum(np.sum(e) for e in held)

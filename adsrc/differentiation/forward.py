@@ -15,6 +15,7 @@ nothing until a zero must exist as a value (`zeros_tangent`).
 import gast
 
 from .. import astutil
+from ..analysis.aliases import VIEW_RULES
 from ..analysis.buffers import exclusive_updates
 from ..emission import copyprop, dce
 from ..ir import nodes as ir
@@ -32,6 +33,8 @@ from .state import Adjoints, tag
 from .tangent_ops import TangentOps
 
 _PURE = (ir.Apply, ir.Copy, ir.GetItem, ir.Pack, ir.Update, ir.Append, ir.GetAttr, ir.ScanSlice)
+# helpers whose result is a new array or list only the generated code holds
+_NEW_HELPERS = frozenset({"index_update", "zeros_tangent", "copied", "list_append"})
 
 
 class Forward(TangentOps):
@@ -51,6 +54,10 @@ class Forward(TangentOps):
         self.passive_reads = set()
         self.shape_reads = set()
         self.exclusive = exclusive_updates(fn)
+        # tangent names bound to a new buffer only this code holds: an update of the primal in place may update
+        # the tangent in place too only then (the tangent of `v = w + 0.0` is w's own tangent, perhaps the
+        # caller's array; `full` of a smaller tangent is a read-only broadcast)
+        self.owned = set()
 
     def error(self, s, problem, hint=None):
         return self.uf.error(s.loc, problem, hint)
@@ -87,7 +94,29 @@ class Forward(TangentOps):
         out.append(node)
         for n in names:
             self.tan[n] = astutil.name(self.tname(n))
+        if isinstance(tt, str):
+            self.own(tt, self.new_buffer(expr))
         return node
+
+    def own(self, tname, owned):
+        (self.owned.add if owned else self.owned.discard)(tname)
+
+    def new_buffer(self, expr):
+        """Whether a tangent expression certainly makes a new array (or list) that nothing else holds."""
+        if isinstance(expr, gast.Name):
+            return expr.id in self.owned
+        if isinstance(expr, (gast.BinOp, gast.UnaryOp, gast.List, gast.Dict)):
+            return True
+        if not isinstance(expr, gast.Call):
+            return False
+        f = expr.func
+        if isinstance(f, gast.Name):
+            return self.namer.helpers.get(f.id) in _NEW_HELPERS
+        return isinstance(f, gast.Attribute) and f.attr not in VIEW_RULES
+
+    def updatable(self, tangent):
+        """May a tangent (the tangent of an update's base) be changed in place?"""
+        return tangent is not None and self.new_buffer(tangent)
 
     # -- blocks ------------------------------------------------------------------------------------
     def block(self, body):
@@ -179,6 +208,7 @@ class Forward(TangentOps):
                 body.append(astutil.assign(self.tname(o), p if p is not None else
                                            self.hcall("zeros_tangent", results[k])))
             self.tan[o] = astutil.name(self.tname(o))
+            self.own(self.tname(o), all(p is None or self.new_buffer(p) for p in parts))
         return tag(printer.branches(s, astutil.clone(s.pred), branches[0][0], branches[1][0], self.namer), s.loc.line)
 
     def loop(self, s):
@@ -191,6 +221,7 @@ class Forward(TangentOps):
             pre.append(astutil.assign(self.tname(s.carry[k]), t if t is not None else
                                       self.hcall("zeros_tangent", astutil.name(s.carry[k]))))
             self.tan[s.carry[k]] = astutil.name(self.tname(s.carry[k]))
+            self.own(self.tname(s.carry[k]), t is None or self.new_buffer(t))
         body = self.block(_unguard(s))
         pairs = [(c, r) for c, r in zip(s.carry, s.results) if not (isinstance(r, gast.Name) and r.id == c)]
         for k in carried:
@@ -198,6 +229,8 @@ class Forward(TangentOps):
             tn = self.tname(s.carry[k])
             if t is None:
                 t = self.hcall("zeros_tangent", s.results[k])
+            if tn in self.owned and not self.new_buffer(t):
+                t = self.hcall("copied", t)         # the next step may change the carried tangent in place
             if not (isinstance(t, gast.Name) and t.id == tn):
                 pairs.append((tn, t))
         if pairs:
@@ -224,6 +257,7 @@ class Forward(TangentOps):
             if o != c:
                 after.append(astutil.assign(self.tname(o), astutil.name(self.tname(c))))
                 self.tan[o] = astutil.name(self.tname(o))
+                self.own(self.tname(o), self.tname(c) in self.owned)
         return tag(pre + [node] + after, s.loc.line)
 
     # -- calls to other functions ----------------------------------------------------------------------

@@ -77,16 +77,21 @@ class TangentOps(OpAdjoints):
         tv = self.tangent(val)
         if tv is not None:
             tv = self.hcall("written_tangent", tv, base)      # (0 when the array holds integers)
-        expr = self.hcall("index_update", self.tangent_or_zeros(base), idx,
-                          tv if tv is not None else astutil.const(0.0))
+        tb = self.tangent_or_zeros(base)
+        in_place = self.updatable(tb)
+        expr = self.hcall("index_update", tb, idx, tv if tv is not None else astutil.const(0.0))
         node = self.set_tangent(s.target, expr, out)
-        self.note_update(s, node, node.value)
+        if in_place:
+            self.note_update(s, node, node.value)
 
     def tan_Append(self, s, out):
         lst, val = s.expr.args
-        expr = self.hcall("list_append", self.tangent_or_zeros(lst), self.tangent_or_zeros(val))
+        tl = self.tangent_or_zeros(lst)
+        in_place = self.updatable(tl)
+        expr = self.hcall("list_append", tl, self.tangent_or_zeros(val))
         node = self.set_tangent(s.target, expr, out)
-        self.note_update(s, node, node.value)
+        if in_place:
+            self.note_update(s, node, node.value)
 
     # -- rules -----------------------------------------------------------------------------------------
     def tan_Apply(self, s, out):

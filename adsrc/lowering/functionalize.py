@@ -174,14 +174,24 @@ class Functionalizer:
         done.update(same)
         # a name a base's sharers reached is followed there only when it is a part of that base as the
         # code runs: if that left it as it was, its own known links to n are followed
-        handled, revisit = set(), set()
+        # (a name revisited follows its own sharers even where the sharers of a base it may be the same object as
+        # reached them: as the code runs they may be different objects, `z = x` in one branch and a new array in
+        # the other)
+        handled, revisit, reached = set(), set(), {}
         for m in sorted(names, key=lambda m: (not any(k == rel.BASE for k, _ in rels[m]), m)):
             if m in done and m not in revisit:
                 continue
             handled.add(m)
             done.add(m)
+            others = set().union(*(r for k, r in reached.items() if k != m and any(
+                kind == rel.SAME for kind, _ in rel.relations(state, k, m)))) - {n, m} if m in revisit else set()
+            outer, done = done, done - others if others else done
+            start = set(done)
             tests, mine = [], []      # tests: the links followed as the code runs, which an unknown sharing may be
-            for kind, path in sorted(rels[m], key=lambda r: r[0] == rel.UNKNOWN):
+            # (m holding n's object, and n a part of m too: the object is replaced everywhere m holds it first, so
+            # that the names following m after n is written back see every place, `held = [v, v]` changed through
+            # `for a in held: a *= c`; unknown sharing last)
+            for kind, path in sorted(rels[m], key=lambda r: (r[0] == rel.UNKNOWN, r[0] != rel.HOLDS)):
                 if m in revisit and kind == rel.UNKNOWN:
                     continue
                 before = set(done)
@@ -189,6 +199,10 @@ class Functionalizer:
                 pre += a
                 mine += b
                 revisit |= (done - before) & set(names) - handled
+            reached[m] = done - start
+            if done is not outer:
+                outer |= done
+                done = outer
             if m in revisit and mine:
                 was = self.namer.fresh(m + "_was")
                 unchanged = self.namer.fresh("unchanged")
