@@ -129,6 +129,8 @@ def unbroadcast(g, x, out):
         g = g.real          # x real, out complex: x's cotangent is the real part (see rules/__init__.py)
     if xs == os_:
         return g
+    if not xs and type(g) is _nd and g.shape == os_:
+        return g.sum()      # a number broadcast over out (`w[j] * x[a:b]`): all of g summed
     return _sum_to(g, xs, os_)
 
 

@@ -3,7 +3,8 @@
 A gradient needs only part of the forward computation: the values the
 backward pass reads. `eliminate(stmts)` removes assignments whose results
 nothing reads, including inside loops (a carried value no iteration needs is
-dropped with its loop update). Only statements known to be pure are removed:
+dropped with its loop update; of a loop's `h_1, loss_1 = h_2, loss_2`, only the
+pairs whose names are read stay). Only statements known to be pure are removed:
 assignments without calls, and calls marked `adsrc_pure` by the
 differentiator (derivative-rule operations). Everything else is kept.
 
@@ -35,6 +36,35 @@ def _no_call(e):
 
 def _plain_assign(s):
     return isinstance(s, gast.Assign) and all(isinstance(t, (gast.Name, gast.Tuple)) for t in s.targets)
+
+
+def _name_pairs(s):
+    """[(target Name, value)] of `a, b = x, y` (distinct names, as many values, none starred), else None: how a
+    loop carries several names to its next iteration, each pair on its own."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Tuple)
+            and isinstance(s.value, gast.Tuple)):
+        return None
+    targets, values = s.targets[0].elts, s.value.elts
+    if len(targets) != len(values) or not all(isinstance(t, gast.Name) for t in targets) or \
+            len({t.id for t in targets}) != len(targets) or any(isinstance(v, gast.Starred) for v in values):
+        return None
+    return list(zip(targets, values))
+
+
+def _kept_pairs(s, pairs, live):
+    """s without the pairs whose names nothing reads (and whose values have no calls), or s itself."""
+    kept = [(t, v) for t, v in pairs if t.id in live or not _no_call(v)]
+    if len(kept) == len(pairs):
+        return s
+    if len(kept) == 1:
+        new = gast.Assign(targets=[kept[0][0]], value=kept[0][1])
+    else:
+        new = gast.Assign(targets=[gast.Tuple(elts=[t for t, _ in kept], ctx=gast.Store())],
+                          value=gast.Tuple(elts=[v for _, v in kept], ctx=gast.Load()))
+    for k, v in vars(s).items():        # the user's line it comes from, and the like
+        if k not in ("targets", "value"):
+            setattr(new, k, v)
+    return new
 
 
 class _Pass:
@@ -109,6 +139,13 @@ class _Pass:
         """
         if self.dead(s, live):
             return live
+        pairs = self._fact("pairs", s, _name_pairs)
+        if pairs is not None:
+            kept = [v for t, v in pairs if t.id in live or not _no_call(v)]
+            live -= self.stored(s)
+            for v in kept:
+                live |= self.loads(v)
+            return live
         if _plain_assign(s):
             live -= self.stored(s)
             live |= self.loads(s.value)
@@ -136,6 +173,9 @@ class _Pass:
         for s in reversed(stmts):
             if self.dead(s, live):
                 continue
+            pairs = self._fact("pairs", s, _name_pairs)
+            if pairs is not None:
+                s = _kept_pairs(s, pairs, live)
             if isinstance(s, gast.If):
                 s.body = self.eliminate(s.body, live)[0]
                 s.orelse = self.eliminate(s.orelse, live)[0]

@@ -219,6 +219,10 @@ def sum_leading(a, shape):
 
 @helper
 def dot_dx(g, x, y):
+    if type(x) is np.ndarray and type(y) is np.ndarray and 0 < x.ndim <= 2 and y.ndim <= 2 and y.ndim > 0:
+        if y.ndim == 2:
+            return np.matmul(g, y.T)                            # g @ y^T (x a vector or a matrix)
+        return g * y if x.ndim == 1 else as_array(g)[:, None] * y     # vector . vector, matrix . vector
     x, y = as_array(x), as_array(y)
     if x.ndim == 0 or y.ndim == 0:
         return np.sum(g * y) if x.ndim == 0 else g * y
@@ -232,6 +236,10 @@ def dot_dx(g, x, y):
 
 @helper
 def dot_dy(g, x, y):
+    if type(x) is np.ndarray and type(y) is np.ndarray and 0 < x.ndim <= 2 and y.ndim <= 2 and y.ndim > 0:
+        if x.ndim == 2:
+            return np.matmul(x.T, g)                            # x^T @ g (y a vector or a matrix)
+        return g * x if y.ndim == 1 else x[:, None] * g         # vector . vector, vector . matrix
     x, y = as_array(x), as_array(y)
     if x.ndim == 0 or y.ndim == 0:
         return np.sum(g * x) if y.ndim == 0 else g * x
