@@ -12,7 +12,8 @@ import types
 
 import numpy as np
 
-from . import callables, entries, frontend, keys, numba_backend, object_args, pytree_nodes, runtime, transform, varargs
+from . import (callables, entries, frontend, keys, numba_backend, object_args, pytree_nodes, runtime, runtime_scan,
+               transform, varargs)
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import KNOWN, name_of
 from .custom import custom_vjp
@@ -637,7 +638,7 @@ class Holomorphic:
             if i < len(args) and not all(np.iscomplexobj(v) for _, v in _leaves(args[i])):
                 raise TypeError(f"holomorphic=True needs complex arguments to differentiate, but argument {i} "
                                 "is not complex: pass complex values (`z.astype(complex)`), or drop holomorphic.")
-        flag = runtime._HOLOMORPHIC
+        flag = runtime_scan._HOLOMORPHIC
         was = getattr(flag, "on", False)
         flag.on = True          # the output may be complex (check_scalar)
         try:

@@ -27,7 +27,7 @@ import weakref
 
 import numpy as np
 
-from . import pytree_nodes, runtime
+from . import pytree_nodes, runtime, runtime_accumulate
 from .batching import Batched, BatchingUnsupported, is_batched, shifted_index, lifted, unsupported
 from .checks import _child_path, _leaves, _map
 
@@ -74,7 +74,7 @@ def add_at(dx, x, idx, g):
     if np.iscomplexobj(g) and dx.dtype.kind != "c":
         g = np.real(g)
     key = shifted_index(idx, dx.ndim)
-    if runtime._is_basic_index(idx):
+    if runtime_accumulate._is_basic_index(idx):
         view = dx.data[key]
         view += lifted(g, view.ndim - 1)
     else:

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..runtime import helper, is_zero
 from . import helpers as rev
-from .helpers import _axis_last, _quantile_weights, expand_to
+from .helpers_reductions import _axis_last, _quantile_weights, expand_to
+from .helpers_shapes import _pad_sources
 from .numpy_more_helpers import index_concat_tags
 
 
@@ -342,7 +343,7 @@ def pad_jvp(g, array, pad_width, mode, stat_length):
     """np.pad is linear in the array for the modes adsrc differentiates (copies, constants, means)."""
     if mode == "mean":
         return np.pad(g, pad_width, mode="mean", stat_length=stat_length)
-    rev._pad_sources(np.shape(array), pad_width, mode)      # refuses the modes reverse mode refuses
+    _pad_sources(np.shape(array), pad_width, mode)      # refuses the modes reverse mode refuses
     return np.pad(g, pad_width, mode=mode)
 
 

@@ -10,8 +10,9 @@ Functions that read one triangle of a symmetric argument see the tangent of that
 import numpy as np
 
 from ..runtime import helper
-from .helpers import _H as _h, _gap      # the conjugate transpose; F_ij = 1 / (w_j - w_i) off the diagonal
-from .helpers import det_vjp, expand_to
+from .helpers_linalg import _H as _h, _gap      # the conjugate transpose; F_ij = 1 / (w_j - w_i) off the diagonal
+from .helpers_linalg import det_vjp
+from .helpers_reductions import expand_to
 from .jvp_helpers import TangentTuple, _shape_like
 
 def _t(x):

@@ -1,7 +1,7 @@
 """Derivative rules for np.linalg, one line per function.
 
 Matrices may come in stacks (the last two axes). The helpers (`inv_vjp`,
-`cholesky_vjp`, ...) are in `helpers.py`, each with its derivation. Functions
+`cholesky_vjp`, ...) are in `helpers_linalg.py`, each with its derivation. Functions
 that read only one triangle of a symmetric input (cholesky, eigh, eigvalsh)
 give that triangle the whole cotangent: the other triangle does not change
 their result. Functions available only in newer NumPy versions are registered

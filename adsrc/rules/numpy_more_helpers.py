@@ -9,7 +9,10 @@ import numpy as np
 
 from ..arrays import as_array, is_lazy, need_values
 from ..runtime import helper, is_zero, item_cot
-from .helpers import _T, cast_cot, einsum_vjp, pad_vjp, pinv_vjp, qr_vjp, svdvals_vjp, sum_like
+from .helpers_linalg import _T, pinv_vjp, qr_vjp, svdvals_vjp
+from .helpers_products import einsum_vjp
+from .helpers_reductions import sum_like
+from .helpers_shapes import cast_cot, pad_vjp
 
 
 def _real(g):

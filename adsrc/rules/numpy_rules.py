@@ -13,7 +13,7 @@ Functions available only in newer NumPy versions are registered when present
 
 import numpy as np
 
-from . import NOT_STATIC, elementwise, general, helpers, nondiff
+from . import NOT_STATIC, elementwise, general, helpers, helpers_products, nondiff
 
 
 def _np(name, module=np):
@@ -210,7 +210,7 @@ def _einsum(k):
 general(np.einsum, "np.einsum", ", ".join(_EINSUM_ARGS[:2]) + ", " + ", ".join(f"{o}=None" for o in _EINSUM_ARGS[2:])
         + ", /, *, optimize=False", **{o: _einsum(k) for k, o in enumerate(_EINSUM_ARGS)})
 general(helpers.einsum_of, "einsum_of", "subscripts, operands", operands="einsum_operands_vjp(g, subscripts, operands)")
-nondiff(helpers._einsum_labels, "einsum_labels")      # labels of shapes: a constant
+nondiff(helpers_products._einsum_labels, "einsum_labels")      # labels of shapes: a constant
 nondiff(helpers.tensordot_plan, "tensordot_plan")
 for _int in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.intp, np.bool_):
     nondiff(_int, f"np.{_int.__name__}")         # np.int64(x): integers (indices), no derivative

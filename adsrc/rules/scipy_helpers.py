@@ -8,7 +8,7 @@ import numpy as np
 import scipy.special as sp
 
 from ..runtime import HELPERS, helper, is_zero
-from .helpers import expand_to, sum_like
+from .helpers_reductions import expand_to, sum_like
 
 HELPERS["sp"] = sp
 

@@ -1,6 +1,6 @@
 """Derivative rules for scipy.integrate (loaded once the program has imported scipy.integrate):
 
-* trapezoid: the same computation as np.trapezoid, with the same rule (trapezoid_vjp in helpers.py);
+* trapezoid: the same computation as np.trapezoid, with the same rule (trapezoid_vjp in helpers_series.py);
 * odeint: the adjoint method in reverse mode, the sensitivity equations in forward mode, both
   solved with odeint at the user's tolerances, differentiating the user's function with adsrc.vjp
   and adsrc.jvp when the code runs (scipy_ode.py).

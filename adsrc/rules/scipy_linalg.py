@@ -11,7 +11,8 @@ import scipy.linalg as sl
 
 from ..runtime import helper, is_zero
 from . import NOT_STATIC, general
-from .helpers import _T, _from_triangle, _sym, cholesky_vjp, eigh_vjp, eigvalsh_vjp, sum_like
+from .helpers_linalg import _T, _from_triangle, _sym, cholesky_vjp, eigh_vjp, eigvalsh_vjp
+from .helpers_reductions import sum_like
 
 
 def _vec(b):

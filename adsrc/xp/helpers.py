@@ -11,7 +11,7 @@ from . import is_xp_array, namespace_of
 
 
 def _duck_output(g, x, borrowed):
-    """runtime._duck_output: the gradient for x, an array of x's type, shape and dtype."""
+    """runtime_accumulate._duck_output: the gradient for x, an array of x's type, shape and dtype."""
     xp = namespace_of(x)
     if not is_xp_array(g) or tuple(g.shape) != tuple(x.shape):
         g = xp.zeros_like(x) + g
@@ -35,5 +35,5 @@ def extremum_vjp(g, x, ans, axis, keepdims):
 
 
 # helper name -> (module it replaces a function of, array-API version)
-REPLACED = {"_duck_output": ("adsrc.runtime", _duck_output),
-            "extremum_vjp": ("adsrc.rules.helpers", extremum_vjp)}
+REPLACED = {"_duck_output": ("adsrc.runtime_accumulate", _duck_output),
+            "extremum_vjp": ("adsrc.rules.helpers_reductions", extremum_vjp)}
