@@ -22,6 +22,7 @@ from .tangents import NOT_OBJECTS
 
 _PLAIN = NOT_OBJECTS + (np.ndarray, np.generic, types.BuiltinFunctionType, int, float, complex, str, bytes, bool,
                         list, tuple, dict, set, frozenset, type(None))
+_LEAVES = frozenset({np.ndarray, float, int, complex, bool, str, type(None)})     # exactly these: neither class nor function
 
 
 def object_class(value):
@@ -41,6 +42,9 @@ def new_parameters(gradient, args, kwargs):
     """(typed, static): parameters neither differentiated, static nor typed yet that hold objects of the
     user's classes, and functions, in this call."""
     sig = gradient._sig
+    if not kwargs and len(args) == len(gradient._positional) == len(sig.parameters) and \
+            all(type(a) in _LEAVES for a in args):
+        return [], []       # every parameter passed, none an object or a function (binding is slow)
     try:
         bound = dict(sig.bind_partial(*args, **kwargs).arguments)
     except TypeError:
@@ -59,6 +63,9 @@ def new_parameters(gradient, args, kwargs):
 def left_defaults(function, passed):
     """(name, default) of function's parameters not in passed whose defaults are functions: static values
     (`def loss(x, act=swish)` called as loss(x))."""
+    if type(function) is types.FunctionType and not hasattr(function, "__wrapped__") and \
+            not any(is_function(d) for d in (*(function.__defaults__ or ()), *(function.__kwdefaults__ or {}).values())):
+        return []           # (its own defaults are its signature's: none is a function; inspect.signature is slow)
     try:
         params = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
