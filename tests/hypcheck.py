@@ -19,7 +19,7 @@ import traceback
 import numpy as np
 
 import adsrc
-from progcheck import load
+from progcheck import _get, load, _shifted as _moved     # (an input with one entry moved by delta)
 from proginst import Timeout, calibrate, leaves, same, time_limit, validate
 
 RTOL, ATOL = 2e-4, 2e-5      # adsrc against differences that agree with each other
@@ -91,25 +91,6 @@ def prepare(program):
         return None, "thresholds did not settle"
     why, _ = validate(final, inputs)
     return (Case(final, names, inputs, checks), None) if why is None else (None, why)
-
-
-def _get(x, path):
-    for p in path:
-        x = x[p]
-    return x
-
-
-def _moved(args, i, path, idx, delta):
-    new = copy.deepcopy(list(args))
-    holder, key = (new, i) if not path else (_get(new[i], path[:-1]), path[-1])
-    old = holder[key]
-    if isinstance(old, np.ndarray):
-        old = old.copy()
-        old[idx] += delta
-        holder[key] = old
-    else:
-        holder[key] = old + delta
-    return new
 
 
 def _agree(a, b):
