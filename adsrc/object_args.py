@@ -64,6 +64,7 @@ def left_defaults(function, passed):
     """(name, default) of function's parameters not in passed whose defaults are functions: static values
     (`def loss(x, act=swish)` called as loss(x))."""
     if type(function) is types.FunctionType and not hasattr(function, "__wrapped__") and \
+            not hasattr(function, "__signature__") and \
             not any(is_function(d) for d in (*(function.__defaults__ or ()), *(function.__kwdefaults__ or {}).values())):
         return []           # (its own defaults are its signature's: none is a function; inspect.signature is slow)
     try:

@@ -3,7 +3,6 @@ compile once per signature (never per loop length), and refuse loudly what they 
 
 import copy
 import importlib
-import os
 import sys
 
 import numpy as np
