@@ -2,6 +2,7 @@
 
 import ast
 import functools
+import operator
 
 import gast
 
@@ -151,7 +152,7 @@ def unparse(node):
     return ast.unparse(gast.gast_to_ast(clone(node)))
 
 
-def walk(node):
+def walk(node, AST=gast.AST):
     """The nodes in node, itself first, in gast.walk's (breadth-first) order, as a list.
 
     Several times faster than gast.walk, which makes a generator for each node's
@@ -159,8 +160,25 @@ def walk(node):
     going through it are not seen.
     """
     out = [node]
+    append, getter = out.append, _GETTERS.get
     for n in out:               # goes on through the nodes appended meanwhile
-        _add_children(n, out)
+        get = getter(type(n), _UNSEEN)
+        if get is _UNSEEN:
+            get = _getter(type(n))
+        if get is None:         # a node type without children (a context, an operator)
+            continue
+        try:
+            values = get(n)
+        except AttributeError:  # (a node made without one of its fields)
+            _add_children(n, out)
+            continue
+        for v in values:
+            if isinstance(v, AST):
+                append(v)
+            elif isinstance(v, list):
+                for x in v:
+                    if isinstance(x, AST):
+                        append(x)
     return out
 
 
@@ -186,6 +204,24 @@ def child_fields(t):
             (set() if t is gast.ExceptHandler else {"name"})
         fields = _CHILD_FIELDS[t] = tuple(f for f in t._fields if f not in skip)
     return fields
+
+
+_GETTERS = {}
+_UNSEEN = object()
+
+
+def _getter(t):
+    """A function from a node of type t to the values of its child fields, as a tuple (None: t has none)."""
+    fields = child_fields(t)
+    if not fields:
+        get = None
+    elif len(fields) == 1:
+        one = operator.attrgetter(fields[0])
+        get = lambda node: (one(node),)     # noqa: E731
+    else:
+        get = operator.attrgetter(*fields)
+    _GETTERS[t] = get
+    return get
 
 
 def _add_children(node, out, AST=gast.AST):
@@ -291,7 +327,7 @@ def rename(node, mapping):
     """Rename Name nodes in place according to mapping; returns node."""
     if not mapping:
         return node
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Name) and n.id in mapping:
             n.id = mapping[n.id]
     return node
@@ -340,7 +376,7 @@ def located(node, like):
 
 
 def set_lineno(node, lineno):
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, (gast.stmt, gast.expr)):
             n.lineno = lineno
     return node

@@ -144,3 +144,81 @@ def test_the_numba_backend_keeps_grad_output():
     g = adsrc.grad(sum_exp, backend="numba")
     np.testing.assert_allclose(g(x), np.exp(x), rtol=1e-12)
     assert SKIPPED not in g.source(x)
+
+
+# -- floats: a gradient of Python-float arithmetic is returned as it is (no grad_output call) --------------
+
+FLOAT_SKIPPED = "is float else grad_output("
+
+
+def square(x):
+    return x * x
+
+
+def cubic(x):
+    return 3.0 * x ** 3 - x / 2 + 1
+
+
+def quotient(x):
+    return (x + 1.0) * (x - 2.0) / 3
+
+
+FLOAT_CASES = [square, cubic, quotient]
+
+
+def central_float(f, x, eps=1e-6):
+    return (f(x + eps) - f(x - eps)) / (2 * eps)
+
+
+@pytest.mark.parametrize("f", FLOAT_CASES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [-1.3, 0.25, 2.0])
+def test_a_float_gradient_of_arithmetic_is_a_float(f, x):
+    g = adsrc.grad(f)
+    assert FLOAT_SKIPPED in g.source(x)
+    d = g(x)
+    assert type(d) is float and not np.isnan(d)
+    np.testing.assert_allclose(d, central_float(f, x), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", FLOAT_CASES, ids=lambda f: f.__name__)
+def test_a_numpy_scalar_still_gets_its_own_type(f):
+    d = adsrc.grad(f)(np.float64(0.7))
+    assert type(d) is np.float64
+    np.testing.assert_allclose(d, central_float(f, 0.7), rtol=1e-6, atol=1e-8)
+    d32 = adsrc.grad(f)(np.float32(0.5))
+    assert type(d32) is np.float32
+    np.testing.assert_allclose(d32, central_float(f, 0.5), rtol=1e-4, atol=1e-5)
+
+
+def sine_times(x):
+    return np.sin(x) * x
+
+
+def float_shadowed(x, float=2.5):
+    return x * float * x
+
+
+def test_what_numpy_computes_or_a_shadowed_float_keeps_grad_output():
+    for f in (sine_times, float_shadowed):
+        g = adsrc.grad(f)
+        assert FLOAT_SKIPPED not in g.source(0.6)
+        d = g(0.6)
+        assert type(d) is float
+        np.testing.assert_allclose(d, central_float(f, 0.6), rtol=1e-6, atol=1e-8)
+
+
+def product_of_floats(x, y):
+    return x * y + x * x
+
+
+def test_two_float_arguments_and_second_derivatives():
+    g = adsrc.grad(product_of_floats, argnums=(0, 1))
+    assert g.source(0.5, 2.0).count(FLOAT_SKIPPED) == 2
+    dx, dy = g(0.5, 2.0)
+    assert type(dx) is float and type(dy) is float
+    np.testing.assert_allclose(dx, central_float(lambda v: product_of_floats(v, 2.0), 0.5), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dy, central_float(lambda v: product_of_floats(0.5, v), 2.0), rtol=1e-6, atol=1e-8)
+    first = adsrc.grad(cubic)
+    second = adsrc.grad(first)
+    np.testing.assert_allclose(second(0.8), central_float(first, 0.8, eps=1e-5), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(second(0.8), 18.0 * 0.8, rtol=1e-12)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import gast
 
+from .. import astutil
 from ..ir import nodes as ir
 from ..ir.walk import expr_reads, target_names
 from .integers import integer_names, is_integer_index
@@ -308,7 +309,7 @@ def step_reads(stmt):
     base = step_base(stmt)
     reads = expr_reads(stmt.expr)
     if isinstance(base, gast.Name):
-        reads = reads - {base.id} if sum(1 for n in gast.walk(stmt.expr)
+        reads = reads - {base.id} if sum(1 for n in astutil.walk(stmt.expr)
                                          if isinstance(n, gast.Name) and n.id == base.id) == 1 else reads
     return reads
 

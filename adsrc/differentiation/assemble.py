@@ -74,7 +74,7 @@ def _may_be_complex(fn, seen=None):
             return True
         if isinstance(s, ir.Apply) and _COMPLEX_RULES.search(s.rule.name):
             return True
-        if any(_complex_node(node) for node in gast.walk(getattr(s, "expr", None) or gast.Pass())):
+        if any(_complex_node(node) for node in astutil.walk(getattr(s, "expr", None) or gast.Pass())):
             return True
     return False
 
@@ -119,8 +119,9 @@ def assemble_grad(adj, fn, name, options):
         out = astutil.tuple_([astutil.clone(value), grads_expr]) if options.get("with_value") else grads_expr
     body = fwd + tail + ([comment("backward pass")] if bwd else []) + bwd + [gast.Return(value=out)]
     body, _ = dce.eliminate(copyprop.propagate(body))
-    body = outputs.skip_conversions(body, options.get("ndarrays", ()), adj.namer.helpers,
-                                    lambda: adj.namer.helper("ndarray"))
+    parameters = {a.id for a in astutil.walk(fn.args) if isinstance(a, gast.Name)}
+    body = outputs.skip_conversions(body, options.get("ndarrays", ()), options.get("floats", ()), adj.namer.helpers,
+                                    adj.namer.helper, parameters)
     adj.finish_updates(body)
     arrays = {n for n in adj.fresh_locals if adj.values[n].kind == "array"}
     body = release.release_shapes(body, arrays, adj.namer.helpers, adj.namer.helper)

@@ -31,7 +31,7 @@ def _loaded(stmts):
 def _stored(stmts):
     out = set()
     for s in stmts:
-        for n in gast.walk(s):
+        for n in astutil.walk(s):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 out.add(n.id)
             elif isinstance(n, gast.FunctionDef):

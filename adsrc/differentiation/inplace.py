@@ -44,7 +44,7 @@ def finish_updates(adj, code):
         loop = _outermost_loop(code, node)
         chain = _chain(copies, {base, target.id} if isinstance(target, gast.Name) else {base})
         names = chain if loop is not None else {base}
-        own = {id(x) for x in gast.walk(node.value)}
+        own = {id(x) for x in astutil.walk(node.value)}
         getitems = {id(n.value.value) for name in names for n in _getitem_values(code, name)}
         free = _free_reads(code, loop, chain, copies) if loop is not None else set()
         others = [n for name in names for n in loads.get(name, []) if id(n) not in own and id(n) not in getitems
@@ -122,7 +122,7 @@ def _free_reads(code, loop, chain, copies):
                if target in chain and value.id in chain}
     after = code[next(i for i, st in enumerate(code) if st is loop) + 1:]
     for st in after:
-        for n in gast.walk(st):
+        for n in astutil.walk(st):
             if isinstance(n, gast.Name) and n.id in carried:
                 if not isinstance(n.ctx, gast.Load):
                     return free          # bound again: later reads are of something else
@@ -133,7 +133,7 @@ def _free_reads(code, loop, chain, copies):
 def _outermost_loop(code, node):
     """The loop of the code's top-level block that holds node, or None."""
     for st in code:
-        if isinstance(st, _LOOPS) and any(n is node for n in gast.walk(st)):
+        if isinstance(st, _LOOPS) and any(n is node for n in astutil.walk(st)):
             return st
     return None
 

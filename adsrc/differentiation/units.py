@@ -408,11 +408,16 @@ def build(pipeline, lw, unit, wrt, vals, mode, options=None):
     adj.boxed = mode == "vjp" and bool(options.get("final"))   # its residuals go through Python to the pullback
     if mode == "grad":
         # NumPy arrays (emission/outputs.py; the numba kernel hands every gradient to grad_output itself)
-        ndarrays = () if ctx.dense else [p for p, v in vals.items() if isinstance(v, str) and v == "array"]
-        fdef = assemble_grad(adj, fn, unit.name, dict(options, ndarrays=ndarrays))
+        ndarrays, floats = ((), ()) if ctx.dense else (_keyed(vals, "array"), _keyed(vals, "scalar"))
+        fdef = assemble_grad(adj, fn, unit.name, dict(options, ndarrays=ndarrays, floats=floats))
     else:
         fdef = assemble_vjp(adj, fn, unit.name, options)
     return _finish(unit, fdef, lw, ctx, fn)
+
+
+def _keyed(vals, entry):
+    """The parameters whose specialization-key entry is `entry` ('array', 'scalar')."""
+    return [p for p, v in vals.items() if isinstance(v, str) and v == entry]
 
 
 def _finish(unit, fdef, lw, ctx, fn):

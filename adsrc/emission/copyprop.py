@@ -103,7 +103,7 @@ def _rewritten(node, mapping):
     if isinstance(node, _COMPREHENSIONS):      # its variables are its own: its first iterable is read outside
         first = node.generators[0]
         first.iter = _rewritten(first.iter, mapping)
-        own = {n.id for g in node.generators for n in gast.walk(g.target) if isinstance(n, gast.Name)}
+        own = {n.id for g in node.generators for n in astutil.walk(g.target) if isinstance(n, gast.Name)}
         inner = {k: v for k, v in mapping.items() if k not in own}
         for i, g in enumerate(node.generators):
             if i:

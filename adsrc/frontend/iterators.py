@@ -41,7 +41,7 @@ def check_iterators(uf):
         stores = [n for n in nodes if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)]
         if len(stores) != 1:
             continue          # rebound elsewhere: adsrc cannot pair reads with this iterator
-        reads = [n for n in gast.walk(uf.node) if isinstance(n, gast.Name) and n.id == name and
+        reads = [n for n in astutil.walk(uf.node) if isinstance(n, gast.Name) and n.id == name and
                  isinstance(n.ctx, gast.Load)]
         if not reads:
             continue
@@ -93,8 +93,8 @@ def _iterator(uf, value):
 
 def _read_names(value):
     """The variables `value` reads from the function (a generator expression's own targets are not)."""
-    own = {n.id for n in gast.walk(value) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    return {n.id for n in gast.walk(value) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} - own
+    own = {n.id for n in astutil.walk(value) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {n.id for n in astutil.walk(value) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} - own
 
 
 def _in_loop_without(node, stmt, parents):
@@ -102,7 +102,7 @@ def _in_loop_without(node, stmt, parents):
     child, p = node, parents.get(node)
     while p is not None:
         if isinstance(p, gast.While) or isinstance(p, gast.For) and child is not p.iter:
-            return not any(n is stmt for n in gast.walk(p))      # (a for loop reads its iterable once)
+            return not any(n is stmt for n in astutil.walk(p))      # (a for loop reads its iterable once)
         child, p = p, parents.get(p)
     return False
 

@@ -29,7 +29,7 @@ _MAKERS = ("iter", "map", "filter", "zip", "enumerate", "reversed")
 def rewrite_next_calls(uf):
     """Rewrite, in place, the iterators uf's scopes (its own and its nested functions') make and advance with
     `next`; returns whether any."""
-    scopes = [uf.node] + [n for n in gast.walk(uf.node) if isinstance(n, gast.FunctionDef) and n is not uf.node]
+    scopes = [uf.node] + [n for n in astutil.walk(uf.node) if isinstance(n, gast.FunctionDef) and n is not uf.node]
     return any([_rewrite_scope(uf, scope) for scope in scopes])
 
 
@@ -93,7 +93,7 @@ def _advanced(uf, scope, nodes):
         stores = [n for n in nodes if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)]
         if len(assigns) != 1 or len(stores) != 1:
             continue
-        reads = [n for n in gast.walk(scope) if isinstance(n, gast.Name) and n.id == name and
+        reads = [n for n in astutil.walk(scope) if isinstance(n, gast.Name) and n.id == name and
                  isinstance(n.ctx, gast.Load)]
         nexts = [s for s in nodes if _next_of(s, name) is not None]
         loops = [s for s in nodes if isinstance(s, gast.For) and isinstance(s.iter, gast.Name) and s.iter.id == name]
@@ -109,9 +109,9 @@ def _rest_taken(scope, nodes, name, reads, others):
     """1 when the last read of name, after its `next` calls and loops and in no loop, is the argument of a call
     that takes all the items left (`rest = sum(it)`, `list(it)`): the list of them is what it takes; else 0."""
     last = max(reads, key=lambda n: (n.lineno, n.col_offset))
-    taking = [n for n in gast.walk(scope) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
+    taking = [n for n in astutil.walk(scope) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
               and n.func.id in _CONSUMERS and len(n.args) == 1 and n.args[0] is last]
-    in_loop = any(last in set(gast.walk(loop)) for loop in nodes if isinstance(loop, (gast.For, gast.While)))
+    in_loop = any(last in set(astutil.walk(loop)) for loop in nodes if isinstance(loop, (gast.For, gast.While)))
     after = all(last.lineno > getattr(s, "end_lineno", s.lineno) for s in others)
     return 1 if taking and not in_loop and after else 0
 
@@ -125,7 +125,7 @@ def _hoist_nested(uf, scope, nodes):
             isinstance(s.targets[0], gast.Name) and _makes_iterator(uf, s.value)}
     if not made:
         return False
-    taken = {n.id for n in gast.walk(scope) if isinstance(n, gast.Name)}
+    taken = {n.id for n in astutil.walk(scope) if isinstance(n, gast.Name)}
     changed = False
     for holder in [scope] + nodes:
         for field in ("body", "orelse", "finalbody"):
@@ -181,7 +181,7 @@ def _nexts_in_order(node, names):
 
 def _replace(s, call, name):
     """Put the Name `name` where `call` is inside statement s; returns the call."""
-    for node in gast.walk(s):
+    for node in astutil.walk(s):
         for field in node._fields:
             value = getattr(node, field, None)
             if value is call:

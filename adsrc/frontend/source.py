@@ -237,7 +237,7 @@ _DEFINED = itertools.count()
 def stores_field(node, name, field):
     """Does node store into `name.field` (`self.act = ...`, `del self.act`)?"""
     return any(isinstance(n, gast.Attribute) and n.attr == field and isinstance(n.value, gast.Name) and
-               n.value.id == name and not isinstance(n.ctx, gast.Load) for n in gast.walk(node))
+               n.value.id == name and not isinstance(n.ctx, gast.Load) for n in astutil.walk(node))
 
 
 def define(text, name, globals_, label):

@@ -149,11 +149,11 @@ def _only_read(fdef, name):
     """Is the dict `name` never changed in place or handed to other code as itself?"""
     from .generators import own_nodes
     parents = {}
-    for n in gast.walk(fdef):
+    for n in astutil.walk(fdef):
         for child in astutil.children(n):
             parents[id(child)] = n
     own = {id(m) for m in own_nodes(fdef)}
-    for n in gast.walk(fdef):
+    for n in astutil.walk(fdef):
         if not _is_name(n, name) or isinstance(n.ctx, gast.Param):
             continue
         if id(n) not in own:

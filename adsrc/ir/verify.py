@@ -10,6 +10,7 @@ bound once) and that every name is bound before it is read on every path.
 import gast
 
 from . import nodes as ir
+from .. import astutil
 from .walk import defines, expr_reads, own_reads
 
 STRUCTURED = "structured"
@@ -69,7 +70,7 @@ def check_statement(s, stage):
             if not isinstance(s.expr, gast.Name):
                 _fail(s, "copies something other than a name")
         if isinstance(s, ir.Apply):
-            inside = {id(n) for n in gast.walk(s.expr)}
+            inside = {id(n) for n in astutil.walk(s.expr)}
             for p, v in s.bound.items():
                 for node in v if isinstance(v, list) else [v]:
                     if id(node) not in inside:

@@ -81,7 +81,7 @@ def comprehension_parts(node, bound):
     out, inner = [], set(bound)
     for i, gen in enumerate(node.generators):
         out.append((gen.iter, bound if i == 0 else set(inner)))
-        inner |= {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        inner |= {n.id for n in astutil.walk(gen.target) if isinstance(n, gast.Name)}
         out += [(c, set(inner)) for c in gen.ifs]
     return out + [(part, inner) for part in ((node.key, node.value) if isinstance(node, gast.DictComp)
                                              else (node.elt,))]

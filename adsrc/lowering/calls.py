@@ -364,7 +364,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         names = getattr(self, "_def_names", None)
         if names is None:
             names = set()
-            for n in gast.walk(self.uf.node):
+            for n in astutil.walk(self.uf.node):
                 if isinstance(n, gast.FunctionDef) and n is not self.uf.node:
                     names.add(n.name)
                 elif isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda):

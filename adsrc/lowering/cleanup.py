@@ -11,6 +11,7 @@ known pure ones (which might draw random numbers), are kept.
 
 import gast
 
+from .. import astutil
 from ..ir import nodes as ir
 from ..ir.walk import assigned, expr_reads, own_reads, target_names
 
@@ -20,7 +21,7 @@ _PURE_CALLS = frozenset({"len", "range", "isinstance", "int", "float", "bool", "
 
 
 def _pure_const(expr):
-    for n in gast.walk(expr):
+    for n in astutil.walk(expr):
         if isinstance(n, gast.Call):
             f = n.func
             name = f.attr if isinstance(f, gast.Attribute) else f.id if isinstance(f, gast.Name) else None

@@ -87,7 +87,7 @@ def _function_value(norm, node):
         return target, list(args), [(k.arg, k.value) for k in keywords]
     if node.id in norm.def_names or node.id in norm.local_defs:
         fdef = lifting.nested_def(norm.uf.node, node.id)
-        defs = sum(1 for n in gast.walk(norm.uf.node) if isinstance(n, gast.FunctionDef) and n.name == node.id)
+        defs = sum(1 for n in astutil.walk(norm.uf.node) if isinstance(n, gast.FunctionDef) and n.name == node.id)
         if fdef is None or lifting.calls_itself(fdef) or norm.store_counts.get(node.id, 0) + defs != 1:
             return None         # (a name bound to something else too may not hold this function here)
         return _lifted(norm, fdef)

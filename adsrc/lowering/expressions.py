@@ -83,7 +83,7 @@ class Expressions:
                 gast.BoolOp: "boolop", gast.Set: "set_"}.get(type(e), "t")
 
     def refuse_generators(self, e):
-        for n in gast.walk(e):
+        for n in astutil.walk(e):
             if isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)):
                 raise self.error(n, "`yield`/`await` are not supported in a differentiated function.",
                                  "Return a value instead.")
@@ -100,7 +100,7 @@ class Expressions:
                 return node
 
         e = _WithinGrad().visit(astutil.clone(e))
-        if any(isinstance(n, gast.NamedExpr) for n in gast.walk(e)):
+        if any(isinstance(n, gast.NamedExpr) for n in astutil.walk(e)):
             e = self.hoist_assignments(e)
             if not isinstance(e, gast.expr):
                 return e[0]
@@ -120,11 +120,11 @@ class Expressions:
             tmp = self.temp("test")
             self.value(e, tmp)
             return (astutil.name(tmp),)
-        walrus = [n for n in gast.walk(e) if isinstance(n, gast.NamedExpr)]
-        read = [n.id for n in gast.walk(e) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
-        skipped = any(isinstance(n, lazy + (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
-                                            gast.GeneratorExp)) and any(isinstance(m, gast.NamedExpr)
-                                                                        for m in gast.walk(n)) for n in gast.walk(e))
+        walrus = [n for n in astutil.walk(e) if isinstance(n, gast.NamedExpr)]
+        read = [n.id for n in astutil.walk(e) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+        scoped = lazy + (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+        skipped = any(isinstance(n, scoped) and any(isinstance(m, gast.NamedExpr) for m in astutil.walk(n))
+                      for n in astutil.walk(e))
         if skipped or any(w.target.id in read for w in walrus):
             raise self.error(walrus[0], "adsrc cannot tell when this assignment expression (`:=`) runs, relative to "
                                         "the rest of the test.", "Assign the value in a separate statement first.")
@@ -143,9 +143,9 @@ class Expressions:
         read the enclosing function's variables as they are at the call, as in Python. Not where the expression
         may skip the call (`and`/`or`, `x if c else y`, comprehensions, lambdas): those keep the call."""
         lazy = (gast.BoolOp, gast.IfExp, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-        if any(isinstance(n, lazy) for n in gast.walk(e)):
-            if any(isinstance(n, gast.Call) and self.calls_nested(n) for n in gast.walk(e)) and \
-                    not any(isinstance(n, gast.Lambda) for n in gast.walk(e)):
+        if any(isinstance(n, lazy) for n in astutil.walk(e)):
+            if any(isinstance(n, gast.Call) and self.calls_nested(n) for n in astutil.walk(e)) and \
+                    not any(isinstance(n, gast.Lambda) for n in astutil.walk(e)):
                 # `g(t) > 0 and s < 1` with g nested: the expression's own control flow, then its value
                 return self.computed_parts(e)
             return e
@@ -180,7 +180,7 @@ class Expressions:
             pairs = [gast.Compare(left=first, ops=[e.ops[0]], comparators=[astutil.name(middle)]),
                      gast.Compare(left=astutil.name(middle), ops=[e.ops[1]], comparators=[e.comparators[1]])]
             return self.computed_parts(gast.BoolOp(op=gast.And(), values=pairs))
-        if not any(isinstance(n, (gast.Call, gast.BoolOp, gast.IfExp)) for n in gast.walk(e)):
+        if not any(isinstance(n, (gast.Call, gast.BoolOp, gast.IfExp)) for n in astutil.walk(e)):
             return e
         tmp = self.temp("test")
         self.value(e, tmp)
@@ -440,7 +440,7 @@ class Expressions:
         self.emit(ir.Pack(result, display), e)
         renames = {}
         for gen in e.generators:
-            for n in gast.walk(gen.target):
+            for n in astutil.walk(gen.target):
                 if isinstance(n, gast.Name):
                     renames.setdefault(n.id, self.temp(n.id))
         for gen in e.generators:

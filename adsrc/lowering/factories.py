@@ -210,7 +210,7 @@ def lifted_call(e, static, bind):
 def fixed_arguments(call, single, fdef, held=()):
     """Are a factory call's arguments values that cannot change later in fdef (constants, names bound once,
     parameters never bound again, names in `held`), so that calling what it makes may pass them again?"""
-    params = {a.id for a in gast.walk(fdef.args) if isinstance(a, gast.Name)}
+    params = {a.id for a in astutil.walk(fdef.args) if isinstance(a, gast.Name)}
     for a in list(call.args) + [k.value for k in call.keywords]:
         if astutil.is_constant_literal(a) or isinstance(a, gast.Name) and a.id in held:
             continue

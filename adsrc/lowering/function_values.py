@@ -86,7 +86,7 @@ class FunctionValues:
             for defaults in (copy.args.defaults, copy.args.kw_defaults):
                 for d in defaults:
                     if d is not None:
-                        for n in gast.walk(d):
+                        for n in astutil.walk(d):
                             if isinstance(n, gast.Name) and n.id == gen.target.id:
                                 n.id = self.bind(f"{gen.target.id}_value", v)
             made.append(copy)

@@ -281,7 +281,7 @@ class Functionalizer:
         """A check, when the code runs, that m shares no memory with n (or with the parts of n a call changes
         in place: slot) unless one of the links tested (tests) holds."""
         # (m: a name the user's code has, or a value adsrc made: `a, b = b, a`'s tuple)
-        user = any(isinstance(x, gast.Name) and x.id == m for x in gast.walk(self.uf.node))
+        user = any(isinstance(x, gast.Name) and x.id == m for x in astutil.walk(self.uf.node))
         which = f"`{m}`" if user else "a value on the right of this assignment"
         hint = f"Copy it first (`{m} = {m}.copy()`), or read it again after the change." if user else \
             f"Copy the views of `{n}` it holds first (`{n}[i].copy()`), or index once: `{n}[[i, j]] = {n}[[j, i]]`."

@@ -100,9 +100,9 @@ class LibraryObjects:
 
 def _methods_only(fdef, name):
     """Is `name` read only as the object of method calls (`name.logpdf(x)`)?"""
-    calls = {id(n.func.value) for n in gast.walk(fdef) if isinstance(n, gast.Call) and
+    calls = {id(n.func.value) for n in astutil.walk(fdef) if isinstance(n, gast.Call) and
              isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name) and n.func.value.id == name}
-    return all(id(n) in calls for n in gast.walk(fdef) if isinstance(n, gast.Name) and n.id == name and
+    return all(id(n) in calls for n in astutil.walk(fdef) if isinstance(n, gast.Name) and n.id == name and
                isinstance(n.ctx, gast.Load))
 
 

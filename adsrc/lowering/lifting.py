@@ -41,7 +41,7 @@ _GRADIENTS = {}   # (maker, lifted function, options) -> its gradient object
 def nested_def(root, name):
     """The one nested def (or lambda assigned once) named `name` in root, as a FunctionDef, or None."""
     found = []
-    for n in gast.walk(root):
+    for n in astutil.walk(root):
         if isinstance(n, gast.FunctionDef) and n.name == name and n is not root:
             found.append(n)
         elif isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda) and \
@@ -57,7 +57,7 @@ def free_names(fdef):
                                   list(fdef.args.defaults) + [d for d in fdef.args.kw_defaults if d is not None]):
         return None
     bound, loaded = set(), {}
-    for n in gast.walk(fdef):
+    for n in astutil.walk(fdef):
         if isinstance(n, (gast.Global, gast.Nonlocal)):
             return None
         if isinstance(n, gast.Name):
@@ -72,10 +72,10 @@ def free_names(fdef):
 
 def calls_itself(fdef):
     """Does a nested def call itself, and use its own name only to call itself?"""
-    uses = [n for n in gast.walk(fdef) if isinstance(n, gast.Name) and n.id == fdef.name]
-    calls = [n for n in gast.walk(fdef) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and
+    uses = [n for n in astutil.walk(fdef) if isinstance(n, gast.Name) and n.id == fdef.name]
+    calls = [n for n in astutil.walk(fdef) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and
              n.func.id == fdef.name]
-    inner = any(isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not fdef for n in gast.walk(fdef))
+    inner = any(isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not fdef for n in astutil.walk(fdef))
     return bool(calls) and len(calls) == len(uses) and not inner and fdef.name not in local_names(fdef)
 
 

@@ -12,6 +12,7 @@ import copy
 
 import gast
 
+from .. import astutil
 from ..cache import made_once
 from ..frontend.source import define_made
 from .lifting import free_names
@@ -37,28 +38,27 @@ class LocalClasses:
         cls = made_once(_MADE, key, lambda: _make(s, self.uf, given))
         self.static_locals[s.name] = cls
         from ..ir import nodes as ir
-        from .. import astutil
         self.emit(ir.Const(s.name, astutil.name(self.bind(s.name, cls))), s)
 
 
 def _free_in_class(s):
     """Names the class's statements and methods read without binding them in their own scope."""
     out = set()
-    class_bound = {n.id for st in s.body if not isinstance(st, gast.FunctionDef) for n in gast.walk(st)
+    class_bound = {n.id for st in s.body if not isinstance(st, gast.FunctionDef) for n in astutil.walk(st)
                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     for st in s.body:
         if isinstance(st, gast.FunctionDef):
             free = free_names(_without_decorators(st))
             if free is None:          # (defaults computed from names, `global`...): every name it reads
-                free = [n.id for n in gast.walk(st) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+                free = [n.id for n in astutil.walk(st) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
             out.update(free)
-            out.update(n.id for d in st.decorator_list for n in gast.walk(d)
+            out.update(n.id for d in st.decorator_list for n in astutil.walk(d)
                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
         else:
-            out.update(n.id for n in gast.walk(st) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+            out.update(n.id for n in astutil.walk(st) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
                        and n.id not in class_bound)
     for part in list(s.bases) + list(s.keywords) + list(s.decorator_list):
-        out.update(n.id for n in gast.walk(part) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+        out.update(n.id for n in astutil.walk(part) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
     return out
 
 

@@ -342,7 +342,7 @@ def _object(value):
 def _jumps(body):
     """Does a loop body break or continue this loop (not a nested one)?"""
     for st in body:
-        for n in gast.walk(st):
+        for n in astutil.walk(st):
             if isinstance(n, (gast.Break, gast.Continue)):
                 return True
     return False
@@ -366,7 +366,7 @@ def _names_attributes(plan, loop):
     if not names:
         return False
     for st in loop.body:
-        for n in gast.walk(st):
+        for n in astutil.walk(st):
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
                     n.func.id in ("getattr", "hasattr", "setattr") and len(n.args) >= 2 and \
                     isinstance(n.args[1], gast.Name) and n.args[1].id in names:

@@ -558,7 +558,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         """`C.a = value` on a class, run for its effect with value as it is (like a global dict's item); refused
         if the function also reads `C.a`, which adsrc reads when it transforms (it would not see the change)."""
         if any(isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Load) and n.attr == t.attr and
-               isinstance(n.value, gast.Name) and n.value.id == t.value.id for n in gast.walk(self.uf.node)):
+               isinstance(n.value, gast.Name) and n.value.id == t.value.id for n in astutil.walk(self.uf.node)):
             raise self.error(t, f"this function changes `{t.value.id}.{t.attr}` and reads it too; adsrc reads a "
                                 "class's attribute when it transforms the function, so it would not see the change.",
                              "Keep the value in a variable of the function, or in a global dict.")
@@ -589,8 +589,8 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         self.emit(ir.If(test, self.block(s.body), self.block(s.orelse)), s)
 
     def stmt_While(self, s):
-        if not s.orelse and any(isinstance(n, gast.NamedExpr) for n in gast.walk(s.test)) or \
-                any(isinstance(n, gast.Call) and self.calls_changing(n) for n in gast.walk(s.test)):
+        if not s.orelse and any(isinstance(n, gast.NamedExpr) for n in astutil.walk(s.test)) or \
+                any(isinstance(n, gast.Call) and self.calls_changing(n) for n in astutil.walk(s.test)):
             # `while (m := f(y)) > tol:` is `while True: if not (m := f(y)) > tol: break ...`, which binds m
             # as Python does on the last test too (and a call that changes its arguments changes them there);
             # an `else:` runs where the test fails, before that break
@@ -598,7 +598,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
                            orelse=[])
             loop = gast.While(test=astutil.const(True), body=[gast.copy_location(stop, s)] + s.body, orelse=[])
             return self.stmt_While(gast.copy_location(loop, s))
-        if any(isinstance(n, gast.NamedExpr) for n in gast.walk(s.test)):
+        if any(isinstance(n, gast.NamedExpr) for n in astutil.walk(s.test)):
             raise self.error(s.test, "`:=` in the test of a `while` loop with an `else` clause is not supported.",
                              "Assign the value in the loop instead (`while True:` with a `break`).")
         tests = []      # what the test computes first (calls of nested functions) runs before every test
@@ -648,8 +648,8 @@ def _straight_names(fdef):
     nested = {n for s in fdef.body if isinstance(s, blocks) for n in astutil.names_stored(s)}
     # a name read other than by `*name`, an index, a for loop or an argument of a call that keeps lengths
     # (`ys = name`, `[name]`, `return name`, `h(name)`) may reach code that changes its list: not straight
-    plain = set()
-    for n in gast.walk(fdef):
+    plain, nodes = set(), astutil.walk(fdef)
+    for n in nodes:
         if isinstance(n, (gast.Starred, gast.Subscript)) and isinstance(n.value, gast.Name):
             plain.add(id(n.value))
         elif isinstance(n, gast.For) and isinstance(n.iter, gast.Name):
@@ -657,7 +657,7 @@ def _straight_names(fdef):
         elif isinstance(n, gast.Call) and _keeps_lengths(n.func):
             plain.update(id(a) for a in list(n.args) + [k.value for k in n.keywords] if isinstance(a, gast.Name))
     changed = set()
-    for n in gast.walk(fdef):
+    for n in nodes:
         if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name) and \
                 not isinstance(n.slice, gast.Slice):
             continue                # `args[k] = v`: an item replaced, the length kept (or IndexError)
@@ -726,7 +726,7 @@ def _assigned_once(fdef):
         for child in astutil.children(node):
             if isinstance(child, gast.FunctionDef):
                 add(child.name, weight)
-                for name in (n for d in gast.walk(child) if isinstance(d, gast.Nonlocal) for n in d.names):
+                for name in (n for d in astutil.walk(child) if isinstance(d, gast.Nonlocal) for n in d.names):
                     add(name, 2)      # assigned where the nested function is called
                 continue
             if isinstance(child, gast.ClassDef):

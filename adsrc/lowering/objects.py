@@ -33,7 +33,7 @@ class Objects(MadeFields):
         """Cls(...) of a Python class: `o = object.__new__(Cls)`, then `o.__init__(...)`, a call of the user's
         __init__ that changes o (lowering/functionalize.py gives o its new value)."""
         e = self.lifted_lambdas(e)          # `Problem(lambda v: np.sum(v ** 2))`: a function known now
-        reads = {n.id for part in list(e.args) + [k.value for k in e.keywords] for n in gast.walk(part)
+        reads = {n.id for part in list(e.args) + [k.value for k in e.keywords] for n in astutil.walk(part)
                  if isinstance(n, gast.Name)}
         # (`v = Vec(v.data * 2.0)`: the arguments read the old v, so the new object waits in a temporary)
         if inspect.getattr_static(cls, "__init__") is object.__init__ and (e.args or e.keywords):
@@ -147,7 +147,7 @@ class Objects(MadeFields):
         if isinstance(v, gast.Name) and not any(v.id in s for s in self.scopes[1:]):
             if self.element_classes is None:
                 self.element_classes = object_classes.list_element_classes(
-                    list(gast.walk(self.uf.node)), lambda t: t.id if isinstance(t, gast.Name) else None,
+                    list(astutil.walk(self.uf.node)), lambda t: t.id if isinstance(t, gast.Name) else None,
                     self.resolved)
             return self.element_classes.get(v.id)
         if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Slice):
@@ -374,14 +374,14 @@ class Objects(MadeFields):
 
     def read_again(self, v, name):
         """Is `v.name` read more than once (in two places, or in a loop)?"""
-        loops = [n for n in gast.walk(self.uf.node) if isinstance(n, (gast.For, gast.While))]
-        reads = [n for n in gast.walk(self.uf.node) if isinstance(n, gast.Attribute) and n.attr == name and
+        loops = [n for n in astutil.walk(self.uf.node) if isinstance(n, (gast.For, gast.While))]
+        reads = [n for n in astutil.walk(self.uf.node) if isinstance(n, gast.Attribute) and n.attr == name and
                  isinstance(n.value, gast.Name) and n.value.id == v.id and isinstance(n.ctx, gast.Load)]
-        return len(reads) > 1 or any(r in list(gast.walk(loop)) for r in reads for loop in loops)
+        return len(reads) > 1 or any(r in list(astutil.walk(loop)) for r in reads for loop in loops)
 
     def changes_object(self, v):
         """Does the function assign an attribute of the name v, or call a method on it?"""
-        for n in gast.walk(self.uf.node):
+        for n in astutil.walk(self.uf.node):
             if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id == v.id and \
                     isinstance(n.ctx, gast.Store):
                 return True
@@ -417,7 +417,7 @@ class Objects(MadeFields):
         found = getattr(self, "_stable_classes", None)
         if found is None:
             made, augmented, replaced = {}, {}, []
-            for n in gast.walk(self.uf.node):
+            for n in astutil.walk(self.uf.node):
                 if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
                     source = _replaced_record(n.value, self.resolved)
                     if source is not None:      # s = s._replace(h=v): a record of s's class
@@ -458,7 +458,7 @@ class Objects(MadeFields):
         counts = getattr(self, "_store_counts", None)
         if counts is None:
             counts = self._store_counts = {}
-            for n in gast.walk(self.uf.node):
+            for n in astutil.walk(self.uf.node):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
                     counts[n.id] = counts.get(n.id, 0) + 1
         return counts
@@ -479,7 +479,7 @@ def summed(args):
 
 
 def _assigned_values(fdef, name):
-    return [n.value for n in gast.walk(fdef) if isinstance(n, gast.Assign) and len(n.targets) == 1 and
+    return [n.value for n in astutil.walk(fdef) if isinstance(n, gast.Assign) and len(n.targets) == 1 and
             isinstance(n.targets[0], gast.Name) and n.targets[0].id == name]
 
 

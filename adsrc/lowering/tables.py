@@ -172,7 +172,7 @@ def _stem(fn):
 
 
 def _bindings(fdef, name):
-    return sum(1 for n in gast.walk(fdef)
+    return sum(1 for n in astutil.walk(fdef)
                if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store))
 
 
@@ -180,7 +180,7 @@ def _never_changed(fdef, name, static=None):
     """Is the local `name` only read in fdef (never written into, nor handed to a call that could change it)?
     static (the Normalizer's): a call of a function of the user's that only reads the parameter it is passed
     as (changing, say, the attributes of the objects a list holds, not the list) does not change it."""
-    for node in gast.walk(fdef):
+    for node in astutil.walk(fdef):
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and node.value.id == name and \
                 not isinstance(node.ctx, gast.Load):
             return False

@@ -194,7 +194,7 @@ def _walk_here(node):
 
 
 def _loads(nodes):
-    return {n.id for part in nodes for n in gast.walk(part)
+    return {n.id for part in nodes for n in astutil.walk(part)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
@@ -261,5 +261,5 @@ def _leaves(body):
 def _assigned_surely(body):
     """Names a block's top-level statements assign (on every path through it)."""
     return {n.id for s in body if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign))
-            for t in (s.targets if isinstance(s, gast.Assign) else [s.target]) for n in gast.walk(t)
+            for t in (s.targets if isinstance(s, gast.Assign) else [s.target]) for n in astutil.walk(t)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}

@@ -32,9 +32,9 @@ class Written:
                 target in self.single:
             # v = np.vectorize(f): calls v(x) are calls of by_source.vectorized_1(f, x)
             self.functions[target] = ("vectorized", e.args[0])
-            reads = [n for n in gast.walk(self.uf.node) if isinstance(n, gast.Name) and n.id == target and
+            reads = [n for n in astutil.walk(self.uf.node) if isinstance(n, gast.Name) and n.id == target and
                      isinstance(n.ctx, gast.Load)]
-            calls = [n.func for n in gast.walk(self.uf.node) if isinstance(n, gast.Call) and n.func in reads]
+            calls = [n.func for n in astutil.walk(self.uf.node) if isinstance(n, gast.Call) and n.func in reads]
             if len(calls) == len(reads):        # only ever called: nothing reads the object itself
                 self.emit_op(ir.Const, target, astutil.const(None), e)
                 return True
