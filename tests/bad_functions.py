@@ -216,3 +216,7 @@ def changes_a_global_array(x):
     w = GLOBAL_W
     w[0] = x[0]
     return np.sum(w * x)
+
+
+def misspelled_numpy_function(x):
+    return np.sum(np.sine(x))       # numpy has no `sine`

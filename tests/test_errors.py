@@ -81,6 +81,17 @@ def test_unknown_method_names_it():
         adsrc.grad(bad.unknown_method)(np.array([1.0, 2.0]))
 
 
+def test_a_function_a_module_does_not_have_is_named_as_python_would():
+    with pytest.raises(TransformError) as info:
+        adsrc.grad(bad.misspelled_numpy_function)(np.array([1.0, 2.0]))
+    msg = str(info.value)
+    assert "module `numpy` has no attribute `sine`" in msg and "AttributeError" in msg
+    assert "does not know what `np` is" not in msg
+    assert HERE in msg and f"line {line_of(bad.misspelled_numpy_function, 'np.sine(x)')}" in msg
+    with pytest.raises(AttributeError):
+        bad.misspelled_numpy_function(np.array([1.0, 2.0]))     # (what Python says)
+
+
 def test_method_of_an_object_of_unknown_class_suggests_marking_it_static():
     x, model = np.array([1.0, 2.0]), bad.Scaler(3.0)
     with pytest.raises(TransformError, match=r"mark it static") as info:

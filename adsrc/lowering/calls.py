@@ -804,6 +804,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             raise self.error(e, f"the method `.{name}()` changes its object in place, which adsrc does not "
                                 "support inside a differentiated function.",
                              "Compute a new value instead (for example `np.sort(x)` or `a + b`).")
+        self.refuse_missing_attribute(f)
         receiver = self.atom(f.value)
         rule = rules_mod.METHODS.get(name)
         if rule is not None:
@@ -824,6 +825,18 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             self.emit(ir.Effect(call, may_change=f"{f.value.id}.{name}", hint=hint), e)
             return
         self.emit_op(ir.Opaque, target, call, e, describe=f"the method `.{name}()`", hint=hint)
+
+    def refuse_missing_attribute(self, f):
+        """`np.frobnicate(x)`, a module's function that does not exist: Python's AttributeError, said when
+        transforming (not a missing rule of a method)."""
+        if not isinstance(f.value, gast.Name) or self.is_local(f.value.id):
+            return
+        kind, module = self.uf.lookup(f.value.id)
+        if kind in ("global", "closure", "builtin") and isinstance(module, types.ModuleType) and \
+                not hasattr(module, f.attr):
+            raise self.error(f, f"module `{module.__name__}` has no attribute `{f.attr}` (`{f.value.id}` is "
+                                f"`{module.__name__}`): Python raises AttributeError here.",
+                             "Check the function's name in the module's documentation.")
 
     def item_receiver(self, value, e):
         """The local name whose object a mutating method changes (`groups[k].append(v)`: an item of groups)."""
