@@ -8,15 +8,26 @@ import gast
 
 from .. import astutil
 from ..astutil import _CHILD_FIELDS, child_fields
+from ..astutil import walk as walk_nodes
 from . import nodes as ir
 
 
 # -- expressions ------------------------------------------------------------------------------------
 
-def expr_reads(node):
+def expr_reads(node, Name=gast.Name, Load=gast.Load):
     """Free names an expression reads (names bound by lambdas inside it are not free)."""
     out = set()
-    _expr_reads(node, set(), out)
+    if node is None:
+        return out
+    for n in walk_nodes(node):      # most expressions bind no names of their own: one walk
+        t = type(n)
+        if t is Name:
+            if type(n.ctx) is Load:
+                out.add(n.id)
+        elif t in _SCOPES:
+            out = set()
+            _expr_reads(node, set(), out)
+            break
     return out
 
 
@@ -73,6 +84,7 @@ def _rename(node, mapping, bound):
 
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)
+_SCOPES = frozenset(_COMPREHENSIONS + (gast.Lambda,))     # expressions that bind names of their own
 
 
 def comprehension_parts(node, bound):
