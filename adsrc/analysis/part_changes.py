@@ -17,7 +17,7 @@ Both through the functions it calls too. `link` tells the caller how one of its 
 import gast
 
 from ..ir import nodes as ir
-from . import aliases as al
+from .alias_state import Step
 
 FOLLOW, SLOT, REFUSE = "part_along", "slot_along", "check_part_kept"
 
@@ -29,7 +29,7 @@ def _slot_step(s):
         stmt = ir.GetAttr("_", gast.Attribute(value=base, attr=s.index.value, ctx=gast.Load()), loc=s.loc)
     else:
         stmt = ir.GetItem("_", gast.Subscript(value=base, slice=s.index, ctx=gast.Load()), loc=s.loc)
-    step = al.Step(stmt)
+    step = Step(stmt)
     return None if step.reads else step
 
 
