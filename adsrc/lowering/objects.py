@@ -458,8 +458,10 @@ class Objects(MadeFields):
         counts = getattr(self, "_store_counts", None)
         if counts is None:
             counts = self._store_counts = {}
+            own = {id(t) for n in gast.walk(self.uf.node) if isinstance(n, gast.comprehension)
+                   for t in gast.walk(n.target)}      # a comprehension's targets are its own (renamed when lowered)
             for n in gast.walk(self.uf.node):
-                if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)) and id(n) not in own:
                     counts[n.id] = counts.get(n.id, 0) + 1
         return counts
 
