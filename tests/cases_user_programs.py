@@ -376,3 +376,12 @@ def loop_variable_also_a_generators_variable(X):
     for b in bodies:                   # `b` is bound again by the generator below, in its own scope
         b.step(b.pos * 2.0, 0.5)
     return sum(b.kinetic() + np.sum(b.pos ** 2) for b in bodies)
+
+
+@case(rand(2, 2))
+def an_item_of_a_list_of_objects_bound_in_a_loop_then_changed(X):
+    bodies = [_Mass(X[0], 1.0), _Mass(X[1], 2.0)]
+    for i in range(len(bodies)):
+        body = bodies[i]                 # the name's only binding: its class is known in each step
+        body.step(X[1 - i], 0.5)
+    return sum(b.kinetic() + np.sum(b.pos ** 3) for b in bodies)
