@@ -813,3 +813,13 @@ def one_array_twice_in_a_list_changed_through_the_loop_variable(A):
     for a in held:
         a *= np.sum(A)
     return np.sum(v ** 2) + sum(np.sum(e) for e in held)
+
+
+@case(rand(4))
+def astype_without_a_copy_shares_the_array(x):
+    z = x * 1.0
+    same = z.astype(float, copy=False)          # z itself: the write below changes z
+    same[0] = 3.0 * same[1]
+    counts = np.arange(4).astype(dtype=float, copy=False)      # a converted copy of integers
+    counts[1] = 5.0
+    return np.sum(z ** 2) + np.sum(counts * x)

@@ -841,3 +841,12 @@ def an_object_made_with_a_number_from_a_global_list(x):
     o.w[1] += x[0]
     o.w += x * _COEFS[2]
     return np.sum(o.w * x) + o.b * x[1]
+
+
+@case(np.array([0.4, -1.3, 2.2]))
+def lambdas_made_by_comprehensions_late_binding_and_a_dict(x):
+    # a lambda reading the comprehension's variable itself sees its last value (Python's late binding: each
+    # is v[2] * 2); a dict comprehension of lambdas over (name, power) pairs: both were refused
+    late = [lambda v: v[i] * i for i in range(3)]
+    powers = {name: (lambda v, p=p: v ** p) for name, p in [("sq", 2), ("cube", 3)]}
+    return sum(f(x) for f in late) + np.sum(powers["sq"](x)) + np.sum(powers["cube"](x) * x[0])

@@ -181,3 +181,29 @@ def try_whose_value_nothing_reads(xs, s):
     else:
         y = y * 0.5
     return np.mean(xs * xs)
+
+
+@case(np.array([0.4, -0.3, 0.9]), 1.0, label="positive-definite")
+@case(np.array([0.4, -0.3, 0.9]), -0.05, label="retried-until-jitter-0.1")
+def retry_with_jitter_then_break(x, shift):
+    K = np.outer(x, x) + shift * np.eye(3)
+    jitter = 1e-8
+    for _ in range(20):
+        try:
+            L = np.linalg.cholesky(K + jitter * np.eye(3))
+            break                    # the block's last statement that may raise assigns L
+        except np.linalg.LinAlgError:
+            jitter *= 10.0
+    return np.sum(L ** 2) + np.sum(np.log(np.diag(L)))
+
+
+@case(np.array([0.5, 2.0]), label="body")
+@case(np.array([-0.5, 2.0]), label="handler")
+def helper_returns_from_the_block(x):
+    def safe(v):
+        try:
+            r = math.log(v[0]) * v[1]
+            return r
+        except ValueError:
+            return v[1] ** 2
+    return safe(x)

@@ -337,3 +337,51 @@ def math_lgamma_and_gamma(x):
 @case(np.array([-2.5, 0.3, 17.0]))
 def math_lgamma_of_negative_and_large_values(x):
     return sum(math.lgamma(v) * v for v in x)
+
+
+class _Mass:
+    def __init__(self, pos, mass):
+        self.pos, self.vel, self.mass = pos, np.zeros_like(pos), mass
+
+    def step(self, force, dt):
+        self.vel = self.vel + dt * force / self.mass
+        self.pos = self.pos + dt * self.vel
+
+    def kinetic(self):
+        return 0.5 * self.mass * np.sum(self.vel ** 2)
+
+
+class _Masses:
+    def __init__(self, bodies, k):
+        self.bodies, self.k = bodies, k
+
+    def forces(self):
+        return [-self.k * b.pos for b in self.bodies]
+
+    def run(self, n):
+        for _ in range(n):
+            for b, f in zip(self.bodies, self.forces()):     # the class of `b` known through zip
+                b.step(f, 0.1)
+        return sum(b.kinetic() for b in self.bodies)
+
+
+@case(rand(3, 2), 0.7, argnums=(0, 1))
+def bodies_stepped_in_a_loop_over_zip(P, k):
+    return _Masses([_Mass(P[i], 1.0 + i) for i in range(3)], k).run(3)
+
+
+@case(rand(2, 2))
+def loop_variable_also_a_generators_variable(X):
+    bodies = [_Mass(X[0], 1.0), _Mass(X[1], 2.0)]
+    for b in bodies:                   # `b` is bound again by the generator below, in its own scope
+        b.step(b.pos * 2.0, 0.5)
+    return sum(b.kinetic() + np.sum(b.pos ** 2) for b in bodies)
+
+
+@case(rand(2, 2))
+def an_item_of_a_list_of_objects_bound_in_a_loop_then_changed(X):
+    bodies = [_Mass(X[0], 1.0), _Mass(X[1], 2.0)]
+    for i in range(len(bodies)):
+        body = bodies[i]                 # the name's only binding: its class is known in each step
+        body.step(X[1 - i], 0.5)
+    return sum(b.kinetic() + np.sum(b.pos ** 3) for b in bodies)

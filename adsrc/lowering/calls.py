@@ -757,6 +757,11 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return self.helper_apply(target, _DICT_VIEWS[name], [self.atom(f.value)], e)
         e = self.deque_method(e)             # q.popleft(): q.pop(0) (deques.py)
         f, name = e.func, e.func.attr
+        if name == "astype" and _astype_without_copy(e):
+            # x.astype(t, copy=False) is x itself when x has dtype t, as np.asarray(x, t) is (a view to the aliases)
+            return self.call(gast.copy_location(gast.Call(
+                func=gast.Attribute(value=astutil.name(self.bind("np", np)), attr="asarray", ctx=gast.Load()),
+                args=[f.value] + e.args, keywords=[k for k in e.keywords if k.arg != "copy"]), e), target)
         if name in MUTATING_METHODS:
             receiver = self.item_receiver(f.value, e)
             if name == "update" and e.keywords and all(k.arg is not None for k in e.keywords) \
@@ -900,3 +905,10 @@ _BUILTIN_CALLS = {builtins.map: "b_map", builtins.filter: "b_filter", builtins.z
                   builtins.enumerate: "b_enumerate", builtins.reversed: "b_reversed", builtins.sorted: "b_sorted",
                   builtins.dict: "b_dict", builtins.getattr: "b_getattr", builtins.next: "b_next",
                   functools.reduce: "b_reduce", builtins.setattr: "b_setattr", object.__setattr__: "b_setattr"}
+
+
+def _astype_without_copy(e):
+    """`x.astype(dtype, copy=False)` (dtype by position or keyword, nothing else)?"""
+    copy = [k.value for k in e.keywords if k.arg == "copy"]
+    return len(copy) == 1 and isinstance(copy[0], gast.Constant) and copy[0].value is False and \
+        len(e.args) + len(e.keywords) == 2 and all(k.arg in ("copy", "dtype") for k in e.keywords)

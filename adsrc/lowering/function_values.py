@@ -58,19 +58,45 @@ class FunctionValues:
                           "separately.", function=True)
 
     def lambdas_display(self, value):
-        """`[lambda v, k=k: v * k for k in range(3)]` over values known when transforming, as the display of
-        the lambdas it makes, `[lambda v, k=0: ..., lambda v, k=1: ...]` (a table of functions, tables.py);
-        else None. A lambda whose body reads the loop's variable itself (Python's late binding: the last
-        value) is left as it is."""
-        if not (isinstance(value, gast.ListComp) and isinstance(value.elt, gast.Lambda) and
-                len(value.generators) == 1 and not value.generators[0].ifs and
-                isinstance(value.generators[0].target, gast.Name)):
+        """`[lambda v, k=k: v * k for k in range(3)]` (or a dict comprehension, `{name: lambda v, p=p: v ** p for
+        name, p in pairs}`) over values known when transforming, as the display of the lambdas it makes,
+        `[lambda v, k=0: ..., lambda v, k=1: ...]` (a table of functions, tables.py); else None. A lambda whose
+        body reads the loop's variable itself reads its last value (Python's late binding)."""
+        is_dict = isinstance(value, gast.DictComp)
+        lam = value.value if is_dict else getattr(value, "elt", None)
+        if not (isinstance(value, (gast.ListComp, gast.DictComp)) and isinstance(lam, gast.Lambda) and
+                len(value.generators) == 1 and not value.generators[0].ifs):
             return None
-        gen, lam = value.generators[0], value.elt
+        gen = value.generators[0]
+        names = _target_names(gen.target)
+        items = self.comprehension_items(gen.iter)
+        if names is None or items is None or is_dict and not isinstance(value.key, (gast.Name, gast.Constant)):
+            return None
+        bound = [_unpacked(gen.target, v) for v in items]
+        if None in bound:
+            return None
         params = {a.id for a in list(lam.args.posonlyargs) + list(lam.args.args) + list(lam.args.kwonlyargs)}
-        if gen.target.id in astutil.names_loaded(lam.body) - params:
-            return None
-        it = gen.iter
+        late = (set(names) & astutil.names_loaded(lam.body)) - params
+        if any(isinstance(n, gast.Lambda) for n in astutil.walk(lam.body)) and late:
+            return None             # (a lambda inside the body might bind those names itself)
+        made, keys = [], []
+        for values in bound:
+            copy = astutil.clone(lam)
+            for defaults in (copy.args.defaults, copy.args.kw_defaults):
+                for d in defaults:
+                    if d is not None:
+                        self.name_values(d, values, set(names))
+            self.name_values(copy.body, bound[-1], late)
+            made.append(copy)
+            if is_dict:
+                keys.append(astutil.const(values[value.key.id]) if isinstance(value.key, gast.Name)
+                            else astutil.clone(value.key))
+        display = gast.Dict(keys=keys, values=made) if is_dict else gast.List(elts=made, ctx=gast.Load())
+        return gast.copy_location(display, value)
+
+    def comprehension_items(self, it):
+        """The items of a comprehension's iterable known when transforming (a range, a constant sequence of
+        constants or of tuples of them), at most 32 of them; else None."""
         if isinstance(it, gast.Call) and self.static(it.func) is range and not it.keywords:
             bounds = [self.static(a) if not astutil.is_constant_literal(a) else astutil.literal_value(a)
                       for a in it.args]
@@ -78,19 +104,15 @@ class FunctionValues:
         else:
             items = self.static(it) if not astutil.is_constant_literal(it) else astutil.literal_value(it)
         if not isinstance(items, (range, tuple, list)) or not 0 < len(items) <= 32 or \
-                not all(astutil.is_constant_literal(astutil.const(v)) for v in items):
+                not all(_constant(v) for v in items):
             return None
-        made = []
-        for v in items:
-            copy = astutil.clone(lam)
-            for defaults in (copy.args.defaults, copy.args.kw_defaults):
-                for d in defaults:
-                    if d is not None:
-                        for n in astutil.walk(d):
-                            if isinstance(n, gast.Name) and n.id == gen.target.id:
-                                n.id = self.bind(f"{gen.target.id}_value", v)
-            made.append(copy)
-        return gast.copy_location(gast.List(elts=made, ctx=gast.Load()), value)
+        return list(items)
+
+    def name_values(self, node, values, which):
+        """Replace, in node, each load of a name in `which` by a name bound to its value in `values`."""
+        for n in astutil.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in which:
+                n.id = self.bind(f"{n.id}_value", values[n.id])
 
     def held_now(self, e, owner):
         """An atom of e's value now, which a later rebinding of a name in e does not change: the value a partial
@@ -220,3 +242,28 @@ class FunctionValues:
                 # step = make_step(a); step(x), with make_step only making the function: running its body again
                 # at each call changes nothing (a body that computes first, say draws random numbers, would)
                 self.functions[target] = ("applied", value)
+
+
+def _target_names(target):
+    """The names a comprehension's target binds, in order, if it is a name or a flat tuple of names."""
+    if isinstance(target, gast.Name):
+        return [target.id]
+    if isinstance(target, gast.Tuple) and all(isinstance(e, gast.Name) for e in target.elts):
+        return [e.id for e in target.elts]
+    return None
+
+
+def _unpacked(target, v):
+    """{name: value} of target bound to item v, or None if v does not unpack so."""
+    if isinstance(target, gast.Name):
+        return {target.id: v}
+    if not isinstance(v, tuple) or len(v) != len(target.elts):
+        return None
+    return {e.id: x for e, x in zip(target.elts, v)}
+
+
+def _constant(v):
+    """Is v a constant adsrc can write in code (or a tuple of them)?"""
+    if isinstance(v, tuple):
+        return all(_constant(x) for x in v)
+    return astutil.is_constant_literal(astutil.const(v))

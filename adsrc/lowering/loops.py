@@ -106,18 +106,28 @@ class Loops:
         if target is None:
             raise self.error(s.target, "this loop target is not supported.",
                              "Loop over names or tuples of names, e.g. `for i, x in enumerate(xs):`.")
-        known = self.loop_element_class(s.target, s.iter)
-        if known is not None:
-            self.local_classes[known[0]] = known[1]       # its methods are followed
-            inner = self.element_field_classes(s.iter)
+        known = self.loop_element_classes(s.target, s.iter)
+        for name, cls, iterable in known:
+            self.local_classes[name] = cls       # its methods are followed
+            inner = self.element_field_classes(iterable)
             if inner:           # `blocks = [Residual(Linear(W1)), Residual(Linear(W2))]`: what their fields hold
-                self.known_field_classes[known[0]] = inner
+                self.known_field_classes[name] = inner
 
         def body():
-            if known is not None:
-                self.check_class(known[0], known[1], s.target)
+            for name, cls, _ in known:
+                self.check_class(name, cls, s.target)
             self.out.extend(self.block(s.body))
         self.emit_for(target, it, body, self.block(s.orelse), s)
+
+    def loop_element_classes(self, target, iterable):
+        """[(name, class, its iterable)] of the loop's targets bound to objects of one known class each:
+        `for layer in layers:`, and each of `for p, f in zip(self.particles, forces):`."""
+        if isinstance(iterable, gast.Call) and self.static(iterable.func) is zip and not iterable.keywords and \
+                isinstance(target, gast.Tuple) and len(target.elts) == len(iterable.args) and \
+                not any(isinstance(a, gast.Starred) for a in iterable.args):
+            return [k for t, a in zip(target.elts, iterable.args) for k in self.loop_element_classes(t, a)]
+        known = self.loop_element_class(target, iterable)
+        return [] if known is None else [(known[0], known[1], iterable)]
 
     def unroll_objects(self, s):
         """`for layer in layers:` over a list of objects known when transforming: one copy of the body per

@@ -251,8 +251,9 @@ class Objects(MadeFields):
 
     def note_class(self, name, value):
         """What `name = value` (name bound once) tells of classes: a list of objects of one class, or an
-        attribute its owner's __init__ makes an object of a known class (checked when the code runs)."""
-        if name not in self.single or len(self.scopes) != 1:
+        attribute its owner's __init__ makes an object of a known class (checked when the code runs). In a loop
+        too, when it is the name's only binding (`body = bodies[i]`): each run of it checks the class."""
+        if name not in self.single and self.store_counts.get(name) != 1 or len(self.scopes) != 1:
             return
         if isinstance(value, (gast.Attribute, gast.Subscript, gast.Call, gast.BinOp, gast.UnaryOp, gast.IfExp)):
             # o = self.encoder; layer = layers[0]; box = make_box()
@@ -458,8 +459,10 @@ class Objects(MadeFields):
         counts = getattr(self, "_store_counts", None)
         if counts is None:
             counts = self._store_counts = {}
+            own = {id(t) for n in astutil.walk(self.uf.node) if isinstance(n, gast.comprehension)
+                   for t in astutil.walk(n.target)}      # a comprehension's targets are its own (renamed when lowered)
             for n in astutil.walk(self.uf.node):
-                if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)) and id(n) not in own:
                     counts[n.id] = counts.get(n.id, 0) + 1
         return counts
 

@@ -156,7 +156,7 @@ class Trys:
         head = _head(s)
         if not head:
             return
-        last_line = s.body[-1].lineno if head is not s.body else None
+        last_line = s.body[len(head)].lineno if head is not s.body else None
         for st in walk(body):
             if isinstance(st, (ir.SetItem, ir.InplaceOp, ir.MutatingCall)) and \
                     (last_line is None or st.loc.line < last_line):
@@ -175,10 +175,21 @@ class Trys:
 
 
 def _head(s):
-    """The statements of a try block before its last one (all of them when the last is compound)."""
-    if isinstance(s.body[-1], (gast.If, gast.For, gast.While, gast.Try, gast.With)):
+    """The statements of a try block before its last one that may raise (all of them when that one is
+    compound): `L = cholesky(K); break` keeps L only when the block completed, as Python does."""
+    n = len(s.body)
+    while n > 1 and _quiet(s.body[n - 1]):
+        n -= 1
+    if isinstance(s.body[n - 1], (gast.If, gast.For, gast.While, gast.Try, gast.With)):
         return s.body
-    return s.body[:-1]
+    return s.body[:n - 1]
+
+
+def _quiet(st):
+    """Can statement st not raise? `break`, `continue`, `pass`, and `return` of a name or a constant."""
+    if isinstance(st, gast.Return):
+        return st.value is None or isinstance(st.value, (gast.Name, gast.Constant))
+    return isinstance(st, (gast.Break, gast.Continue, gast.Pass))
 
 
 def _walk_here(node):

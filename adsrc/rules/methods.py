@@ -24,7 +24,7 @@ def _install():
     METHODS["transpose"] = Rule(".transpose()", "a, *axes", {"a": "transpose_method_vjp(g, axes)"})
     METHODS["flatten"] = Rule(".flatten()", "a, order='C'", {"a": "reshape_like(g, a, order)"})
     METHODS["copy"] = Rule(".copy()", "a, order='C'", {"a": "g"}, kind="elementwise")
-    # no `copy=False`: the result could be the array itself, which the alias analysis treats as new
+    # no `copy=False` here: the result could be the array itself; calls.py makes that call np.asarray(x, dtype)
     METHODS["astype"] = Rule(".astype()", "a, dtype, order='K', casting='unsafe'", {"a": "cast_cot(g, dtype)"},
                              kind="elementwise")
     METHODS["view"] = Rule(".view()", "a, dtype=None, type=None", {"a": "view_cot(g, a, dtype)"},
