@@ -220,3 +220,10 @@ def changes_a_global_array(x):
 
 def misspelled_numpy_function(x):
     return np.sum(np.sine(x))       # numpy has no `sine`
+
+
+def appends_functions_over_an_unknown_range(x):
+    fs = []
+    for k in range(x.shape[0] - 1):       # (its length is not known when transforming)
+        fs.append(lambda v, k=k: v[k] ** 2)
+    return sum(g(x) for g in fs)

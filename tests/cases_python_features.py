@@ -850,3 +850,44 @@ def lambdas_made_by_comprehensions_late_binding_and_a_dict(x):
     late = [lambda v: v[i] * i for i in range(3)]
     powers = {name: (lambda v, p=p: v ** p) for name, p in [("sq", 2), ("cube", 3)]}
     return sum(f(x) for f in late) + np.sum(powers["sq"](x)) + np.sum(powers["cube"](x) * x[0])
+
+
+_SCALES = (0.5, 1.5)
+
+
+@case(np.array([0.4, -1.3, 2.2]))
+def functions_appended_to_a_list_in_a_loop(x):
+    # lambdas with a default and a one-line def appended in loops, a NumPy function appended after them: the list
+    # is the table `[lambda ... for k in range(3)] + [...]` (frontend/appended.py); all were refused as calls of
+    # an unknown `g`
+    fs = []
+    for k in range(3):
+        fs.append(lambda v, k=k: v[k] * (k + 1))
+    fs.append(np.sin)
+    for c in _SCALES:
+        def scaled(v, c=c):
+            return np.tanh(c * v)
+        fs.append(scaled)
+    return sum(np.sum(g(x)) for g in fs) * x[k]       # (k is the loop's last value, 2)
+
+
+@case(np.array([0.4, -1.3, 2.2]))
+def functions_appended_late_bound_and_by_a_longer_def(x):
+    # a lambda reading the loop's variable itself reads its last value (each is v[2] * 2); a def of two
+    # statements appended keeps its own default; a def of this function and np.exp appended to a display
+    def square(v):
+        return v * v
+    late = []
+    for i in range(3):
+        late.append(lambda v: v[i] * i)
+    longer = [square]
+    longer.append(np.exp)
+    for k in range(3):
+        def term(v, k=k):
+            w = v[k] * 2.0
+            return w ** 2 + k
+        longer.append(term)
+    total = 0.0
+    for j in range(len(longer)):
+        total = total + np.sum(longer[j](x))
+    return sum(g(x) for g in late) + total

@@ -46,7 +46,7 @@ from .spread_calls import SpreadCalls
 from .jacobian_calls import JacobianCalls
 from .record_replace import RecordReplace
 from .library_objects import LibraryObjects
-from .tables import Tables
+from .tables import LOCAL_FUNCTION_HINT, UNRESOLVED_HINT, Tables
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
 _READS_NAMES = (eval, exec, locals, vars, globals, compile)
@@ -260,9 +260,10 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             hint = _GETATTR_HINT if self.static(f.func) is builtins.getattr else factories.HINT
             return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
                                 describe=f"the function that `{dotted(f.func)}(...)` returns", hint=hint)
-        return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e, describe=f"`{what}`",
-                            hint="adsrc differentiates calls to functions it can resolve when transforming: "
-                                 "module functions, closures and functions defined in this function.")
+        local = isinstance(f, gast.Name) and self.is_local(f.id)
+        return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
+                            describe=f"`{self.namer.user(what) if local else what}`",
+                            hint=LOCAL_FUNCTION_HINT if local else UNRESOLVED_HINT)
 
     def own_class(self, f):
         """The class of `type(obj)` or `obj.__class__` with obj's class known when transforming, else None."""
@@ -817,7 +818,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         hint = f"adsrc has no rule for `.{name}()`; call the NumPy function instead, or register one with " \
                "adsrc.defvjp."
         if isinstance(f.value, gast.Name):
-            owner = f.value.id
+            owner = self.namer.user(f.value.id)
             hint = (f"adsrc has no rule for `.{name}()` and does not know what `{owner}` is when it transforms. "
                     f"If `{owner}` is an argument whose method is Python code, mark it static (static_argnums / "
                     f"static_argnames) so adsrc can transform the method; if it is an object of a registered "
