@@ -1,5 +1,6 @@
 """Functions adsrc must refuse, each with a clear error pointing at its line."""
 
+import collections
 import functools
 
 import numpy as np
@@ -227,3 +228,9 @@ def appends_functions_over_an_unknown_range(x):
     for k in range(x.shape[0] - 1):       # (its length is not known when transforming)
         fs.append(lambda v, k=k: v[k] ** 2)
     return sum(g(x) for g in fs)
+
+
+def makes_a_namedtuple_from_a_variable(x):
+    names = ["w", "b"]
+    Pair = collections.namedtuple("Pair", names)
+    return np.sum(Pair(x, 1.0).w)

@@ -9,7 +9,8 @@ unchanged.
 import functools
 import itertools
 import math
-from collections import deque
+import collections
+from collections import deque, namedtuple
 import dataclasses
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -891,3 +892,18 @@ def functions_appended_late_bound_and_by_a_longer_def(x):
     for j in range(len(longer)):
         total = total + np.sum(longer[j](x))
     return sum(g(x) for g in late) + total
+
+
+@case(np.array([0.4, -1.3, 2.2]))
+def a_namedtuple_made_in_the_function(x):
+    # namedtuple's class made inside the function (adsrc makes it when transforming, from its literal
+    # arguments): refused, as namedtuple runs code through eval
+    Params = namedtuple("Params", ["W", "b"])
+    State = collections.namedtuple("State", "q v", defaults=(0.0,))
+    p = Params(x[:2], x[2])
+    s = State(x[0], x[1])
+    for _ in range(3):
+        s = State(s.q + 0.1 * s.v, s.v - 0.1 * s.q * p.b)
+    s = s._replace(v=s.v * 2.0)
+    W, b = p
+    return np.sum(p.W ** 2) * p.b + s.q ** 2 + s.v + State(x[1]).v + np.sum(W * b) + len(p)

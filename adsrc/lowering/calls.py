@@ -46,6 +46,7 @@ from .spread_calls import SpreadCalls
 from .jacobian_calls import JacobianCalls
 from .record_replace import RecordReplace
 from .library_objects import LibraryObjects
+from .local_classes import is_record_maker
 from .tables import LOCAL_FUNCTION_HINT, UNRESOLVED_HINT, Tables
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
@@ -193,6 +194,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         if name is not None:         # xp.exp(x) with xp = array_namespace(x) (namespaces.py)
             return self.namespace_call(e, name, target)
         obj = self.static(f)
+        if is_record_maker(obj):
+            self.record_class(None, e)      # (refused: a namedtuple made where it is not bound to a name)
         if obj is not rules_mod.NOT_STATIC:
             if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and \
                     f.attr in self.uf.fields.get(f.value.id, ()):

@@ -474,6 +474,8 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
                 return
             if self.library_object(t.id, value):   # dist = stats.norm(mu, s): its methods' calls get mu, s
                 return
+            if self.record_class(t.id, value):      # P = namedtuple("P", ["W", "b"]): made when transforming
+                return
             self.hold_factory_arguments(t.id, value)
             self.value(value, t.id)
             self.note_alias(t.id, value)
