@@ -37,6 +37,7 @@ from . import closures, factories, lifting, object_classes, unpacked_dicts
 from .objects import Objects, summed
 from .object_classes import _plain_class, _record_type, is_user_function, user_class
 from .checkpoint import checkpoint_call
+from .class_choices import ClassChoices
 from ..frontend.source import lambda_to_def
 from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
@@ -163,7 +164,7 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
 
 
 class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls,
-            JacobianCalls, RecordReplace, LibraryObjects):
+            JacobianCalls, RecordReplace, LibraryObjects, ClassChoices):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -757,6 +758,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             # model.apply(x) on an argument of a registered pytree class: apply(model, x)
             return self.emit_op(ir.CallUser, target, self.plain_call(e, f), e, callee=method,
                                 receiver=self.atom(f.value))
+        if self.dispatched_method(e, target):       # p.step(f), p = ps[i] of objects of several classes
+            return None
         if self.is_dict_view(e):
             return self.helper_apply(target, _DICT_VIEWS[name], [self.atom(f.value)], e)
         e = self.deque_method(e)             # q.popleft(): q.pop(0) (deques.py)

@@ -88,6 +88,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         self.deque_limits = {}   # names bound once to a deque with a maxlen: the name holding the maxlen
         self.local_classes = {}  # names bound once to an object made here (or inferred and checked): its class
         self.element_classes = None   # names of lists of objects of one class made here: the class (calls.py)
+        self.class_choices = {}  # names bound once to an item of a list of objects of several classes: those
 
     # -- entry -----------------------------------------------------------------------------------
     def function(self, fdef, name=None):
@@ -481,6 +482,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
             self.note_alias(t.id, value)
             self.note_table(t.id, value)
             self.note_class(t.id, value)
+            self.note_class_choices(t.id, value)
         elif isinstance(t, (gast.Tuple, gast.List)):
             self.note_unravel(t, value)
             spec = astutil.target_spec(t)
