@@ -29,11 +29,13 @@ class Namer:
         self.helpers = {}    # allocated name -> helper base name (see runtime.HELPERS)
         self._helper_names = {}
         self._next = {}      # stem -> the next suffix worth trying (names are never freed)
+        self.origins = {}    # a name handed out in place of another (`q_1` for the user's `q`) -> that name
 
     def __clone__(self, memo):
         new = Namer()
         new.used, new.helpers = set(self.used), dict(self.helpers)
         new._helper_names, new._next = dict(self._helper_names), dict(self._next)
+        new.origins = dict(self.origins)
         memo[id(self)] = new
         return new
 
@@ -68,6 +70,13 @@ class Namer:
         self._next[stem] = i + 1
         name = f"{stem}_{i}"
         self.used.add(name)
+        self.origins[name] = base
+        return name
+
+    def user(self, name):
+        """The name the user wrote for a name handed out in its place (for messages): `q_1` -> `q`."""
+        while name in self.origins:
+            name = self.origins[name]
         return name
 
     def _free(self, name):

@@ -331,6 +331,17 @@ def check_class(obj, cls, name):
 
 
 @helper
+def check_class_among(obj, classes, name):
+    """adsrc inferred that `name` holds an object of one of these classes (lowering/class_choices.py), and
+    obj is of none of them: refuse it."""
+    from .errors import TransformError
+    raise TransformError(f"adsrc followed the methods of `{name}` as those of "
+                         f"{' or '.join(c.__qualname__ for c in classes)}, the classes of the objects the code that "
+                         f"makes its list puts there, but `{name}` is an object of type {type(obj).__qualname__} "
+                         f"here. Call the method through its class (`Class.method({name}, ...)`).")
+
+
+@helper
 def check_classes(seq, classes, name):
     """adsrc inferred that `name` holds a list of objects of these classes, in this order (a loop over it is
     unrolled): refuse another."""

@@ -1,5 +1,6 @@
 """Functions adsrc must refuse, each with a clear error pointing at its line."""
 
+import collections
 import functools
 
 import numpy as np
@@ -220,3 +221,16 @@ def changes_a_global_array(x):
 
 def misspelled_numpy_function(x):
     return np.sum(np.sine(x))       # numpy has no `sine`
+
+
+def appends_functions_over_an_unknown_range(x):
+    fs = []
+    for k in range(x.shape[0] - 1):       # (its length is not known when transforming)
+        fs.append(lambda v, k=k: v[k] ** 2)
+    return sum(g(x) for g in fs)
+
+
+def makes_a_namedtuple_from_a_variable(x):
+    names = ["w", "b"]
+    Pair = collections.namedtuple("Pair", names)
+    return np.sum(Pair(x, 1.0).w)

@@ -9,7 +9,8 @@ unchanged.
 import functools
 import itertools
 import math
-from collections import deque
+import collections
+from collections import deque, namedtuple
 import dataclasses
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -850,3 +851,59 @@ def lambdas_made_by_comprehensions_late_binding_and_a_dict(x):
     late = [lambda v: v[i] * i for i in range(3)]
     powers = {name: (lambda v, p=p: v ** p) for name, p in [("sq", 2), ("cube", 3)]}
     return sum(f(x) for f in late) + np.sum(powers["sq"](x)) + np.sum(powers["cube"](x) * x[0])
+
+
+_SCALES = (0.5, 1.5)
+
+
+@case(np.array([0.4, -1.3, 2.2]))
+def functions_appended_to_a_list_in_a_loop(x):
+    # lambdas with a default and a one-line def appended in loops, a NumPy function appended after them: the list
+    # is the table `[lambda ... for k in range(3)] + [...]` (frontend/appended.py); all were refused as calls of
+    # an unknown `g`
+    fs = []
+    for k in range(3):
+        fs.append(lambda v, k=k: v[k] * (k + 1))
+    fs.append(np.sin)
+    for c in _SCALES:
+        def scaled(v, c=c):
+            return np.tanh(c * v)
+        fs.append(scaled)
+    return sum(np.sum(g(x)) for g in fs) * x[k]       # (k is the loop's last value, 2)
+
+
+@case(np.array([0.4, -1.3, 2.2]))
+def functions_appended_late_bound_and_by_a_longer_def(x):
+    # a lambda reading the loop's variable itself reads its last value (each is v[2] * 2); a def of two
+    # statements appended keeps its own default; a def of this function and np.exp appended to a display
+    def square(v):
+        return v * v
+    late = []
+    for i in range(3):
+        late.append(lambda v: v[i] * i)
+    longer = [square]
+    longer.append(np.exp)
+    for k in range(3):
+        def term(v, k=k):
+            w = v[k] * 2.0
+            return w ** 2 + k
+        longer.append(term)
+    total = 0.0
+    for j in range(len(longer)):
+        total = total + np.sum(longer[j](x))
+    return sum(g(x) for g in late) + total
+
+
+@case(np.array([0.4, -1.3, 2.2]))
+def a_namedtuple_made_in_the_function(x):
+    # namedtuple's class made inside the function (adsrc makes it when transforming, from its literal
+    # arguments): refused, as namedtuple runs code through eval
+    Params = namedtuple("Params", ["W", "b"])
+    State = collections.namedtuple("State", "q v", defaults=(0.0,))
+    p = Params(x[:2], x[2])
+    s = State(x[0], x[1])
+    for _ in range(3):
+        s = State(s.q + 0.1 * s.v, s.v - 0.1 * s.q * p.b)
+    s = s._replace(v=s.v * 2.0)
+    W, b = p
+    return np.sum(p.W ** 2) * p.b + s.q ** 2 + s.v + State(x[1]).v + np.sum(W * b) + len(p)

@@ -385,3 +385,47 @@ def an_item_of_a_list_of_objects_bound_in_a_loop_then_changed(X):
         body = bodies[i]                 # the name's only binding: its class is known in each step
         body.step(X[1 - i], 0.5)
     return sum(b.kinetic() + np.sum(b.pos ** 3) for b in bodies)
+
+
+# -- objects of several classes taken from a list by index in a loop (each method call a branch on the class)
+
+class _Walker:
+    def __init__(self, pos):
+        self.pos = pos
+
+    def step(self, f):
+        self.pos = self.pos + f
+
+    def energy(self):
+        return np.sum(self.pos ** 2)
+
+
+class _Backwards(_Walker):
+    def step(self, f):
+        self.pos = self.pos - 2.0 * f * self.pos
+
+
+@case(np.array([[0.3, 0.2], [0.5, -0.4]]))
+def objects_of_two_classes_taken_by_index_in_a_loop(X):
+    # `p = ps[i]; p.step(...)` with ps holding a _Walker and a _Backwards: refused, adsrc did not know what p was
+    ps = [_Walker(X[0]), _Backwards(X[1])]
+    for i in range(len(ps)):
+        p = ps[i]
+        p.step(p.pos * 0.5)
+    return sum(p.energy() for p in ps) + ps[1].pos[0] * X[0, 1]
+
+
+@case(np.array([[0.3, 0.2], [0.5, -0.4]]))
+def objects_of_two_classes_appended_then_taken_by_index(X):
+    # the list built by append (two classes): each step changes the list's object, read again after the loop
+    ps = []
+    for i in range(2):
+        ps.append(_Walker(X[i] * (i + 1.0)))
+    ps.append(_Backwards(X[0]))
+    tot = 0.0
+    for i in range(3):
+        p = ps[i]
+        p.step(X[1])
+        tot = tot + p.energy()
+    ps[0].step(X[0])                # (an item's method called directly: the branch on its class too)
+    return tot + ps[2].energy() * ps[0].pos[1]

@@ -97,3 +97,57 @@ def test_lgamma_second_derivative_is_the_trigamma_function():
     x = 2.75
     d2 = adsrc.grad(adsrc.grad(math.lgamma))(x)
     assert d2 == pytest.approx(float(special.polygamma(1, x)), rel=1e-13)
+
+
+class _Walker:
+    def __init__(self, pos):
+        self.pos = pos
+
+    def step(self, f):
+        self.pos = self.pos + f
+
+    def energy(self):
+        return np.sum(self.pos ** 2)
+
+
+class _Backwards(_Walker):
+    def step(self, f):
+        self.pos = self.pos - f
+
+
+class _Elsewhere(_Walker):
+    pass
+
+
+def _walkers_with_one_replaced(X):
+    ps = [_Walker(X[0]), _Backwards(X[1])]
+    ps[0] = _Elsewhere(X[0])            # (an item set: not among the classes the list was made with)
+    tot = 0.0
+    for i in range(2):
+        p = ps[i]
+        p.step(X[1])
+        tot = tot + p.energy()
+    return tot
+
+
+def _moved(ps, X):
+    for i in range(len(ps)):
+        b = ps[i]
+        b.step(X[i])
+    return ps
+
+
+def _walkers_through_a_helper(X):
+    ps = _moved([_Walker(X[0]), _Walker(X[1] * 2)], X)
+    return sum(q.energy() for q in ps)
+
+
+def test_an_object_of_another_class_taken_from_a_list_of_two_classes_is_refused_when_it_runs():
+    with pytest.raises(adsrc.TransformError, match=r"`p` as those of _Backwards or _Walker.*_Elsewhere"):
+        adsrc.grad(_walkers_with_one_replaced)(np.array([[0.3, 0.2], [0.5, -0.4]]))
+
+
+def test_a_refused_method_of_a_generators_variable_names_it_as_written():
+    with pytest.raises(adsrc.TransformError) as info:
+        adsrc.grad(_walkers_through_a_helper)(np.array([[0.3, 0.2], [0.5, -0.4]]))
+    assert "what `q` is" in str(info.value) and "q_1" not in str(info.value)

@@ -20,6 +20,7 @@ import gast
 from .. import astutil, conversions
 from ..errors import Location, transform_error
 from ..guards import Guards, depends_on
+from .appended import rewrite_appended_functions
 from .generators import rewrite_generators
 
 _NO_SOURCE_HINT = (
@@ -502,7 +503,7 @@ def load(fun):
         node.decorator_list = []
     _fill_args(node.args)
     uf = UserFunction(fun, node, filename)
-    if rewrite_generators(node, uf.error):
+    if rewrite_generators(node, uf.error) | rewrite_appended_functions(node, uf.lookup):
         uf.locals = local_names(node)
     return uf
 

@@ -37,6 +37,7 @@ from . import closures, factories, lifting, object_classes, unpacked_dicts
 from .objects import Objects, summed
 from .object_classes import _plain_class, _record_type, is_user_function, user_class
 from .checkpoint import checkpoint_call
+from .class_choices import ClassChoices
 from ..frontend.source import lambda_to_def
 from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
@@ -46,7 +47,8 @@ from .spread_calls import SpreadCalls
 from .jacobian_calls import JacobianCalls
 from .record_replace import RecordReplace
 from .library_objects import LibraryObjects
-from .tables import Tables
+from .local_classes import is_record_maker
+from .tables import LOCAL_FUNCTION_HINT, UNRESOLVED_HINT, Tables
 
 # builtins that reach variables by name at run time (a differentiated value inside a string...)
 _READS_NAMES = (eval, exec, locals, vars, globals, compile)
@@ -162,7 +164,7 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
 
 
 class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls,
-            JacobianCalls, RecordReplace, LibraryObjects):
+            JacobianCalls, RecordReplace, LibraryObjects, ClassChoices):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -193,6 +195,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         if name is not None:         # xp.exp(x) with xp = array_namespace(x) (namespaces.py)
             return self.namespace_call(e, name, target)
         obj = self.static(f)
+        if is_record_maker(obj):
+            self.record_class(None, e)      # (refused: a namedtuple made where it is not bound to a name)
         if obj is not rules_mod.NOT_STATIC:
             if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and \
                     f.attr in self.uf.fields.get(f.value.id, ()):
@@ -260,9 +264,10 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             hint = _GETATTR_HINT if self.static(f.func) is builtins.getattr else factories.HINT
             return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
                                 describe=f"the function that `{dotted(f.func)}(...)` returns", hint=hint)
-        return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e, describe=f"`{what}`",
-                            hint="adsrc differentiates calls to functions it can resolve when transforming: "
-                                 "module functions, closures and functions defined in this function.")
+        local = isinstance(f, gast.Name) and self.is_local(f.id)
+        return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
+                            describe=f"`{self.namer.user(what) if local else what}`",
+                            hint=LOCAL_FUNCTION_HINT if local else UNRESOLVED_HINT)
 
     def own_class(self, f):
         """The class of `type(obj)` or `obj.__class__` with obj's class known when transforming, else None."""
@@ -753,6 +758,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             # model.apply(x) on an argument of a registered pytree class: apply(model, x)
             return self.emit_op(ir.CallUser, target, self.plain_call(e, f), e, callee=method,
                                 receiver=self.atom(f.value))
+        if self.dispatched_method(e, target):       # p.step(f), p = ps[i] of objects of several classes
+            return None
         if self.is_dict_view(e):
             return self.helper_apply(target, _DICT_VIEWS[name], [self.atom(f.value)], e)
         e = self.deque_method(e)             # q.popleft(): q.pop(0) (deques.py)
@@ -817,7 +824,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         hint = f"adsrc has no rule for `.{name}()`; call the NumPy function instead, or register one with " \
                "adsrc.defvjp."
         if isinstance(f.value, gast.Name):
-            owner = f.value.id
+            owner = self.namer.user(f.value.id)
             hint = (f"adsrc has no rule for `.{name}()` and does not know what `{owner}` is when it transforms. "
                     f"If `{owner}` is an argument whose method is Python code, mark it static (static_argnums / "
                     f"static_argnames) so adsrc can transform the method; if it is an object of a registered "

@@ -62,6 +62,8 @@ class FunctionValues:
         name, p in pairs}`) over values known when transforming, as the display of the lambdas it makes,
         `[lambda v, k=0: ..., lambda v, k=1: ...]` (a table of functions, tables.py); else None. A lambda whose
         body reads the loop's variable itself reads its last value (Python's late binding)."""
+        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add):
+            return self.joined_display(value)
         is_dict = isinstance(value, gast.DictComp)
         lam = value.value if is_dict else getattr(value, "elt", None)
         if not (isinstance(value, (gast.ListComp, gast.DictComp)) and isinstance(lam, gast.Lambda) and
@@ -93,6 +95,22 @@ class FunctionValues:
                             else astutil.clone(value.key))
         display = gast.Dict(keys=keys, values=made) if is_dict else gast.List(elts=made, ctx=gast.Load())
         return gast.copy_location(display, value)
+
+    def joined_display(self, value):
+        """`[np.cos] + [lambda v, k=k: v * k for k in range(3)]` (what appending functions to a list in a loop
+        reads as, frontend/appended.py): one display of the functions, if each part is a list display or a
+        comprehension of lambdas lambdas_display writes out; else None."""
+        parts, elts, made = [], [], False
+        while isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add):
+            parts.append(value.right)
+            value = value.left
+        for part in [value] + parts[::-1]:
+            shown = part if isinstance(part, gast.List) else self.lambdas_display(part)
+            if not isinstance(shown, gast.List) or any(isinstance(e, gast.Starred) for e in shown.elts):
+                return None
+            elts.extend(shown.elts)
+            made |= shown is not part
+        return gast.copy_location(gast.List(elts=elts, ctx=gast.Load()), value) if made else None
 
     def comprehension_items(self, it):
         """The items of a comprehension's iterable known when transforming (a range, a constant sequence of

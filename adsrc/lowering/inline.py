@@ -15,6 +15,7 @@ A `Def` that nothing calls or reads afterwards is removed; one used as a value
 import gast
 
 from .. import astutil
+from .tables import LOCAL_FUNCTION_HINT
 from ..ir import nodes as ir
 from ..ir.walk import reads_anywhere, rename_all, rename_expr, target_names
 
@@ -91,9 +92,8 @@ class Inliner:
             return [s]          # `f(t, y)` with f a parameter: the function a call passes, when that call is inlined
         if d is None:
             # a local name that does not hold a function defined here: adsrc cannot see what it calls
-            return [ir.Opaque(s.target, s.expr, describe=f"`{name}`", loc=s.loc,
-                              hint="adsrc differentiates calls to functions it can resolve when transforming: "
-                                   "module functions, closures and functions defined in this function.")]
+            return [ir.Opaque(s.target, s.expr, describe=f"`{self.namer.user(name)}`", loc=s.loc,
+                              hint=LOCAL_FUNCTION_HINT)]
         if name in self.stack:
             raise self.uf.error(s.loc, f"the nested function `{name}` calls itself; adsrc does not differentiate "
                                        "recursive nested functions.",

@@ -6,8 +6,13 @@ differentiated), and the function's name for it is then a class known when trans
 objects adsrc follows as it does those of a module-level class. That is the same program as long as
 the class does not read the function's variables (it would see their values at the call): such a
 class is refused by name, as is one whose name is bound more than once.
+
+`P = namedtuple("P", ["W", "b"])` in the function is made the same way: once, when transforming, if its
+arguments are constants (`typename`, the field names, `defaults=`, `rename=`); with other arguments it is
+refused naming the line, as adsrc cannot read the code namedtuple makes.
 """
 
+import collections
 import copy
 
 import gast
@@ -18,6 +23,7 @@ from ..frontend.source import define_made
 from .lifting import free_names
 
 _MADE = {}      # (function's code, the class's text) -> the class (bounded)
+_RECORD_MAKERS = (collections.namedtuple,)      # functions that make a class by running code they write
 
 
 class LocalClasses:
@@ -39,6 +45,43 @@ class LocalClasses:
         self.static_locals[s.name] = cls
         from ..ir import nodes as ir
         self.emit(ir.Const(s.name, astutil.name(self.bind(s.name, cls))), s)
+
+
+    def record_class(self, target, value):
+        """`P = namedtuple("P", ["W", "b"])` with constant arguments: P is the class, made when transforming
+        (once per call site and arguments), a constant. False if value is not a call of namedtuple."""
+        if not isinstance(value, gast.Call) or not isinstance(value.func, (gast.Name, gast.Attribute)) or \
+                not is_record_maker(self.static(value.func)):
+            return False
+        parts = list(value.args) + [k.value for k in value.keywords]
+        if target not in self.single or any(isinstance(a, gast.Starred) for a in value.args) or \
+                any(k.arg is None for k in value.keywords) or not all(astutil.is_constant_literal(a) for a in parts):
+            made = f"{target} = " if target is not None else ""
+            where = " in the differentiated function itself (not a function nested in it)" \
+                if len(self.scopes) > 1 else ""
+            raise self.error(value, f"`{made}{astutil.unparse(value.func)}(...)` makes a class inside the "
+                                    f"function; adsrc makes it once, when transforming, only{where} when it is bound "
+                                    "to a name once and its arguments are constants written out (namedtuple runs "
+                                    "code it writes itself, which adsrc cannot read).",
+                             f"Define the namedtuple at module level, or write `{made or 'P = '}"
+                             f"{astutil.unparse(value.func)}(...)` with its type name and field names as literals.")
+        args = [astutil.literal_value(a) for a in value.args]
+        kwargs = {k.arg: astutil.literal_value(k.value) for k in value.keywords}
+        key = (self.uf.fun.__code__, gast.dump(value))
+        try:
+            cls = made_once(_MADE, key, lambda: self.static(value.func)(*args, **kwargs))
+        except (TypeError, ValueError) as err:
+            raise self.error(value, f"`{astutil.unparse(value)}` raises {type(err).__name__}: {err}",
+                             "Check the field names.") from None
+        cls.__qualname__ = f"{self.uf.fun.__qualname__}.<locals>.{cls.__name__}"
+        self.static_locals[target] = cls
+        from ..ir import nodes as ir
+        self.emit(ir.Const(target, astutil.name(self.bind(target, cls))), value)
+        return True
+
+
+def is_record_maker(obj):
+    return any(obj is m for m in _RECORD_MAKERS)
 
 
 def _free_in_class(s):

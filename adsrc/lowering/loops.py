@@ -191,7 +191,10 @@ class Loops:
         known, classes = [], []
         for elt in node.elts:
             made = object_classes.made_class(self.resolved(elt.func)) if isinstance(elt, gast.Call) else None
-            value = self.static(elt) if not isinstance(elt, (gast.Lambda, gast.Call)) else None
+            # a def of this function bound once (or a lambda made here): the same function wherever it is read
+            local = isinstance(elt, gast.Name) and (elt.id in self.local_defs or
+                                                    elt.id in self.def_names and elt.id in self.single)
+            value = self.static(elt) if not isinstance(elt, (gast.Lambda, gast.Call)) and not local else None
             if made is None and isinstance(elt, gast.Call) or value is rules_mod.NOT_STATIC or \
                     value is not None and (not callable(value) or isinstance(value, type) and
                                            object_classes.made_class(value) is None):

@@ -88,6 +88,7 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
         self.deque_limits = {}   # names bound once to a deque with a maxlen: the name holding the maxlen
         self.local_classes = {}  # names bound once to an object made here (or inferred and checked): its class
         self.element_classes = None   # names of lists of objects of one class made here: the class (calls.py)
+        self.class_choices = {}  # names bound once to an item of a list of objects of several classes: those
 
     # -- entry -----------------------------------------------------------------------------------
     def function(self, fdef, name=None):
@@ -474,11 +475,14 @@ class Normalizer(Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStat
                 return
             if self.library_object(t.id, value):   # dist = stats.norm(mu, s): its methods' calls get mu, s
                 return
+            if self.record_class(t.id, value):      # P = namedtuple("P", ["W", "b"]): made when transforming
+                return
             self.hold_factory_arguments(t.id, value)
             self.value(value, t.id)
             self.note_alias(t.id, value)
             self.note_table(t.id, value)
             self.note_class(t.id, value)
+            self.note_class_choices(t.id, value)
         elif isinstance(t, (gast.Tuple, gast.List)):
             self.note_unravel(t, value)
             spec = astutil.target_spec(t)

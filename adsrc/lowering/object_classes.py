@@ -63,6 +63,12 @@ def element_class(e, resolve, named=None):
     """The class of every element of a list or tuple display, or list comprehension, of constructions
     (`[Linear(a), Linear(b)]`, `[Linear(w) for w in ws]`) or of names `named` binds once to constructions
     (`first = Linear(a)`, `[first, Linear(b)]`), else None. resolve(node) -> object or None."""
+    classes = element_classes(e, resolve, named)
+    return classes.pop() if classes is not None and len(classes) == 1 else None
+
+
+def element_classes(e, resolve, named=None):
+    """The set of the classes of the elements of such a display or comprehension (all known), else None."""
     if type(e).__name__ in ("List", "Tuple"):      # an ast or a gast node
         elts = e.elts
     elif type(e).__name__ == "ListComp":
@@ -72,7 +78,7 @@ def element_class(e, resolve, named=None):
     named = named or {}
     classes = {made_class(resolve(x.func)) if type(x).__name__ == "Call" else
                named.get(x.id) if type(x).__name__ == "Name" else None for x in elts}
-    return classes.pop() if len(classes) == 1 and None not in classes else None
+    return classes if classes and None not in classes else None
 
 
 def _constructed_names(nodes, resolve):
@@ -92,10 +98,11 @@ def _constructed_names(nodes, resolve):
 _EMPTY, _OTHER = "empty", "other"
 
 
-def list_element_classes(nodes, key_of, resolve):
+def list_element_classes(nodes, key_of, resolve, several=False):
     """{key: class} of the lists that every binding and append in nodes (ast or gast, walked) fills with
     objects of one class: `k = [C(a), C(b)]`, `k = [C(w) for w in ws]`, `k = []` then `k.append(C(a))`.
-    key_of(target expression) -> a key (a name, an attribute of self) or None."""
+    key_of(target expression) -> a key (a name, an attribute of self) or None. several: {key: (its classes,
+    sorted by name)} of the lists filled so with objects of two classes or more."""
     evidence = {}
     named = _constructed_names(nodes, resolve)
     for n in nodes:
@@ -106,8 +113,9 @@ def list_element_classes(nodes, key_of, resolve):
                 if key is not None:
                     value = getattr(n, "value", None)
                     empty = kind == "Assign" and type(value).__name__ == "List" and not value.elts
-                    found = _EMPTY if empty else element_class(value, resolve, named) if kind == "Assign" else None
-                    evidence.setdefault(key, set()).add(found or _OTHER)
+                    found = {_EMPTY} if empty else element_classes(value, resolve, named) if kind == "Assign" \
+                        else None
+                    evidence.setdefault(key, set()).update(found or {_OTHER})
         elif kind == "Call" and type(n.func).__name__ == "Attribute" and n.func.attr in ("append", "extend"):
             key = key_of(n.func.value)
             if key is not None:
@@ -115,12 +123,14 @@ def list_element_classes(nodes, key_of, resolve):
                 found = (made_class(resolve(arg.func)) if type(arg).__name__ == "Call" else
                          named.get(arg.id) if type(arg).__name__ == "Name" else None) \
                     if n.func.attr == "append" else element_class(arg, resolve, named)
-                evidence.setdefault(key, set()).add(found or _OTHER)
+                evidence.setdefault(key, set()).add(found or _OTHER)     # (one class an `extend` adds, or none)
     out = {}
     for key, found in evidence.items():
         classes = found - {_EMPTY}
-        if len(classes) == 1 and _OTHER not in classes:
+        if len(classes) == 1 and _OTHER not in classes and not several:
             out[key] = classes.pop()
+        elif len(classes) > 1 and _OTHER not in classes and several:
+            out[key] = tuple(sorted(classes, key=lambda c: (c.__qualname__, c.__module__)))
     return out
 
 

@@ -35,6 +35,15 @@ _CHANGING = frozenset({"append", "extend", "insert", "pop", "clear", "update", "
                        "popitem", "sort", "reverse", "__setitem__", "__delitem__"})
 
 
+UNRESOLVED_HINT = ("adsrc differentiates calls to functions it can resolve when transforming: module functions, "
+                   "closures and functions defined in this function.")
+LOCAL_FUNCTION_HINT = UNRESOLVED_HINT + (
+    " A function taken from a list is followed when the list is a display of such functions (`fs = [np.sin, "
+    "lambda v: v ** 2]`) or a list comprehension of lambdas over a range or constants (`fs = [lambda v, k=k: "
+    "v[k] * k for k in range(3)]`), possibly extended by `fs.append(...)` right after it, and is never changed "
+    "afterwards.")
+
+
 class Tables:
     """Mixin of the Normalizer (calls.py)."""
 
