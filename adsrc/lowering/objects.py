@@ -502,7 +502,7 @@ def _replaced_record(value, resolve):
 def _keeping(cls, ops):
     """How many of the augmented assignments `a op= v` (ops) keep an object of cls one: its class's in-place
     method (`__iadd__`...) returns the object itself or a new one of cls."""
-    from .normalize import INPLACE_METHODS
+    from .assignments import INPLACE_METHODS
     kept = 0
     for op in ops:
         method = inspect.getattr_static(cls, INPLACE_METHODS.get(type(op), ""), None)
