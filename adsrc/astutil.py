@@ -147,6 +147,15 @@ def parse_expr(text):
     return clone(_parse_expr_cached(text))
 
 
+def dotted(node):
+    """`a.b.c` of a chain of attributes of a name (for messages); '<expression>' for anything else."""
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return dotted(node.value) + "." + node.attr
+    return "<expression>"
+
+
 def unparse(node):
     """Python source of a gast expression (for messages)."""
     return ast.unparse(gast.gast_to_ast(clone(node)))

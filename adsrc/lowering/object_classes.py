@@ -146,7 +146,7 @@ def attribute_classes(cls, attr):
 def fields_changed_in_place(fn, param):
     """The fields of parameter `param` that fn changes in place as written (`self.arr *= s`, `self.arr[i] = v`,
     `self.items.append(v)`), sorted; () if fn has no source."""
-    from .calls import MUTATING_METHODS, REFUSED_METHODS      # (calls.py imports this module)
+    from .method_calls import MUTATING_METHODS, REFUSED_METHODS      # (method_calls.py imports this module)
     fdef = _parse(fn)
     if fdef is None:
         return ()
