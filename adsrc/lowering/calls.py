@@ -23,7 +23,7 @@ import types
 import gast
 import numpy as np
 
-from .. import astutil, primitives, runtime
+from .. import astutil, primitives
 from ..astutil import dotted
 from ..keys import hashable
 from ..checkpoint import Checkpointed
@@ -31,6 +31,7 @@ from .. import rules as rules_mod
 from ..ir import nodes as ir
 from .builtins import Primitives
 from .method_calls import MUTATING_METHODS, REFUSED_METHODS, MethodCalls
+from .rule_calls import RuleCalls
 from .function_values import FunctionValues
 from ..rules import by_source
 from ..rules.runtime_rules import COPYING
@@ -81,18 +82,6 @@ def _adds(cls):
     """Does cls (a class of the user's, or None) define `+` in Python?"""
     return cls is not None and any(is_user_function(inspect.getattr_static(cls, m, None))
                                    for m in ("__add__", "__radd__"))
-
-
-def _post_init(cls):
-    """A dataclass's own Python __post_init__ taking no InitVar, which adsrc follows after making the object
-    from its fields; else None."""
-    import dataclasses
-    method = inspect.getattr_static(cls, "__post_init__", None) if dataclasses.is_dataclass(cls) else None
-    fields = getattr(cls, "__dataclass_fields__", {}).values()
-    if not is_user_function(method) or any(isinstance(f.type, dataclasses.InitVar) or f.type is dataclasses.InitVar
-                                           for f in fields):
-        return None
-    return method
 
 
 def _getter_expression(obj, e):
@@ -147,7 +136,7 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
 
 
 class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls,
-            JacobianCalls, RecordReplace, LibraryObjects, ClassChoices, MethodCalls):
+            JacobianCalls, RecordReplace, LibraryObjects, ClassChoices, MethodCalls, RuleCalls):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -581,133 +570,6 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         return self.emit_op(ir.Opaque, target, self.plain_call(e, e.func), e,
                             describe=f"`{callable_name(obj, e.func)}`", hint=_no_rule_hint(obj),
                             fresh=isinstance(obj, type))
-
-    def construct(self, e, cls, target):
-        """A namedtuple or dataclass made from its fields: a container whose fields are its arguments."""
-        from ..rules.containers import record_rule
-        rule = record_rule(cls)
-        args, keywords = self.bound_args(e, rule)
-        post_init = _post_init(cls)
-        func = e.func
-        if post_init is not None:
-            fields = runtime.fields_only(cls)
-            rules_mod.FUNCTIONS.setdefault(fields, rule)        # (its calls in generated code, differentiated again)
-            func = astutil.name(self.bind(cls.__name__ + "_fields", fields))
-        expr = gast.Call(func=func, args=args, keywords=keywords)
-        try:
-            bound = rule.bind(args, keywords)
-        except TypeError as err:
-            raise self.error(e, f"{err}.", None) from None
-        if post_init is not None:
-            # a dataclass computing fields in __post_init__: made from its fields, then __post_init__ followed
-            obj = target if isinstance(target, str) else self.temp(cls.__name__.lower())
-            self.emit_op(ir.Apply, obj, expr, e, rule=rule, bound=bound)
-            call = gast.Call(func=gast.Attribute(value=astutil.name(obj), attr="__post_init__", ctx=gast.Load()),
-                             args=[], keywords=[])
-            self.emit_op(ir.CallUser, None, call, e, callee=post_init, receiver=astutil.name(obj),
-                         classes=((0, cls),))
-            if target is not None and target != obj:
-                self.emit(ir.Copy(target, astutil.name(obj)), e)
-        else:
-            self.emit_op(ir.Apply, target, expr, e, rule=rule, bound=bound)
-        if isinstance(target, str) and (target in self.single or target not in self.store_counts or
-                                        self.stable_classes.get(target) is cls) and len(self.scopes) == 1:
-            self.local_classes[target] = cls        # its methods can be followed (a name bound once, a temporary)
-        if isinstance(target, str):
-            self.note_fields(target, cls, e)        # (modules it holds: `Pair(Linear(W1), Linear(W2))`)
-
-    def rule_call(self, e, func, rule, target, receiver=None):
-        if any(isinstance(a, gast.Starred) and self.known_length(a.value) is not None for a in e.args):
-            # f(*args) with args of a length known here: its items one by one
-            items = []
-            for a in e.args:
-                n = self.known_length(a.value) if isinstance(a, gast.Starred) else None
-                if n is None:
-                    items.append(a)
-                    continue
-                seq = self.atom(a.value)
-                items.extend(gast.Subscript(value=astutil.clone(seq), slice=astutil.const(i), ctx=gast.Load())
-                             for i in range(n))
-            e = gast.copy_location(gast.Call(func=e.func, args=items, keywords=e.keywords), e)
-        out = next((k for k in e.keywords if k.arg == "out"), None)
-        if out is not None and not (isinstance(out.value, gast.Constant) and out.value.value is None):
-            # y = f(x, out=buf): buf[...] = f(x); y = buf (`out=(buf,)` too, as ufuncs take it)
-            buf = out.value.elts[0] if isinstance(out.value, gast.Tuple) and len(out.value.elts) == 1 else out.value
-            if isinstance(buf, gast.Tuple):
-                raise self.error(e, f"`{rule.name}(..., out=...)` with a tuple of several arrays.",
-                                 f"Assign the results instead: `y = {rule.name}(...)`.")
-            buf = self.atom(buf)
-            if not isinstance(buf, gast.Name) or not self.is_local(buf.id):
-                raise self.error(e, f"`{rule.name}(..., out=...)` writes into an object adsrc does not own.",
-                                 f"Assign the result instead: `y = {rule.name}(...)`.")
-            call = gast.Call(func=e.func, args=e.args, keywords=[k for k in e.keywords if k.arg != "out"])
-            tmp = self.temp(self.temp_base(call))
-            self.rule_call(call, func, rule, tmp, receiver)
-            self.emit(ir.SetItem(buf.id, astutil.const(Ellipsis), astutil.name(tmp)), e)
-            if target is not None:
-                self.emit(ir.Copy(target, astutil.name(buf.id)), e)
-            return
-        if rule.nondiff:
-            return self.emit_op(ir.Const, target, self.raw(e), e, fresh=rule.name.startswith("np."))
-        args, keywords = self.bound_args(e, rule, skip_first=receiver is not None)
-        if receiver is not None:
-            expr = gast.Call(func=gast.Attribute(value=receiver, attr=e.func.attr, ctx=gast.Load()), args=args,
-                             keywords=keywords)
-            pos = [receiver] + args
-        else:
-            expr = gast.Call(func=func, args=args, keywords=keywords)
-            pos = args
-        try:
-            bound = rule.bind(pos, keywords)
-        except TypeError as err:
-            raise self.error(e, f"{err}.", "Check the call against adsrc's rule table "
-                                           "(`python -m adsrc rules`).") from None
-        out = bound.get("out") if rule.name.startswith(("np.", ".")) else None
-        if out is not None and not (isinstance(out, gast.Constant) and out.value is None):
-            # (`out=` by keyword is written as an assignment above; by position, a rule's `out` must be None)
-            raise self.error(e, f"`{rule.name}` with an output array given by position.",
-                             f"Pass it as `out=` or assign the result instead: `y = {rule.name}(...)`.")
-        self.emit_op(ir.Apply, target, expr, e, rule=rule, bound=bound, method_of=receiver)
-
-    def bound_args(self, e, rule, skip_first=False):
-        """Arguments with the rule's operands as atoms and the rest as written."""
-        operands = rule.referenced_params()
-        positional = [p for p in rule.params if p.kind in ("pos", "any")]
-        if skip_first:
-            positional = positional[1:]
-        var = next((p for p in rule.params if p.kind == "var"), None)
-        args = []
-        for i, a in enumerate(e.args):
-            if isinstance(a, gast.Starred):
-                raise self.error(a, f"unpacking arguments with `*` into {rule.name} is not supported.",
-                                 "Pass the arguments one by one.")
-            pname = positional[i].name if i < len(positional) else (var.name if var else None)
-            args.append(self.operand(a, pname in operands))
-        keywords = []
-        for k in e.keywords:
-            if k.arg is None:
-                raise self.error(e, f"`**` arguments to {rule.name} are not supported.",
-                                 "Pass the keyword arguments explicitly.")
-            keywords.append(gast.keyword(arg=k.arg, value=self.operand(k.value, k.arg in operands)))
-        return args, keywords
-
-    def operand(self, a, needed):
-        if not needed:
-            return self.raw(a)
-        if astutil.is_constant_literal(a):
-            return self.raw(a)
-        return self.atom(a)
-
-    def helper_apply(self, target, base, args, node):
-        """target = helper(*args) for a runtime helper with a derivative rule."""
-        fn = runtime.HELPERS[base]
-        rule = rules_mod.lookup(fn)
-        expr = astutil.call(astutil.name(self.namer.helper(base)), args)
-        if rule is None or rule.nondiff:
-            return self.emit_op(ir.Const, target, expr, node)
-        self.emit_op(ir.Apply, target, expr, node, rule=rule, bound=rule.bind(expr.args, []))
-
-    emit_call_rule = helper_apply
 
 
 # modules whose functions called for their effect only print, log, warn, wait or check (adsrc: generated code)
