@@ -25,7 +25,8 @@ import gast
 from .. import astutil
 from .. import rules as rules_mod
 from ..errors import TransformError
-from ..frontend.source import load, static_sequence
+from ..frontend.source import load
+from ..frontend.static_values import static_sequence
 from .object_classes import is_user_function
 
 _MOST = 32                      # entries: more would make a long chain of branches
