@@ -25,6 +25,7 @@ from .kinds import GENERAL, arg_kind, describe, show_static, static_key
 _nd = np.ndarray
 _ARRAY_KEY = ("array",)
 _SCALAR_KEY = ("scalar",)
+_PLAIN = keys.PLAIN_TYPES
 _F64 = np.dtype(np.float64)
 _EMPTY = inspect.Parameter.empty
 
@@ -87,6 +88,7 @@ class Gradient:
         self._wrt = [self._positional[i] for i in norm]
         self._max = max(norm)
         self._first = norm[0] if len(norm) == 1 and not self._statics else None
+        self._rest = len(sig.parameters) > 1     # the lean path looks at the other arguments (object_args.py)
         self._name_statics()
         self._cache = SpecializationCache(cache_size, name=fname)
         self._data = self._cache._data
@@ -99,7 +101,8 @@ class Gradient:
         return keys.make_key_function(
             [(i, self._positional[i], sig.parameters[self._positional[i]].default) for i in norm],
             [(pos, n, default) for n, (pos, default) in self._statics.items()], _grad_arg_kind, static_key,
-            self._fname, self._by_identity, object_args.typed_parameters(self, self._typed))
+            self._fname, self._by_identity, object_args.typed_parameters(self, self._typed),
+            object_args.other_parameters(self), object_args.new_role)
 
     def _learn_classes(self, args, kwargs):
         """Key on the class of arguments that are objects of the user's classes, and on functions passed as
@@ -107,7 +110,7 @@ class Gradient:
         typed, static = object_args.new_parameters(self, args, kwargs)
         if not typed and not static:
             return False
-        self._typed += tuple(typed)
+        self._typed = tuple(n for n in self._typed if n not in static) + tuple(typed)
         for name in static:
             self._statics[name] = (self._positional.index(name) if name in self._positional else None,
                                    self._sig.parameters[name].default)
@@ -188,6 +191,11 @@ class Gradient:
                 a = None                  # missing: the key function says so
             t = type(a)
             key = _SCALAR_KEY if t is float else _ARRAY_KEY if t is _nd and a.dtype is _F64 else None
+            if self._rest:
+                for b in args:
+                    if type(b) not in _PLAIN:
+                        key = None        # an object or a function, maybe, where the code has none: the key says
+                        break
             cache = self._cache
             only = cache.only             # the leanest: the cache holds one gradient, for this key, up to date
             if only is not None and only[0] is key:
@@ -336,6 +344,7 @@ class Gradient:
         if entry is not None and entries.up_to_date(*entry[1:]):
             return Source(unit_source(entry[0].unit))
         if args or any(k not in self._statics for k in kwargs):
+            self._learn_classes(args, kwargs)       # (an object or a function there: the code a call would take)
             key = self._key(args, kwargs)
             statics = self._static_values(args, kwargs)
         else:

@@ -40,7 +40,7 @@ def object_class(value):
 
 def new_parameters(gradient, args, kwargs):
     """(typed, static): parameters neither differentiated, static nor typed yet that hold objects of the
-    user's classes, and functions, in this call."""
+    user's classes, and parameters neither differentiated nor static that hold functions, in this call."""
     sig = gradient._sig
     if not kwargs and len(args) == len(gradient._positional) == len(sig.parameters) and \
             all(type(a) in _LEAVES for a in args):
@@ -52,12 +52,13 @@ def new_parameters(gradient, args, kwargs):
     for name, p in sig.parameters.items():      # `def loss(x, act=swish)`: a default the call leaves
         if name not in bound and p.default is not p.empty:
             bound[name] = p.default
-    skip = set(gradient._wrt) | set(gradient._statics) | set(gradient._typed)
+    skip = set(gradient._wrt) | set(gradient._statics)
     functions, classes = constant_roles(
         (name, value) for name, value in bound.items()
         if name not in skip and sig.parameters[name].kind not in (inspect.Parameter.VAR_POSITIONAL,
                                                                   inspect.Parameter.VAR_KEYWORD))
-    return list(classes), list(functions)
+    # (a parameter typed already that holds a function now becomes static: api.Gradient._learn_classes)
+    return [n for n in classes if n not in gradient._typed], list(functions)
 
 
 def left_defaults(function, passed):
@@ -83,6 +84,39 @@ def is_function(value):
         return False
     from . import rules          # np.mean is an array-function dispatcher: a function with a rule
     return rules.lookup(value) is not None
+
+
+def other_parameters(gradient):
+    """[(position or None, name, default)] of the parameters neither differentiated, static nor typed (nor *args,
+    **kwargs): a call passing an object of the user's class or a function there must miss the cache, so that
+    the gradient learns it (keys.make_key_function)."""
+    skip = set(gradient._wrt) | set(gradient._statics) | set(gradient._typed)
+    out = []
+    for name, p in gradient._sig.parameters.items():
+        if name in skip or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        pos = gradient._positional.index(name) if name in gradient._positional else None
+        out.append((pos, name, p.default))
+    return out
+
+
+_NO_ROLE = {}       # types whose objects take no role: not callable, not the user's classes (a few, bounded)
+
+
+def new_role(value):
+    """Would a parameter holding value be learned (new_parameters): a function, or an object of the user's class?
+    (The key of every call asks of the values of types that are not plain: a generator passed to each call.)"""
+    t = type(value)
+    if t in _NO_ROLE:
+        return False
+    functions, classes = constant_roles([("value", value)])
+    if functions or classes:
+        return True
+    if not callable(value):         # (callable and object_class depend on the type only)
+        if len(_NO_ROLE) > 256:
+            _NO_ROLE.clear()
+        _NO_ROLE[t] = True
+    return False
 
 
 def typed_parameters(gradient, names):

@@ -360,6 +360,17 @@ def replace_obj_tangent(m, old, tm, tnew):
 
 
 @helper
+def replace_part_tangent(m, old, new, paths, tm, tnew):
+    """Tangent of replace_part(m, old, new, paths, message): tnew's part wherever m holds old's."""
+    from .rules.held_parts import part_positions
+    from .rules.sharing import _set_path, _taken
+    for position, steps in part_positions(m, old, paths):
+        part = _taken(tnew, steps) if type(tnew) is _nd else zeros_tangent(_taken(new, steps))
+        tm = _set_path(tm, position, part)
+    return tm
+
+
+@helper
 def attr_tangent(t, obj, name):
     """The tangent of obj.name: the field of obj's tangent (an object without one has a zero tangent)."""
     array = has_array_attributes(obj)       # `x.size`, `x.T` of an array read as a field (fields.py)

@@ -6,7 +6,7 @@ changes; `params_reached` is what analysis/summaries.py reports a function chang
 
 from .aliases import FOREIGN
 
-SAME, DERIVED, BASE, HOLDS, UNKNOWN = "same", "derived", "base", "holds", "unknown"
+SAME, DERIVED, BASE, HOLDS, HOLDS_PART, UNKNOWN = "same", "derived", "base", "holds", "holds part", "unknown"
 
 
 def relations(state, m, n):
@@ -14,8 +14,9 @@ def relations(state, m, n):
 
     SAME: m may be n's object; DERIVED: m may be a part or view of it (path from n
     to m); BASE: n may be a part or view of m's object (path from m to n); HOLDS: m
-    may hold n's object in a container; UNKNOWN: they may share memory in a way
-    adsrc does not know.
+    may hold n's object in a container; HOLDS_PART: m may hold a part or view of
+    n's object in a container (path from n to the part held); UNKNOWN: they may
+    share memory in a way adsrc does not know.
     """
     out = []
     n_refs = state.refs(n)
@@ -49,8 +50,11 @@ def relations(state, m, n):
             paths = holds[obj].get(rn.obj)
             if paths and (rn.path is None or None in paths or rn.path in paths):
                 out.append((HOLDS, None))       # m may hold the part of n's object n refers to
+            elif paths and all(p[:len(rn.path)] == rn.path for p in paths):
+                # m holds parts of the part of n's object n refers to (`held = {"r": v[0]}`, n is v)
+                out += [(HOLDS_PART, p[len(rn.path):]) for p in paths]
             elif paths:
-                out.append((UNKNOWN, None))     # m holds another part of n's object (a view of it...)
+                out.append((UNKNOWN, None))     # m holds another part of n's object
     unique = list(dict.fromkeys(out))
     # in an order that does not depend on where objects live in memory (generated code is deterministic)
     return sorted(unique, key=_order)

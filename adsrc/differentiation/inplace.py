@@ -49,7 +49,7 @@ def finish_updates(adj, code):
         free = _free_reads(code, loop, chain, copies) if loop is not None else set()
         others = [n for name in names for n in loads.get(name, []) if id(n) not in own and id(n) not in getitems
                   and id(n) not in passive and id(n) not in free]
-        if not others and _views_compared(adj, code, names):
+        if not others and (_views_compared(adj, code, names) or _held_views_followed(adj, code, names)):
             others = True       # a copy of a view would no longer be part of the object: the test would change
         if others:
             _comment_before(code, node, f"`{base}` is copied, not changed in place: its old value is needed "
@@ -154,6 +154,17 @@ def _views_compared(adj, code, names):
                 any(isinstance(a, gast.Name) and a.id in views for a in n.args):
             return True
     return False
+
+
+def _held_views_followed(adj, code, names):
+    """Are views taken of one of names (which an update in place would copy) while the code takes the views
+    that containers hold again from a changed array (replace_part, rules/held_parts.py: it looks for the views
+    by their memory, which a copy does not share)?"""
+    if not any(_getitem_values(code, name) for name in names):
+        return False
+    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and
+               adj.namer.helpers.get(n.func.id) == "replace_part"
+               for n in astutil.walk(gast.Module(body=list(code), type_ignores=[])))
 
 
 def _getitem_values(code, base):

@@ -30,6 +30,7 @@ from ..analysis.liveness import Liveness
 from ..ir import nodes as ir
 from ..ir.walk import assigned, target_names
 from . import object_classes
+from .sharer_statements import SharerStatements, bases_first, held_parts_together
 
 # list and dict methods: method -> helper returning the changed object's new value
 _METHODS = {"extend": "list_extend", "insert": "list_insert", "clear": "clear_copy", "update": "dict_update",
@@ -37,11 +38,15 @@ _METHODS = {"extend": "list_extend", "insert": "list_insert", "clear": "clear_co
             "__delitem__": "delete_item", "pop": "delete_item", "setdefault": "dict_setdefault"}
 
 
+# the order in which sharers follows the links of one name to the changed object: the views it holds of the
+# object, then the object where it holds it (replace_obj refuses views of it), then the others, unknown links last
+_FOLLOWED_FIRST = {rel.HOLDS_PART: 0, rel.HOLDS: 1, rel.UNKNOWN: 3}
+
 # the statements rewritten here, whose live names after them `changed` asks for
 _CHANGES = (ir.SetItem, ir.InplaceOp, ir.MutatingCall, ir.CallUser)
 
 
-class Functionalizer:
+class Functionalizer(SharerStatements):
     def __init__(self, fn, namer, oracle=None):
         self.fn = fn
         self.uf = fn.uf
@@ -158,8 +163,14 @@ class Functionalizer:
             # a call changing parts of n's object in place: a name holding an object n's object holds too
             # (`c2 = copy.copy(c)`, then `c.step(x)` doing `self.h += x`) is checked when the code runs
             pre += [self.unshared_check(m, n, loc, [], slot) for m in self.holding_alike(state, n, live, done)]
+        held = []      # (name, paths): views of n's array that containers hold, taken again from its new value
         if structural:
-            rels = {m: [r for r in rs if r[0] != rel.UNKNOWN] for m, rs in rels.items()}
+            # (`d = {"a": v[:2], "b": v[2:]}`, then `d["a"] += s` writes back into v: d["b"] views the new v too;
+            # d itself follows the change as a base of d["a"], not here)
+            if not isinstance(slot, part_changes.CallEffect):
+                held = [(m, paths) for m in names for kind, paths in held_parts_together(rels[m])
+                        if kind == rel.HOLDS_PART]
+            rels = {m: [r for r in rs if r[0] not in (rel.UNKNOWN, rel.HOLDS_PART)] for m, rs in rels.items()}
             names = [m for m in names if rels[m]]
         old = []       # the old value of n, for those who need it after the update
 
@@ -178,7 +189,7 @@ class Functionalizer:
         # reached them: as the code runs they may be different objects, `z = x` in one branch and a new array in
         # the other)
         handled, revisit, reached = set(), set(), {}
-        for m in sorted(names, key=lambda m: (not any(k == rel.BASE for k, _ in rels[m]), m)):
+        for m in bases_first(state, names, rels):
             if m in done and m not in revisit:
                 continue
             handled.add(m)
@@ -191,7 +202,7 @@ class Functionalizer:
             # (m holding n's object, and n a part of m too: the object is replaced everywhere m holds it first, so
             # that the names following m after n is written back see every place, `held = [v, v]` changed through
             # `for a in held: a *= c`; unknown sharing last)
-            for kind, path in sorted(rels[m], key=lambda r: (r[0] == rel.UNKNOWN, r[0] != rel.HOLDS)):
+            for kind, path in sorted(held_parts_together(rels[m]), key=lambda r: _FOLLOWED_FIRST.get(r[0], 2)):
                 if m in revisit and kind == rel.UNKNOWN:
                     continue
                 before = set(done)
@@ -211,6 +222,7 @@ class Functionalizer:
                                                          comparators=[astutil.name(was)]), loc=loc),
                         ir.If(astutil.name(unchanged), mine, [], loc=loc)]
             post += mine
+        post += [self.held_part(m, n, paths, loc, old_value) for m, paths in held]
         return pre, post + [ir.Copy(m, astutil.name(n), loc=loc) for m in same]
 
     def follow(self, state, m, n, kind, path, live, loc, done, old_value, tests, slot=False):
@@ -270,92 +282,14 @@ class Functionalizer:
             expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
                                                              astutil.name(n)])
             return [], [self.helper_op(m, expr, "replace_obj", loc)]
+        if kind == rel.HOLDS_PART and not isinstance(slot, part_changes.CallEffect):
+            return [], [self.held_part(m, n, path, loc, old_value)]
         # shared in a way adsrc does not know: m may be the object or hold it (followed when the code runs),
         # or share its memory as a view adsrc cannot take again (refused when the code runs)
         check = self.unshared_check(m, n, loc, tests, slot)
         expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
                                                          astutil.name(n)])
         return [check], [self.helper_op(m, expr, "replace_obj", loc)]
-
-    def unshared_check(self, m, n, loc, tests, slot):
-        """A check, when the code runs, that m shares no memory with n (or with the parts of n a call changes
-        in place: slot) unless one of the links tested (tests) holds."""
-        # (m: a name the user's code has, or a value adsrc made: `a, b = b, a`'s tuple)
-        user = any(isinstance(x, gast.Name) and x.id == m for x in astutil.walk(self.uf.node))
-        which = f"`{m}`" if user else "a value on the right of this assignment"
-        hint = f"Copy it first (`{m} = {m}.copy()`), or read it again after the change." if user else \
-            f"Copy the views of `{n}` it holds first (`{n}[i].copy()`), or index once: `{n}[[i, j]] = {n}[[j, i]]`."
-        message = (f"adsrc cannot follow how {which} shares memory with `{n}`, which is changed in place at "
-                   f"{self.uf.filename}, line {loc.line}: `{self.uf.line(loc.line)}`. {hint}")
-        changed = slot.changed_paths() if isinstance(slot, part_changes.CallEffect) else ()
-        return ir.Effect(astutil.call(self.helper("check_unshared"), [astutil.name(m), astutil.name(n),
-                                                                      astutil.const(message)]
-                                      + [astutil.name(t) for t in tests],
-                                      {"changed": astutil.tuple_([self.steps(p, loc) for p in changed])}
-                                      if changed else None), loc=loc)
-
-    def linked(self, part, base, path, loc, helper="part_along", depths=()):
-        """(name, statement) testing when the code runs whether `part` is `base`'s part along path.
-
-        The path is taken inside the test: a path the alias analysis only suspects may not
-        exist in the objects (an element of an array is not an array), and is then not a link.
-        depths: slot_along's (see analysis/part_changes.py)."""
-        test = self.namer.fresh("linked")
-        call = astutil.call(self.helper(helper), [astutil.name(part), astutil.name(base), self.steps(path, loc)]
-                            + ([astutil.const(depths)] if depths else []))
-        return test, ir.Const(test, call, loc=loc)
-
-    def steps(self, path, loc):
-        return astutil.tuple_([gast.Lambda(args=astutil.arguments(["view_of"]),
-                                           body=_retarget(step.stmt, "view_of", "unused", loc).expr) for step in path])
-
-    def part_kept(self, part, base, path, loc):
-        """A check, when the code runs, that `part` is not the part of base along path that a call fills with a
-        new object and also changes in place (adsrc cannot tell in which order)."""
-        message = (f"adsrc cannot follow how `{part}` shares memory with `{base}`: the call at {self.uf.filename}, "
-                   f"line {loc.line} (`{self.uf.line(loc.line)}`) both changes in place the part `{part}` is and "
-                   f"puts a new object in its place. Copy it first (`{part} = {part}.copy()`), or read it from "
-                   f"`{base}` after the call.")
-        return ir.Effect(astutil.call(self.helper(part_changes.REFUSE), [
-            astutil.name(part), astutil.name(base), self.steps(path, loc), astutil.const(message)]), loc=loc)
-
-    def take(self, path, base, loc):
-        """Statements taking the parts along path from name base again; returns (last part atom, stmts)."""
-        out = []
-        current = astutil.name(base)
-        for step in path:
-            stmt = _retarget(step.stmt, current.id, self.namer.fresh(_stem(step.stmt)), loc)
-            out.append(stmt)
-            current = astutil.name(stmt.target)
-        return current, out
-
-    def put(self, step, part, value, target, loc):
-        """target = part with its `step` replaced by value."""
-        step = step.stmt
-        if isinstance(step, ir.GetItem):
-            expr = astutil.call(self.helper("index_update"), [part, astutil.index_value(_copy(step.expr.slice)),
-                                                              value])
-            return ir.Update(target, expr, loc=loc)
-        if isinstance(step, ir.Apply) and (step.rule.view or al.rule_key(step.rule) == "getitem"):
-            # d.get(k), operator.getitem(a, k): the item at key k
-            key = step.bound[step.rule.params[1].name]
-            expr = astutil.call(self.helper("index_update"), [part, _copy(key), value])
-            return ir.Update(target, expr, loc=loc)
-        if isinstance(step, ir.GetAttr):
-            expr = astutil.call(self.helper("replace_field"), [part, astutil.const(step.expr.attr), value])
-            return self.helper_op(target, expr, "replace_field", loc)
-        view = _retarget(step, "view_of", "unused", loc).expr
-        lam = gast.Lambda(args=astutil.arguments(["view_of"]), body=view)
-        expr = astutil.call(self.helper("view_assign"), [part, lam, value])
-        return self.helper_op(target, expr, "view_assign", loc)
-
-    def helper(self, base):
-        return astutil.name(self.namer.helper(base))
-
-    def helper_op(self, target, expr, base, loc):
-        from .. import rules as rules_mod, runtime
-        rule = rules_mod.lookup(runtime.HELPERS[base])
-        return ir.Apply(target, expr, rule, rule.bind(list(expr.args), []), loc=loc)
 
     def refuse_foreign(self, s, state, name, what):
         # (a name the function never binds is a global or a closure variable read as it is: foreign too)
@@ -516,32 +450,6 @@ class Functionalizer:
 
 _OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//", gast.Mod: "%",
         gast.Pow: "**", gast.MatMult: "@", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^"}
-
-
-def _copy(node):
-    return astutil.clone(node)
-
-
-def _stem(step):
-    if isinstance(step, ir.GetAttr):
-        return step.expr.attr
-    if isinstance(step, ir.Apply):
-        return al.rule_key(step.rule)
-    return "part"
-
-
-def _retarget(step, base, target, loc):
-    """The statement `step` again, taking its part of `base` into `target`."""
-    new = astutil.clone(step)
-    old = al.step_base(new)
-    if isinstance(old, gast.Name):
-        old.id = base
-    new.target = target
-    new.loc = loc
-    if isinstance(new, ir.Apply):
-        from ..ir.walk import apply_bound
-        new.bound = apply_bound(new)
-    return new
 
 
 def _with_live_end(fn, names):

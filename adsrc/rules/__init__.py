@@ -381,7 +381,7 @@ def load_scipy_tables(all_tables=False):
 def _load_tables():
     from . import helpers, numpy_rules, linalg_rules, math_rules  # noqa: F401  (tables register on import)
     from . import complex_helpers, numpy_more  # noqa: F401
-    from . import operators, methods, builtin_rules, operator_rules, containers, sharing, made_like
+    from . import operators, methods, builtin_rules, operator_rules, containers, sharing, made_like, held_parts
     operators._install()
     methods._install()
     builtin_rules._install()
@@ -389,6 +389,7 @@ def _load_tables():
     containers.install()
     made_like.install()
     sharing.install()
+    held_parts.install()
     complex_helpers.install_projections()
 
 

@@ -72,6 +72,7 @@ JOINT = {
     ".sort()": "sort_tangent(x, t_x, reverse, axis)",
     "list.remove": "remove_tangent(lst, t_lst, v)",
     "replace_obj": "replace_obj_tangent(m, old, t_m, t_new)",
+    "replace_part": "replace_part_tangent(m, old, new, paths, t_m, t_new)",
     "replace_field": "field_tangent(t_obj, obj, name, value, t_value)",
     "field_tangent": "field_tangent(t_t_obj, obj, name, value, t_t_value)",
     "adsrc.ravel_pytree": "ravel_pytree_tangent(tree, t_tree)",

@@ -169,7 +169,7 @@ def _tree(*values):
 # the others only say where. Their forward rule is the helper on tangents; their reverse rule transposes
 # them one basis vector at a time (transpose_linear): exact, and these act on small containers or slices.
 _MODULES = ("adsrc.runtime_core", "adsrc.runtime_accumulate", "adsrc.runtime_updates", "adsrc.runtime_scan",
-            "adsrc.rules.containers", "adsrc.rules.sharing", "adsrc.rules.operator_rules")
+            "adsrc.rules.containers", "adsrc.rules.sharing", "adsrc.rules.held_parts", "adsrc.rules.operator_rules")
 _SPECIAL = {"add_attr": ("dx", "g"), "scan_slice_cot": ("dxs", "g"), "stack_cot": ("parts",),
             "getitem_cot": ("g",), "product_operand_cot": ("g", "other")}
 _NONDIFF = ("part_along", "view_along", "slot_along", "same_part", "zeros_cot", "check_unshared", "check_scalar",
