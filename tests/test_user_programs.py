@@ -12,7 +12,7 @@ import pytest
 
 import adsrc
 from adsrc.rules.math_gamma import math_polygamma
-from cases_user_programs import backward_euler_solved_by_newton_with_a_break
+from cases_user_programs import _Walker, backward_euler_solved_by_newton_with_a_break
 
 
 @dataclass
@@ -97,17 +97,6 @@ def test_lgamma_second_derivative_is_the_trigamma_function():
     x = 2.75
     d2 = adsrc.grad(adsrc.grad(math.lgamma))(x)
     assert d2 == pytest.approx(float(special.polygamma(1, x)), rel=1e-13)
-
-
-class _Walker:
-    def __init__(self, pos):
-        self.pos = pos
-
-    def step(self, f):
-        self.pos = self.pos + f
-
-    def energy(self):
-        return np.sum(self.pos ** 2)
 
 
 class _Backwards(_Walker):

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..runtime import add_cot, helper, is_zero
 from . import general
-from .sharing import _cot_get, _cot_set, _Field, _fields_of, _set_path, _shares, _taken, part_along
+from .sharing import _cot_get, _cot_set, _set_path, _shares, _taken, part_along, positions_where
 
 _nd = np.ndarray
 
@@ -30,32 +30,7 @@ def part_positions(m, old, paths):
     out = []
     for steps in paths:
         hit = (lambda x, steps=steps: type(x) is _nd and part_along(x, old, steps))
-        out += [(p, steps) for p in _positions_where(m, hit, {}, set())]
-    return out
-
-
-def _positions_where(m, hit, found, open_):
-    """The paths from m to the objects it holds for which hit is true (not looked into further)."""
-    if hit(m):
-        return [()]
-    key = id(m)
-    if key in found:
-        return found[key]
-    if key in open_:
-        return []               # (an object that holds itself)
-    if isinstance(m, (list, tuple)):
-        items = enumerate(m)
-    elif isinstance(m, dict):
-        items = m.items()
-    else:
-        fields = _fields_of(m) if type(m) is not _nd else None
-        if not fields:
-            return []
-        items = ((_Field(k), x) for k, x in fields.items())
-    open_.add(key)
-    out = [(k,) + p for k, x in items for p in _positions_where(x, hit, found, open_)]
-    open_.discard(key)
-    found[key] = out
+        out += [(p, steps) for p in positions_where(m, hit)]
     return out
 
 

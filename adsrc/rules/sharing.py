@@ -11,7 +11,6 @@ changes its arguments on copies of them.
 
 import copy
 import dataclasses
-import types
 
 import numpy as np
 
@@ -178,45 +177,55 @@ def _fields_of(m):
     return object_fields(m)
 
 
+def held_items(m):
+    """The (key, object) pairs container m holds: items of lists, tuples and dicts, fields of objects (keys
+    _Field(name)); None for anything else (an array holds no objects)."""
+    if isinstance(m, (list, tuple)):
+        return enumerate(m)
+    if isinstance(m, dict):
+        return m.items()
+    fields = _fields_of(m) if type(m) is not _nd else None
+    return ((_Field(k), x) for k, x in fields.items()) if fields else None
+
+
 def _positions(m, old):
     """Paths (tuples of keys) at which container m holds the object old: items of lists, tuples and dicts,
     fields of objects (an array holds no objects). An object held in several places (`[(a, 1.0)] * 2`) gives a
     path through each; one that holds itself is not followed into again."""
-    return _inner_positions(m, old, {}, set())
+    return positions_where(m, lambda x: x is old, before=lambda x: _refuse_held_view(x, old))
 
 
-def _inner_positions(m, old, found, open_):
-    """The paths from m to old. found: id -> the paths from an object searched already; open_: the ids of
-    the objects being searched (a cycle leads back to one of them)."""
-    if m is old:
+def positions_where(m, hit, before=None, found=None, open_=None):
+    """The paths from m to the objects it holds, at any depth, for which hit is true (not searched further).
+
+    before(x), if given, is called on each held object before it is searched; found: id -> the paths from an
+    object searched already; open_: the ids of the objects being searched (a cycle leads back to one)."""
+    if hit(m):
         return [()]
+    found = {} if found is None else found
+    open_ = set() if open_ is None else open_
     key = id(m)
     if key in found:
         return found[key]
-    if key in open_:
+    items = held_items(m)
+    if key in open_ or items is None:
         return []
-    if isinstance(m, (list, tuple)):
-        items = enumerate(m)
-    elif isinstance(m, dict):
-        items = m.items()
-    else:
-        fields = _fields_of(m)
-        if not fields:
-            return []
-        items = ((_Field(k), x) for k, x in fields.items())
     open_.add(key)
-    out = [(k,) + p for k, x in items for p in _element_positions(x, old, found, open_)]
+    out = []
+    for k, x in items:
+        if before is not None:
+            before(x)
+        out += [(k,) + p for p in positions_where(x, hit, before, found, open_)]
     open_.discard(key)
     found[key] = out
     return out
 
 
-def _element_positions(x, old, found, open_):
+def _refuse_held_view(x, old):
     if type(x) is _nd and type(old) is _nd and x is not old and np.shares_memory(x, old):
         from ..errors import TransformError
         raise TransformError("adsrc cannot follow a change in place to an array that a container holds a view of. "
                              "Copy the view (`v.copy()`) before storing it.")
-    return _inner_positions(x, old, found, open_)
 
 
 def _part(m, k):
