@@ -183,3 +183,20 @@ def test_cli_static_option():
                           "--stage", "lowered"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "range(8)" in out.stdout
+
+
+def _activation_from_config(w, cfg):
+    act = {"tanh": np.tanh, "relu": lambda z: np.maximum(z, 0.0)}[cfg["act"]]
+    return np.sum(act(w) * w)
+
+
+def test_an_activation_chosen_by_a_static_configuration():
+    # refused: the function taken from the dict display by cfg["act"] was a call of an unknown `act`
+    from casekit import central_grad
+    g = adsrc.grad(_activation_from_config, static_argnames="cfg")
+    w = np.array([0.3, -0.8, 1.1])
+    for name in ("tanh", "relu"):
+        cfg = {"act": name}
+        got = g(w, cfg=cfg)
+        np.testing.assert_allclose(got, central_grad(lambda v: _activation_from_config(v, cfg), w), rtol=1e-6,
+                                   atol=1e-8)
