@@ -314,3 +314,27 @@ def test_custom_vjp_bwd_gets_a_cotangent_of_the_outputs_shape():
     assert np.array_equal(x, x0) and np.array_equal(y, y0)
     np.testing.assert_allclose(gx, central_grad(lambda v: _first_output_only(v, y), x), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(gy, central_grad(lambda v: _first_output_only(x, v), y), rtol=1e-6, atol=1e-8)
+
+
+@adsrc.custom_vjp
+def _scaled_product(x, y, scale=2.0):
+    return x * y * scale
+
+
+_scaled_product.defvjp(lambda x, y, scale=2.0: (_scaled_product(x, y, scale), (x, y, scale)),
+                       lambda res, g: (g * res[1] * res[2], g * res[0] * res[2], None))
+
+
+def _custom_by_keyword(x, y):
+    return np.sum(_scaled_product(x, y=y) ** 2) + np.sum(_scaled_product(y=x, x=y, scale=3.0))
+
+
+def test_custom_vjp_called_with_keywords_and_defaults():
+    # refused ("pass the arguments ... by position"): keywords are moved into their places and defaults
+    # filled in, as JAX resolves them, so that bwd still gets one cotangent per positional parameter
+    x, y = np.array([0.3, 0.5, -1.1]), np.array([1.2, -0.7, 0.4])
+    gx, gy = adsrc.grad(_custom_by_keyword, argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, central_grad(lambda v: _custom_by_keyword(v, y), x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gy, central_grad(lambda v: _custom_by_keyword(x, v), y), rtol=1e-6, atol=1e-8)
+    _, t = adsrc.jvp(_custom_by_keyword, (x, y), (np.ones(3), np.zeros(3)))
+    np.testing.assert_allclose(t, np.sum(gx), rtol=1e-10)
