@@ -20,7 +20,7 @@ from .custom import custom_vjp
 from .display import Source
 from .errors import transform_error
 from .checkpoint import loop_policy
-from .kinds import GENERAL, arg_kind, describe, show_static, static_key
+from .kinds import GENERAL, arg_kind, describe, show_static, static_key, static_snapshot
 
 _nd = np.ndarray
 _ARRAY_KEY = ("array",)
@@ -243,6 +243,7 @@ class Gradient:
         kinds = tuple("scalar" if k == COMPLEX_SCALAR else k for k in kinds)
         if statics is None:
             statics = self._static_values(args, kwargs) if self._statics else {}
+        statics = static_snapshot(statics)
         typed = dict(zip(self._typed, key[len(key) - len(self._typed):])) if self._typed else None
         statics = pytree_nodes.with_classes(statics, dict(zip(self._wrt, kinds)), typed)
         fun = self._inner_general(kinds, args, kwargs) or \

@@ -15,7 +15,7 @@ from . import callables, entries, frontend, keys, object_args, pytree_nodes, tra
 from .api import _annotate, check_function
 from .callables import name_of
 from .display import Source
-from .kinds import arg_kind, static_key
+from .kinds import arg_kind, static_key, static_snapshot
 from .pullback import check_cotangent, function_cache
 
 _nd = np.ndarray
@@ -97,7 +97,7 @@ class _Call:
         self.front, self.fixed_kw = plan.front, plan.fixed_kw
         self.function = frontend.resolve(plan.function, self.front + primals, self.fixed_kw) if plan.resolvable \
             else plan.function
-        statics = {p: v for p, v in zip(free, primals) if p in static}
+        statics = static_snapshot({p: v for p, v in zip(free, primals) if p in static})
         kinds = []
         for p, x, t in zip(free, primals, tangents):
             k = None if p in static or t is None else _kind(x, fname, p)

@@ -16,6 +16,7 @@ values (complex inputs are not supported here).
 
 import copy
 import functools
+import inspect
 import numbers
 import weakref
 
@@ -82,7 +83,8 @@ def jacfwd(fun, argnums=0, has_aux=False, *, static_argnums=(), static_argnames=
         return nested_jacobians.second_derivatives(inner[0], inner[1], argnums)
 
     @functools.wraps(fun)
-    def jacobian_fwd(*args):
+    def jacobian_fwd(*args, **kwargs):
+        fun_, args = _keywords_bound(fun, args, kwargs)
         xs = _chosen(args, argnums)
         columns, out, aux = {}, None, None
         for path, leaf in _leaves(xs):
@@ -92,13 +94,13 @@ def jacfwd(fun, argnums=0, has_aux=False, *, static_argnums=(), static_argnames=
                 tangents = [None] * len(args)
                 for i, ti in zip(_nums(argnums), (t,) if isinstance(argnums, numbers.Integral) else t):
                     tangents[i] = ti
-                res = jvp(fun, args, tangents, has_aux, static_argnums=static_argnums,
+                res = jvp(fun_, args, tangents, has_aux, static_argnums=static_argnums,
                           static_argnames=static_argnames)
                 out = res[0]
                 aux = res[2] if has_aux else None
                 cols.append(res[1])
         if out is None:
-            out = fun(*args)
+            out = fun_(*args)
             out, aux = out if has_aux else (out, None)
         jac = _blocks(out, xs, columns, out_major=False)
         return (jac, aux) if has_aux else jac
@@ -118,8 +120,9 @@ def jacrev(fun, argnums=0, has_aux=False, *, argnum=None):
         return nested_jacobians.second_derivatives(inner[0], inner[1], argnums)
 
     @functools.wraps(fun)
-    def jacobian_rev(*args):
-        res = vjp(fun, *args, has_aux=has_aux)
+    def jacobian_rev(*args, **kwargs):
+        fun_ = functools.partial(fun, **kwargs) if kwargs else fun       # keywords are not differentiated
+        res = vjp(fun_, *args, has_aux=has_aux)
         out, pullback = res[0], res[1]
         jac = batched_jacobian(pullback, out, args, argnums, _chosen(args, argnums))
         if jac is not None:        # every row in one pullback (batched_jacrev.py); else one row at a time
@@ -170,12 +173,34 @@ def hessian(fun, argnums=0, *, static_argnums=(), static_argnames=(), argnum=Non
     second = None if static_argnums or static_argnames else nested_jacobians.second_derivatives(fun, argnums, argnums) \
         if isinstance(argnums, numbers.Integral) else None
 
-    def hessian_of(*args):
+    def hessian_of(*args, **kwargs):
+        if kwargs:
+            fun_, args = _keywords_bound(fun, args, kwargs)
+            if fun_ is not fun:         # keyword-only parameters: the Hessian of the partial
+                return hessian(fun_, argnums, static_argnums=static_argnums, static_argnames=static_argnames)(*args)
         # the output's rank from a call on copies (fun may change its arguments in place: they are the caller's)
         if second is not None and np.ndim(fun(*_copies(args))) > 0:
             return second(*args)
         return h(*args)
     return functools.wraps(fun)(hessian_of)
+
+
+def _keywords_bound(fun, args, kwargs):
+    """(fun, args) for a call fun(*args, **kwargs) (JAX passes keyword arguments on, not differentiated): the
+    keywords moved into their positions when fun's parameters are all positional, so that argnums and
+    static_argnums still count positions; else a functools.partial of fun with them."""
+    if not kwargs:
+        return fun, args
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = None
+    if params is None or any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY) for p in params) or \
+            any(p.kind is p.POSITIONAL_ONLY and p.name in kwargs for p in params):
+        return functools.partial(fun, **kwargs), args
+    bound = inspect.signature(fun).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return fun, tuple(bound.args)
 
 
 def _copies(args):

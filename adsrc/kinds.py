@@ -6,6 +6,7 @@ describe values by type, shape and dtype, never by their contents: an error
 about a 1000x100 matrix is one line.
 """
 
+import copy
 import dataclasses
 import numbers
 
@@ -198,18 +199,35 @@ def _has_float_leaf(structure):
 # -- static arguments -----------------------------------------------------------------------------
 
 def static_key(value, name, fname):
-    """A cache key for a static value that tells 3, 3.0 and True apart; raises if unhashable."""
+    """A cache key for a static value that tells 3, 3.0 and True apart; raises if unhashable. A dict or list
+    (a configuration) is keyed by its contents at the call: the code made for it holds a copy of them
+    (static_snapshot), so a change to it afterwards selects another specialization."""
     try:
-        hash(value)
+        return _static_key(value)
     except TypeError:
         raise TypeError(f"static argument `{name}` of `{fname}` is {describe(value)}, which is not "
                         "hashable; static arguments select the compiled program, so they must be hashable "
-                        "(use a tuple instead of a list, or pass arrays as ordinary arguments)") from None
-    if type(value) is tuple:
-        return (tuple, tuple(static_key(v, name, fname) for v in value))
-    if type(value) is frozenset:
-        return (frozenset, frozenset(static_key(v, name, fname) for v in value))
-    return (type(value), value)
+                        "(numbers, strings, tuples, and dicts or lists of them; pass arrays as ordinary "
+                        "arguments)") from None
+
+
+def _static_key(value):
+    t = type(value)
+    if t is dict:
+        return (dict, tuple((_static_key(k), _static_key(v)) for k, v in value.items()))
+    if t is list:
+        return (list, tuple(_static_key(v) for v in value))
+    hash(value)
+    if t is tuple:
+        return (tuple, tuple(_static_key(v) for v in value))
+    if t is frozenset:
+        return (frozenset, frozenset(_static_key(v) for v in value))
+    return (t, value)
+
+
+def static_snapshot(statics):
+    """name -> value of static arguments, dicts and lists (keyed by their contents) copied."""
+    return {n: copy.deepcopy(v) if type(v) in (dict, list) else v for n, v in statics.items()}
 
 
 def show_value(value):
@@ -225,6 +243,10 @@ def show_static(t, v):
     """A static value as it appears in a key: (type, value), or (tuple, static_key(value))."""
     if t is keys.Identity:
         return f"the object with id {v:#x}"
+    if t in (dict, list) and isinstance(v, tuple):
+        if t is list:
+            return "[" + ", ".join(show_static(*e) for e in v) + "]"
+        return "{" + ", ".join(f"{show_static(*k)}: {show_static(*e)}" for k, e in v) + "}"
     if t is tuple and isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], type):
         return show_static(*v) if v[0] is not tuple else "(" + ", ".join(show_static(*e) for e in v[1]) + ")"
     return show_value(v)

@@ -92,6 +92,14 @@ def vectorized_python_functions(x):
     return np.sum(f(x)) + np.sum(g(x, x[0])) + np.sum(np.vectorize(lambda v: np.exp(-v))(x))
 
 
+@case(rand(2, 3, 3), rand(2, 3))
+def vectorized_with_a_signature(a, x):
+    # refused as a call of an unknown `mv`: np.vectorize with signature= maps pyfunc over the loop dimensions
+    mv = np.vectorize(lambda m, v: np.tanh(m @ v), signature="(n,n),(n)->(n)")
+    norm = np.vectorize(lambda r: np.sqrt(np.sum(r * r) + 1.0), signature="(n)->()")
+    return np.sum(mv(a, x) ** 2) + np.sum(mv(a, x[0])) + np.sum(norm(x) ** 3)
+
+
 @case(rand(5))
 def ufunc_methods_without_rules(x):
     return np.sum(np.multiply.outer(x, x[:2])) + np.logaddexp.reduce(x) + np.sum(np.maximum.accumulate(x))

@@ -316,6 +316,21 @@ def local_dict_of_functions_chosen_by_a_value(x):
     return np.sum(ops[name](x)) + ops["cube"](x[1])
 
 
+@case(rand(3))
+def entry_of_a_table_bound_to_a_name(x):
+    # refused: `act = acts["leaky"]; act(h)` (a call of an unknown `act`); an entry chosen by a key known when
+    # transforming is that entry
+    acts = {"tanh": np.tanh, "leaky": leaky, "cube": lambda v: v ** 3}
+    act = acts["leaky"]
+    second = {"sin": np.sin, "sq": lambda v: v * v}["sq"]
+    glob = ACTIVATIONS["softplus"]
+    last = [np.cos, np.sin][-1]
+    h = x
+    for _ in range(2):
+        h = act(h) + second(h) * 0.5
+    return np.sum(glob(h)) + np.sum(last(x))
+
+
 @case(rand(6))
 def priority_queue_with_heapq(x):
     import heapq

@@ -11,6 +11,7 @@ import pytest
 
 import adsrc
 from adsrc.checkpoint import LoopCheckpoints, sqrt_checkpoints, stride_checkpoints
+from casekit import central_grad as _central
 
 RTOL, ATOL = 1e-10, 1e-12          # checkpointed vs plain: the same operations, so nearly exact
 FD_RTOL, FD_ATOL = 1e-5, 1e-7      # vs central finite differences
@@ -653,3 +654,36 @@ def test_a_called_function_using_scipy_special_gamma_is_checkpointed():
     h = np.linspace(-0.5, 0.5, 3)
     got = adsrc.grad(gamma_cells, checkpoint_loops="sqrt")(h)
     np.testing.assert_allclose(got, adsrc.grad(gamma_cells)(h), rtol=1e-12, atol=0)
+
+
+def _scan_of_a_decorated_nested_step(W, xs):
+    @adsrc.checkpoint
+    def step(c, x):
+        return np.tanh(W @ c + x), np.sum(c ** 2)
+    c, ys = adsrc.scan(step, np.zeros(3), xs)
+    return np.sum(ys) + np.sum(c)
+
+
+def _checkpoint_of_a_closure_and_a_lambda(W, x):
+    def blk(v):
+        return np.sin(W @ v)
+    f = adsrc.checkpoint(lambda v: np.tanh(W @ v) * v)
+    x = adsrc.checkpoint(blk)(x)
+    x = adsrc.fori_loop(0, 2, adsrc.remat(lambda i, v: blk(v) + f(v)), x)
+    return np.sum(f(x))
+
+
+@pytest.mark.parametrize("fn", [_scan_of_a_decorated_nested_step, _checkpoint_of_a_closure_and_a_lambda])
+def test_checkpoint_of_a_function_defined_in_the_function(fn):
+    # refused: `@adsrc.checkpoint` on a nested def (decorated nested functions), and adsrc.checkpoint of a closure
+    # or a lambda (passed to scan or fori_loop, or called) as a function adsrc could not resolve; now the call of
+    # the function itself (its intermediates kept), with the same gradient
+    rng = np.random.default_rng(5)
+    W, xs = rng.normal(size=(3, 3)) * 0.6, rng.normal(size=(4, 3))
+    x = xs if fn is _scan_of_a_decorated_nested_step else xs[0]
+    W0, x0 = W.copy(), x.copy()
+    gW, gx = adsrc.grad(fn, argnums=(0, 1))(W, x)
+    assert np.array_equal(W, W0) and np.array_equal(x, x0)
+    for got, want in ((gW, _central(lambda v: fn(v, x), W)), (gx, _central(lambda v: fn(W, v), x))):
+        assert not np.any(np.isnan(got))
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)

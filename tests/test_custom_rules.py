@@ -1,5 +1,6 @@
 """Custom rules: @adsrc.custom_vjp (JAX's protocol) and adsrc.defvjp for functions without source."""
 
+import functools
 import math
 import re
 
@@ -9,7 +10,7 @@ import scipy.special as scipy_special
 
 import adsrc
 from adsrc.checks import check_grads
-from casekit import rand
+from casekit import central_grad, rand
 
 
 @adsrc.custom_vjp
@@ -265,3 +266,75 @@ def test_forward_mode_and_hessians_through_a_custom_vjp_with_a_dict_output():
     np.testing.assert_allclose(adsrc.hessian(_through_a_dict_output)(x), want, rtol=1e-6, atol=1e-8)
     _, t = adsrc.jvp(_through_a_dict_output, (x,), (np.array([1.0, 0.0]),))
     np.testing.assert_allclose(t, g(x)[0], rtol=1e-12)
+
+
+@functools.partial(adsrc.custom_vjp, nondiff_argnums=(1,))
+def _clip_by_norm(x, max_norm):
+    return x
+
+
+_clip_by_norm.defvjp(lambda x, max_norm: (x, None),
+                     lambda max_norm, res, g: (g * np.minimum(1.0, max_norm / np.linalg.norm(g)),))
+
+
+@adsrc.custom_vjp
+def _product_and_dot(x, y):
+    return x * y, x @ y
+
+
+def _product_and_dot_bwd(res, g):
+    x, y = res
+    ga, gb = g
+    assert np.shape(ga) == np.shape(x) and np.shape(gb) == ()   # cotangents shaped like the outputs
+    return ga * y + gb * y, ga * x + gb * x
+
+
+_product_and_dot.defvjp(lambda x, y: (_product_and_dot(x, y), (x, y)), _product_and_dot_bwd)
+
+
+def _clipped_sum(x):
+    return np.sum(10.0 * _clip_by_norm(x, 1.0))
+
+
+def _first_output_only(x, y):
+    a, _ = _product_and_dot(x, y)
+    return np.sum(a ** 2)
+
+
+def test_custom_vjp_bwd_gets_a_cotangent_of_the_outputs_shape():
+    # was wrong: `np.sum(10 * f(x))` handed bwd the scalar 10.0 (adsrc's lazily broadcast cotangent), so a bwd
+    # reading the whole cotangent (its norm) computed 1.0 where JAX's gives 10 / sqrt(300) per element
+    x = np.array([0.3, -1.2, 0.8])
+    g = adsrc.grad(_clipped_sum)(x)
+    assert not np.any(np.isnan(g))
+    np.testing.assert_allclose(g, np.full(3, 10.0 / np.sqrt(300.0)), rtol=1e-12)
+    y = np.array([1.1, -0.4, 0.6])
+    x0, y0 = x.copy(), y.copy()
+    gx, gy = adsrc.grad(_first_output_only, argnums=(0, 1))(x, y)
+    assert np.array_equal(x, x0) and np.array_equal(y, y0)
+    np.testing.assert_allclose(gx, central_grad(lambda v: _first_output_only(v, y), x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gy, central_grad(lambda v: _first_output_only(x, v), y), rtol=1e-6, atol=1e-8)
+
+
+@adsrc.custom_vjp
+def _scaled_product(x, y, scale=2.0):
+    return x * y * scale
+
+
+_scaled_product.defvjp(lambda x, y, scale=2.0: (_scaled_product(x, y, scale), (x, y, scale)),
+                       lambda res, g: (g * res[1] * res[2], g * res[0] * res[2], None))
+
+
+def _custom_by_keyword(x, y):
+    return np.sum(_scaled_product(x, y=y) ** 2) + np.sum(_scaled_product(y=x, x=y, scale=3.0))
+
+
+def test_custom_vjp_called_with_keywords_and_defaults():
+    # refused ("pass the arguments ... by position"): keywords are moved into their places and defaults
+    # filled in, as JAX resolves them, so that bwd still gets one cotangent per positional parameter
+    x, y = np.array([0.3, 0.5, -1.1]), np.array([1.2, -0.7, 0.4])
+    gx, gy = adsrc.grad(_custom_by_keyword, argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, central_grad(lambda v: _custom_by_keyword(v, y), x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gy, central_grad(lambda v: _custom_by_keyword(x, v), y), rtol=1e-6, atol=1e-8)
+    _, t = adsrc.jvp(_custom_by_keyword, (x, y), (np.ones(3), np.zeros(3)))
+    np.testing.assert_allclose(t, np.sum(gx), rtol=1e-10)

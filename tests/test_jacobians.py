@@ -231,3 +231,29 @@ def test_hessian_leaves_the_callers_arguments_alone_and_takes_array_outputs():
         expected[i, i, 0] += 2.0 * x[i]
         expected[i, 0, i] += 2.0 * x[i]
     np.testing.assert_allclose(h, expected, rtol=1e-12, atol=1e-14)
+
+
+def _by_mode(x, mode, k=2.0):
+    return (np.sin(x) if mode == "sin" else np.cos(x)) * k
+
+
+def _scalar_by_mode(x, *, mode="sin", k=2.0):
+    return np.sum(_by_mode(x, mode, k) * x)
+
+
+def test_keyword_arguments_pass_through_jacobians_and_hessians():
+    # were a TypeError (`f() got an unexpected keyword argument 'mode'`): the Jacobian functions took only
+    # positional arguments; as in JAX, keywords are passed on and not differentiated
+    from casekit import central_grad
+    x = np.array([0.3, -0.7, 1.1])
+    x0 = x.copy()
+    want = np.stack([central_grad(lambda v: _by_mode(v, "cos", 3.0)[i], x) for i in range(3)])
+    for jac in (adsrc.jacrev(_by_mode), adsrc.jacfwd(_by_mode), adsrc.jacfwd(_by_mode, static_argnames="mode")):
+        got = jac(x, mode="cos", k=3.0)
+        assert np.array_equal(x, x0) and not np.any(np.isnan(got))
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    g = lambda v: central_grad(lambda u: _scalar_by_mode(u, mode="cos", k=3.0), v, eps=1e-4)
+    want_h = np.stack([central_grad(lambda v: g(v)[i], x, eps=1e-4) for i in range(3)])
+    for hess in (adsrc.hessian(_scalar_by_mode), adsrc.hessian(_scalar_by_mode, static_argnames="mode")):
+        np.testing.assert_allclose(hess(x, mode="cos", k=3.0), want_h, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(adsrc.jacrev(_scalar_by_mode)(x, mode="cos", k=3.0), g(x), rtol=1e-5, atol=1e-7)

@@ -50,7 +50,7 @@ def test_arrays_in_messages_are_described_by_shape_and_dtype():
 def test_an_unhashable_static_argument_is_described_not_printed():
     def scaled(x, table):
         return np.sum(x) * len(table)
-    message = _message(lambda: adsrc.grad(scaled, static_argnums=1)(np.ones(2), list(range(1000))))
+    message = _message(lambda: adsrc.grad(scaled, static_argnums=1)(np.ones(2), list(range(999)) + [np.ones(2)]))
     assert "`table`" in message and "a list of 1000 elements" in message and "999" not in message
 
 

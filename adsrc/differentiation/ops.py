@@ -338,6 +338,7 @@ class OpAdjoints:
         if len(args) != fn.nargs:
             raise self.error(s, f"`{fn.__name__}` takes {fn.nargs} arguments, got {len(args)}.")
         names = self.calls[id(s)]
+        g = self.custom_g(s, g)
         targets = [self.namer.fresh("d" + (a.id if isinstance(a, gast.Name) else "arg")) for a in args]
         out.append(astutil.assign(tuple(targets), self.hcall(
             "custom_cots", astutil.call(astutil.name(names.bwd), [astutil.name(names.residuals), g]),
@@ -345,6 +346,14 @@ class OpAdjoints:
         for a, t in zip(args, targets):
             if self.active_name(a):
                 self.accumulate(a.id, astutil.name(t), out)
+
+
+    def custom_g(self, s, g):
+        """The cotangent a custom_vjp's bwd gets: a fresh array of the output's shape and dtype, leaf by leaf
+        (JAX's), not one adsrc keeps lazily broadcast (a scalar for `np.sum(k * f(x))`) or a zero."""
+        if isinstance(s.target, str):
+            return self.hcall("owned_tree", g, astutil.name(s.target))
+        return astutil.tuple_([self.hcall("owned_tree", e, astutil.load(t)) for t, e in zip(s.target, g.elts)])
 
 
 def refuse_lost_arguments(d, s, differentiated):

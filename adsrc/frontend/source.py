@@ -22,6 +22,7 @@ from .. import astutil, conversions
 from ..errors import Location, transform_error
 from ..guards import Guards
 from .appended import rewrite_appended_functions
+from .local_checkpoint import rewrite_local_checkpoints
 from .generators import rewrite_generators
 
 _NO_SOURCE_HINT = (
@@ -400,7 +401,8 @@ def load(fun):
         node.decorator_list = []
     _fill_args(node.args)
     uf = UserFunction(fun, node, filename)
-    if rewrite_generators(node, uf.error) | rewrite_appended_functions(node, uf.lookup):
+    if rewrite_generators(node, uf.error) | rewrite_appended_functions(node, uf.lookup) | \
+            rewrite_local_checkpoints(node, uf.lookup):
         uf.locals = local_names(node)
     return uf
 

@@ -114,6 +114,7 @@ class Assignments:
                     self.tuple_lengths.pop(t.id, None)
                 else:
                     self.tuple_lengths[t.id] = n
+            value = self.chosen_entry(value)      # act = acts[cfg["act"]]: that entry (lowering/tables.py)
             if isinstance(value, gast.Lambda):
                 self.lambda_def(value, t.id)       # f = lambda x: ...  is  def f(x): return ...
                 return

@@ -19,9 +19,10 @@ class FunctionValues:
     def local_function(self, e, what, target):
         kind = what[0]
         if kind == "vectorized":            # v = np.vectorize(f); v(x)
-            if not self.vectorized(what[1], e, target):
+            if not self.vectorized(what[1], e, target, what[2]):
                 raise self.error(e, "adsrc follows a function made by np.vectorize when it is called with one "
-                                    "to three arguments, by position.", "Pass the arguments by position.")
+                                    "to three arguments (one or two with signature=), by position.",
+                                 "Pass the arguments by position.")
             return
         if kind in ("alias", "applied"):          # act = np.tanh; act(x)   step = make_step(a); step(x)
             call = gast.Call(func=astutil.clone(what[1]), args=e.args, keywords=e.keywords)

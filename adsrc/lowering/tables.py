@@ -90,6 +90,51 @@ class Tables:
             return None
         return (type(table) is dict, [(k, astutil.name(self.bind(_stem(v), v))) for k, v in pairs], len(pairs))
 
+    def chosen_entry(self, value):
+        """`act = acts[cfg["act"]]` (or `= {"tanh": np.tanh, ...}[mode]`) with the key known when transforming
+        (a constant, a static argument or an item of one): the expression of that entry, bound as if written
+        there (`act = np.tanh`, `act = lambda z: ...`), so that `act(h)` is followed; else value itself."""
+        if not isinstance(value, gast.Subscript) or isinstance(value.slice, gast.Slice):
+            return value
+        key = self.known_key(value.slice)
+        if key is rules_mod.NOT_STATIC:
+            return value
+        base = value.value
+        if isinstance(base, gast.Dict) and all(isinstance(k, gast.Constant) for k in base.keys) and \
+                all(self.function_entry(v) for v in base.values):
+            entries = [(k.value, v) for k, v in zip(base.keys, base.values)]
+        elif isinstance(base, (gast.List, gast.Tuple)) and base.elts and \
+                all(not isinstance(v, gast.Starred) and self.function_entry(v) for v in base.elts):
+            n = len(base.elts)
+            entries = list(enumerate(base.elts)) + [(k - n, v) for k, v in enumerate(base.elts)]
+        else:
+            found = self.table_entries(base)
+            if found is None:
+                return value
+            entries = found[1] if found[0] else [(k, v) for k, v in found[1]] + \
+                [(k - found[2], v) for k, v in found[1]]
+        for k, v in entries:
+            if type(k) is type(key) and k == key and not _defaults_read_variables(v):
+                return astutil.clone(v)
+        return value
+
+    def known_key(self, node):
+        """The value of a table's key known when transforming (a literal, a static name, an item of one)."""
+        if astutil.is_constant_literal(node):
+            return astutil.literal_value(node)
+        if isinstance(node, (gast.Name, gast.Attribute)):
+            return self.static(node)
+        if isinstance(node, gast.Subscript) and not isinstance(node.slice, gast.Slice):
+            base, index = self.known_key(node.value), self.known_key(node.slice)
+            if base is rules_mod.NOT_STATIC or index is rules_mod.NOT_STATIC or \
+                    not isinstance(base, (dict, list, tuple)):
+                return rules_mod.NOT_STATIC
+            try:
+                return base[index]
+            except (KeyError, IndexError, TypeError):
+                return rules_mod.NOT_STATIC
+        return rules_mod.NOT_STATIC
+
     def shadowed(self, name):
         return len(self.scopes) > 1 and name in self.scopes[-1]
 
@@ -145,6 +190,13 @@ class Tables:
         self.statement(_chain(e, target, cases, [_assign(target, _call_of(other, args, keywords))], args,
                               keywords))
         return True
+
+
+def _defaults_read_variables(fn):
+    """A lambda with a default that is not a literal (`lambda v, k=k: ...`) takes it where the table is made,
+    not where the entry is chosen: not moved there."""
+    return isinstance(fn, gast.Lambda) and any(not astutil.is_constant_literal(d)
+                                               for d in fn.args.defaults + [d for d in fn.args.kw_defaults if d])
 
 
 def _call_of(func, args, keywords):

@@ -28,10 +28,11 @@ class Written:
                 (target is None or isinstance(target, str)):
             self.piecewise(e, target)
             return True
-        if obj is np.vectorize and len(e.args) == 1 and not e.keywords and isinstance(target, str) and \
-                target in self.single:
+        signature = _signature(e) if obj is np.vectorize else None
+        if obj is np.vectorize and len(e.args) == 1 and (not e.keywords or signature) and isinstance(target, str) \
+                and target in self.single:
             # v = np.vectorize(f): calls v(x) are calls of by_source.vectorized_1(f, x)
-            self.functions[target] = ("vectorized", e.args[0])
+            self.functions[target] = ("vectorized", e.args[0], signature)
             reads = [n for n in astutil.walk(self.uf.node) if isinstance(n, gast.Name) and n.id == target and
                      isinstance(n.ctx, gast.Load)]
             calls = [n.func for n in astutil.walk(self.uf.node) if isinstance(n, gast.Call) and n.func in reads]
@@ -39,7 +40,7 @@ class Written:
                 self.emit_op(ir.Const, target, astutil.const(None), e)
                 return True
             made = gast.Call(func=astutil.name(self.bind("vectorize", np.vectorize)), args=[self.atom(e.args[0])],
-                             keywords=[])
+                             keywords=list(e.keywords))
             self.emit_op(ir.Opaque, target, made, e, describe="a np.vectorize object used as a value",
                          hint="Call it in this function.", function=True)
             return True
@@ -149,23 +150,25 @@ class Written:
     def vectorized_now(self, e, target):
         """`np.vectorize(f)(x)`: emitted as by_source.vectorized_1(f, x): True, or False for another call."""
         f = e.func
-        if self.static(f.func) is not np.vectorize or len(f.args) != 1 or f.keywords:
+        if self.static(f.func) is not np.vectorize or len(f.args) != 1 or f.keywords and not _signature(f):
             return False
-        return self.vectorized(f.args[0], e, target)
+        return self.vectorized(f.args[0], e, target, _signature(f))
 
-    def vectorized(self, pyfunc, e, target):
-        """v(x) for v = np.vectorize(pyfunc): True, or False when adsrc cannot follow it."""
-        fn = self.vectorized_version(e)
+    def vectorized(self, pyfunc, e, target, signature=None):
+        """v(x) for v = np.vectorize(pyfunc) (with a literal signature=, one output): True, or False when adsrc
+        cannot follow it."""
+        fn = self.vectorized_version(e, signature)
         if fn is None:
             return False
-        self.call(self.helper_call(fn.__name__, [pyfunc] + list(e.args)), target)
+        front = [pyfunc] + ([astutil.const(signature)] if signature else [])
+        self.call(self.helper_call(fn.__name__, front + list(e.args)), target)
         return True
 
     @staticmethod
-    def vectorized_version(e):
+    def vectorized_version(e, signature=None):
         if e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
             return None
-        return by_source.VECTORIZED.get(len(e.args))
+        return (by_source.VECTORIZED_SIGNATURE if signature else by_source.VECTORIZED).get(len(e.args))
 
     def piecewise(self, e, target):
         """np.piecewise(x, condlist, [f1, f2, ...]): each function (or constant) written where its condition
@@ -209,3 +212,11 @@ class Written:
     def helper_call(self, name, args, keywords=()):
         fn = getattr(by_source, name)
         return gast.Call(func=astutil.name(self.bind(name, fn)), args=list(args), keywords=list(keywords))
+
+
+def _signature(e):
+    """The literal `signature=` of a np.vectorize call passing nothing else by keyword, or None."""
+    if len(e.keywords) != 1 or e.keywords[0].arg != "signature":
+        return None
+    value = e.keywords[0].value
+    return value.value if isinstance(value, gast.Constant) and isinstance(value.value, str) else None

@@ -18,7 +18,8 @@ from . import by_source_more, nondiff, scipy_source
 from .by_source_arrays import (VECTORIZED, add_reduceat, along_axis_index, apply_along_axis, block, choose,  # noqa: F401
                                ediff1d, insert, insert_positions, piecewise_conditions, piecewise_part,
                                piecewise_start, piecewise_value, put_index, put_values, ufunc_accumulate,
-                               ufunc_outer, ufunc_reduce, vectorized_1, vectorized_2, vectorized_3)
+                               ufunc_outer, ufunc_reduce, vectorized_1, vectorized_2, vectorized_3,
+                               VECTORIZED_SIGNATURE, vectorized_signature_1, vectorized_signature_2)
 from .by_source_more import percentile_method, quantile_method  # noqa: F401
 from .python_source import (PYTHON_IMPLEMENTATIONS, max_by, max_of, min_by, min_of, next_item,  # noqa: F401
                             next_item_or, next_split, next_split_or)

@@ -181,6 +181,46 @@ def vectorized_3(pyfunc, a, b, c):
 VECTORIZED = {1: vectorized_1, 2: vectorized_2, 3: vectorized_3}
 
 
+def signature_core_ndims(signature, nargs):
+    """The number of core dimensions of each of the nargs inputs of a np.vectorize signature with one output
+    (`"(n,n),(n)->(n)"`: (2, 1))."""
+    ins, _, outs = signature.replace(" ", "").partition("->")
+    parts = ins[1:-1].split("),(")
+    if not outs or outs.count("(") != 1 or len(parts) != nargs:
+        raise NotImplementedError(f"adsrc follows np.vectorize with signature={signature!r} for one output and "
+                                  f"as many inputs as the call passes ({nargs})")
+    return tuple(len([d for d in p.split(",") if d]) for p in parts)
+
+
+nondiff(signature_core_ndims, "signature_core_ndims")
+
+
+def _loop_rows(a, loop, nd):
+    """a broadcast over the loop dimensions, one row per loop index, each of a's core shape."""
+    core = np.shape(a)[np.ndim(a) - nd:]
+    return np.reshape(np.broadcast_to(a, loop + core), (-1,) + core)
+
+
+def vectorized_signature_1(pyfunc, signature, a):
+    """np.vectorize(pyfunc, signature=...)(a): pyfunc of each core block, stacked over the loop dimensions."""
+    nd = signature_core_ndims(signature, 1)
+    loop = np.shape(a)[:np.ndim(a) - nd[0]]
+    ra = _loop_rows(a, loop, nd[0])
+    out = np.stack([pyfunc(ra[i]) for i in range(ra.shape[0])])
+    return np.reshape(out, loop + np.shape(out)[1:])
+
+
+def vectorized_signature_2(pyfunc, signature, a, b):
+    nd = signature_core_ndims(signature, 2)
+    loop = np.broadcast_shapes(np.shape(a)[:np.ndim(a) - nd[0]], np.shape(b)[:np.ndim(b) - nd[1]])
+    ra, rb = _loop_rows(a, loop, nd[0]), _loop_rows(b, loop, nd[1])
+    out = np.stack([pyfunc(ra[i], rb[i]) for i in range(ra.shape[0])])
+    return np.reshape(out, loop + np.shape(out)[1:])
+
+
+VECTORIZED_SIGNATURE = {1: vectorized_signature_1, 2: vectorized_signature_2}
+
+
 def ufunc_outer(ufunc, a, b):
     a, b = np.asarray(a), np.asarray(b)
     return ufunc(np.reshape(a, a.shape + (1,) * b.ndim), b)

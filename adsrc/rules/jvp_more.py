@@ -138,6 +138,8 @@ TEMPLATES = {
                                      "q": "solve_sylvester_jvp(g, a, b, ans, 2)"},
     "scipy.linalg.solve_banded": _real_only_rule("scipy.linalg.solve_banded", {
         "ab": "solve_banded_jvp(g, l_and_u, ab, ans, 1)", "b": "solve_banded_jvp(g, l_and_u, ab, ans, 2)"}),
+    "scipy.linalg.svd": _real_only_rule("scipy.linalg.svd", {"a": _svd}),
+    "scipy.linalg.svdvals": _real_only_rule("scipy.linalg.svdvals", {"a": "svdvals_jvp(g, a)"}),
     "scipy.linalg.eigh": _real_only_rule("scipy.linalg.eigh", {"a": _scipy_eigh}),
     "scipy.linalg.eigvalsh": _real_only_rule("scipy.linalg.eigvalsh", {"a": "eigvalsh_jvp(g, a, 'L' if lower else 'U')"}),
     # scipy.special and scipy.stats

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.linalg as sl
 
 from ..runtime import helper, is_zero
-from . import NOT_STATIC, general
+from . import NOT_STATIC, general, nondiff, scipy_source
 from .helpers_linalg import _T, _from_triangle, _sym, cholesky_vjp, eigh_vjp, eigvalsh_vjp
 from .helpers_reductions import sum_like
 
@@ -249,3 +249,51 @@ general(sl.eigvalsh, "scipy.linalg.eigvalsh", "a, b=None, *, lower=True", real_o
         a="eigvalsh_vjp(g, a, 'L' if lower else 'U')")
 
 _ = (sum_like, eigh_vjp, eigvalsh_vjp)
+
+
+def _scipy_svd_variant(compute_uv=True, **_):
+    """svd(a, compute_uv=False) returns the singular values alone: an array, not a tuple."""
+    if compute_uv is NOT_STATIC:
+        raise TypeError("scipy.linalg.svd's `compute_uv` must be a constant (True or False) for adsrc "
+                        "(for the singular values alone, scipy.linalg.svdvals(a) needs no flag)")
+    if compute_uv:
+        return {}
+    return {"tuple_output": False, "container": False, "vjps": {"a": "svd_values_vjp(g, a)"}}
+
+
+# U, s, Vh as np.linalg.svd returns them (its rules: distinct nonzero singular values)
+general(sl.svd, "scipy.linalg.svd", "a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True, "
+        "lapack_driver='gesdd'", tuple_output=True, real_only=True, variants=_scipy_svd_variant,
+        a="svd_vjp(g, a, ans, full_matrices)")
+general(sl.svdvals, "scipy.linalg.svdvals", "a, overwrite_a=False, check_finite=True", real_only=True,
+        a="svd_values_vjp(g, a)")
+
+
+# -- scipy.linalg.lu, in plain NumPy over lu_factor (differentiated like the user's code: scipy_source.py) ---
+
+def lu_rows(piv):
+    """The row order r with A = (L U)[r], for (lu, piv) = lu_factor(A) (A[perm] = L U, r = perm's inverse)."""
+    perm = np.arange(len(piv))
+    for i, p in enumerate(piv):           # LAPACK: row i was interchanged with row piv[i]
+        perm[i], perm[p] = perm[p], perm[i]
+    return np.argsort(perm)
+
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+    if np.ndim(a) != 2 or np.shape(a)[0] != np.shape(a)[1]:
+        raise NotImplementedError("adsrc differentiates scipy.linalg.lu of square matrices only; for a "
+                                  "rectangular one, use scipy.linalg.qr or np.linalg.svd")
+    packed, piv = sl.lu_factor(a)
+    n = np.shape(a)[0]
+    lower = np.tril(packed, -1) + np.eye(n)
+    upper = np.triu(packed)
+    rows = lu_rows(piv)
+    if permute_l:
+        return lower[rows], upper
+    if p_indices:
+        return rows, lower, upper
+    return np.eye(n)[rows], lower, upper
+
+
+nondiff(lu_rows, "lu_rows")
+scipy_source.SCIPY_LINALG["lu"] = lu

@@ -72,7 +72,9 @@ def cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None):
     return np.moveaxis(out, -1, axis)
 
 
-_NAMES = {"scipy.linalg": {"toeplitz": toeplitz, "circulant": circulant, "hankel": hankel, "block_diag": block_diag},
+# scipy_linalg.py adds scipy.linalg.lu once the program has imported scipy.linalg
+SCIPY_LINALG = {"toeplitz": toeplitz, "circulant": circulant, "hankel": hankel, "block_diag": block_diag}
+_NAMES = {"scipy.linalg": SCIPY_LINALG,
           "scipy.integrate": {"cumulative_trapezoid": cumulative_trapezoid}}
 
 
