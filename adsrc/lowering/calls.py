@@ -241,29 +241,6 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                             describe=f"`{self.namer.user(what) if local else what}`",
                             hint=LOCAL_FUNCTION_HINT if local else UNRESOLVED_HINT)
 
-    def custom_positional(self, e, obj):
-        """The call e of the custom_vjp obj with every positional parameter passed by position: its keywords
-        moved into their places, defaults filled in (bwd returns one cotangent per positional parameter)."""
-        params = [p for p in inspect.signature(obj.fun).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        given = {k.arg: k.value for k in e.keywords}
-        if any(isinstance(a, gast.Starred) for a in e.args) or None in given or \
-                set(given) - {p.name for p in params[len(e.args):]}:
-            raise self.error(e, f"adsrc passes the arguments of the custom_vjp function `{obj.__name__}` to its "
-                                "rule by position, and cannot place these.",
-                             "Pass each of its positional parameters by position or by its name.")
-        args = list(e.args)
-        for p in params[len(e.args):]:
-            if p.name in given:
-                args.append(given[p.name])
-            elif p.default is inspect.Parameter.empty:
-                raise self.error(e, f"`{obj.__name__}` is missing its argument `{p.name}`.")
-            elif p.default is None or isinstance(p.default, (bool, int, float, complex, str)):
-                args.append(astutil.const(p.default))
-            else:
-                args.append(astutil.name(self.bind(p.name, p.default)))
-        return gast.copy_location(gast.Call(func=e.func, args=args, keywords=[]), e)
-
     def own_class(self, f):
         """The class of `type(obj)` or `obj.__class__` with obj's class known when transforming, else None."""
         if isinstance(f, gast.Call) and len(f.args) == 1 and not f.keywords and self.static(f.func) is builtins.type:

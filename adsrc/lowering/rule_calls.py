@@ -1,6 +1,6 @@
 """Calls of functions with a derivative rule, for the Normalizer: the call bound to the rule's parameters
 (each differentiable operand an atom, the others kept as written), a record (namedtuple or dataclass) made
-from its fields, and calls of adsrc's runtime helpers."""
+from its fields, a custom_vjp's arguments put in their positions, and calls of adsrc's runtime helpers."""
 
 import inspect
 
@@ -151,5 +151,28 @@ class RuleCalls:
         if rule is None or rule.nondiff:
             return self.emit_op(ir.Const, target, expr, node)
         self.emit_op(ir.Apply, target, expr, node, rule=rule, bound=rule.bind(expr.args, []))
+
+    def custom_positional(self, e, obj):
+        """The call e of the custom_vjp obj with every positional parameter passed by position: its keywords
+        moved into their places, defaults filled in (bwd returns one cotangent per positional parameter)."""
+        params = [p for p in inspect.signature(obj.fun).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        given = {k.arg: k.value for k in e.keywords}
+        if any(isinstance(a, gast.Starred) for a in e.args) or None in given or \
+                set(given) - {p.name for p in params[len(e.args):]}:
+            raise self.error(e, f"adsrc passes the arguments of the custom_vjp function `{obj.__name__}` to its "
+                                "rule by position, and cannot place these.",
+                             "Pass each of its positional parameters by position or by its name.")
+        args = list(e.args)
+        for p in params[len(e.args):]:
+            if p.name in given:
+                args.append(given[p.name])
+            elif p.default is inspect.Parameter.empty:
+                raise self.error(e, f"`{obj.__name__}` is missing its argument `{p.name}`.")
+            elif p.default is None or isinstance(p.default, (bool, int, float, complex, str)):
+                args.append(astutil.const(p.default))
+            else:
+                args.append(astutil.name(self.bind(p.name, p.default)))
+        return gast.copy_location(gast.Call(func=e.func, args=args, keywords=[]), e)
 
     emit_call_rule = helper_apply
