@@ -49,18 +49,21 @@ general(la.eigvalsh, "np.linalg.eigvalsh", "a, UPLO='L'", a="eigvalsh_vjp(g, a, 
 general(la.qr, "np.linalg.qr", "a", tuple_output=True, real_only=True, a="qr_any_vjp(g, ans)")      # 'reduced' mode only
 
 
-def _svd_variant(compute_uv=True, **_):
-    """svd(a, compute_uv=False) returns the singular values alone: an array, not a tuple."""
-    if compute_uv is NOT_STATIC:
-        raise TypeError("np.linalg.svd's `compute_uv` must be a constant (True or False) for adsrc "
-                        "(for the singular values alone, np.linalg.svdvals(a) needs no flag)")
-    if compute_uv:
-        return {}
-    return {"tuple_output": False, "container": False, "vjps": {"a": "svd_values_vjp(g, a)"}}
+def svd_variant(module):
+    """The variants of `module`.svd (np.linalg, scipy.linalg): with compute_uv=False it returns the singular
+    values alone, an array, not a tuple."""
+    def variant(compute_uv=True, **_):
+        if compute_uv is NOT_STATIC:
+            raise TypeError(f"{module}.svd's `compute_uv` must be a constant (True or False) for adsrc "
+                            f"(for the singular values alone, {module}.svdvals(a) needs no flag)")
+        if compute_uv:
+            return {}
+        return {"tuple_output": False, "container": False, "vjps": {"a": "svd_values_vjp(g, a)"}}
+    return variant
 
 
 general(la.svd, "np.linalg.svd", "a, full_matrices=True, compute_uv=True", tuple_output=True,
-        variants=_svd_variant, a="svd_vjp(g, a, ans, full_matrices)")       # distinct nonzero singular values
+        variants=svd_variant("np.linalg"), a="svd_vjp(g, a, ans, full_matrices)")       # distinct nonzero singular values
 if hasattr(la, "svdvals"):
     general(la.svdvals, "np.linalg.svdvals", "x, /", x="svdvals_vjp(g, x)")
 

@@ -13,6 +13,7 @@ from ..runtime import helper, is_zero
 from . import NOT_STATIC, general, nondiff, scipy_source
 from .helpers_linalg import _T, _from_triangle, _sym, cholesky_vjp, eigh_vjp, eigvalsh_vjp
 from .helpers_reductions import sum_like
+from .linalg_rules import svd_variant
 
 
 def _vec(b):
@@ -251,19 +252,9 @@ general(sl.eigvalsh, "scipy.linalg.eigvalsh", "a, b=None, *, lower=True", real_o
 _ = (sum_like, eigh_vjp, eigvalsh_vjp)
 
 
-def _scipy_svd_variant(compute_uv=True, **_):
-    """svd(a, compute_uv=False) returns the singular values alone: an array, not a tuple."""
-    if compute_uv is NOT_STATIC:
-        raise TypeError("scipy.linalg.svd's `compute_uv` must be a constant (True or False) for adsrc "
-                        "(for the singular values alone, scipy.linalg.svdvals(a) needs no flag)")
-    if compute_uv:
-        return {}
-    return {"tuple_output": False, "container": False, "vjps": {"a": "svd_values_vjp(g, a)"}}
-
-
 # U, s, Vh as np.linalg.svd returns them (its rules: distinct nonzero singular values)
 general(sl.svd, "scipy.linalg.svd", "a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True, "
-        "lapack_driver='gesdd'", tuple_output=True, real_only=True, variants=_scipy_svd_variant,
+        "lapack_driver='gesdd'", tuple_output=True, real_only=True, variants=svd_variant("scipy.linalg"),
         a="svd_vjp(g, a, ans, full_matrices)")
 general(sl.svdvals, "scipy.linalg.svdvals", "a, overwrite_a=False, check_finite=True", real_only=True,
         a="svd_values_vjp(g, a)")
