@@ -51,7 +51,9 @@ def test_enough_of_the_case_files_compile():
     # over the cases the test above ran in this process: all of them, or CI's share (ADSRC_TEST_SHARD)
     if len(OUTCOMES) < 40:
         pytest.skip("needs the parametrized test above (40 of its cases or more) in the same run")
-    assert OUTCOMES.count("compiled") >= 0.33 * len(OUTCOMES)    # 180 of the 473 today (0.38)
+    # about 0.37 of the 487 cases compile; a CI shard of about 120 of them varies by about 0.05 either way
+    # (one had 40 of 122 compiled, 0.33), so the bar is below that: it catches a backend that compiles few
+    assert OUTCOMES.count("compiled") >= 0.25 * len(OUTCOMES)
 
 
 # -- workloads, checked against central differences ---------------------------------------------
