@@ -131,7 +131,7 @@ def skip_conversions(body, params, floats, helpers, helper, bound=()):
     stored = {n for names in stores for n in names}
     facts = _Facts([p for p in params if p not in stored], numpy_names)
     builtins_bound = {"type", "float"} & (stored | set(bound))      # (the user's own variables)
-    numbers = _arithmetic_of(body[:-1], set(floats), stores)
+    numbers = _arithmetic_of(body[:-1], set(floats), stores) if floats else set()
     last = {}           # name -> the index of the last statement storing it
     for i, st in enumerate(body[:-1]):
         facts.statement(st, stores[i])
