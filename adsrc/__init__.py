@@ -23,19 +23,21 @@ from .custom import custom_vjp, defvjp
 from .custom_jvp import custom_jvp, defjvp
 from .errors import TransformError
 from .flatten import ravel_pytree
-from .forward_api import jvp
+from .forward_api import jvp, linearize
 from .jacobians import elementwise_grad, hessian, hvp, jacfwd, jacobian, jacrev
 from . import extend, misc  # autograd's extend.primitive/defvjp, misc.flatten and misc.optimizers
 from .primitives import cond, fori_loop, scan, stop_gradient, while_loop, within_grad
 from .pullback import vjp
 from .pytree_nodes import register_dataclass, register_pytree_node, register_pytree_node_class
+from . import tree_util
+from .vmap import vmap
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "elementwise_grad",
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "elementwise_grad",
            "Gradient", "TransformError", "CacheInfo",
            "check_grads", "GradientMismatch", "custom_vjp", "defvjp", "custom_jvp", "defjvp",
-           "checkpoint", "remat", "cond", "scan", "while_loop", "fori_loop", "stop_gradient", "within_grad",
+           "checkpoint", "remat", "vmap", "tree_util", "cond", "scan", "while_loop", "fori_loop", "stop_gradient", "within_grad",
            "register_pytree_node", "register_pytree_node_class", "register_dataclass", "ravel_pytree", "misc", "extend",
            # autograd's names (autograd_names.py)
            "make_vjp", "make_jvp", "vector_jacobian_product", "tensor_jacobian_product", "hessian_vector_product",

@@ -184,3 +184,18 @@ def general_jvp(fun, mask):
     `adsrc.jvp` called inside a function adsrc transforms: the code serves floats and arrays alike)."""
     placeholders = tuple(np.zeros(1) if m else None for m in mask)
     return _Call(fun, placeholders, placeholders, False, (), ()).compiled()
+
+
+def linearize(fun, *primals):
+    """(fun(*primals), f_jvp) with `f_jvp(*tangents)` the Jacobian of fun at primals times the tangents, as
+    in JAX. Each call of f_jvp runs the forward code adsrc generated for fun (its value and tangent), so it
+    costs about a jvp; array primals are copied, so changing them afterwards changes nothing."""
+    primals = tuple(np.array(p, copy=True) if type(p) is _nd else p for p in primals)
+    out = fun(*primals)
+
+    def f_jvp(*tangents):
+        if len(tangents) != len(primals):
+            raise TypeError(f"the function linearize returned takes {len(primals)} tangents (one per primal), "
+                            f"got {len(tangents)}")
+        return jvp(fun, primals, tangents)[1]
+    return out, f_jvp

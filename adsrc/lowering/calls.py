@@ -27,6 +27,7 @@ from .. import astutil, primitives
 from ..astutil import dotted
 from ..keys import hashable
 from ..checkpoint import Checkpointed
+from ..vmap import Vmapped, vmap
 from .. import rules as rules_mod
 from ..ir import nodes as ir
 from .builtins import Primitives
@@ -48,6 +49,7 @@ from .written import Written
 from .deques import Deques
 from .spread_calls import SpreadCalls
 from .jacobian_calls import JacobianCalls
+from .vmap_calls import VmapCalls
 from .record_replace import RecordReplace
 from .library_objects import LibraryObjects
 from .local_classes import is_record_maker
@@ -118,6 +120,10 @@ def _no_rule_hint(obj):
                 "may compute through compiled code adsrc cannot see), and has no derivative rule for it. "
                 f"Give it one with `adsrc.defvjp`, wrap the call in a function decorated with `@adsrc.custom_vjp`, "
                 "or call it on values that are not differentiated.")
+    if getattr(obj, "__module__", None) == "adsrc.tree_util":
+        return (f"adsrc follows `{name}` in a function it differentiates when its arguments are passed by position, "
+                "without is_leaf= (tree_map: a function and one to three trees of one structure). Pass them so, or "
+                "write the loop over the tree's parts.")
     if (getattr(obj, "__module__", None) or "").startswith("adsrc."):
         return (f"`{name}` is part of adsrc's own derivative of a function you called (the backward pass of a "
                 "custom rule), which adsrc does not differentiate again: a derivative of one order more through "
@@ -136,7 +142,7 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
 
 
 class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls,
-            JacobianCalls, RecordReplace, LibraryObjects, ClassChoices, MethodCalls, RuleCalls):
+            JacobianCalls, VmapCalls, RecordReplace, LibraryObjects, ClassChoices, MethodCalls, RuleCalls):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -227,7 +233,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             lifted = factories.lifted_call(e, self.static, self.bind)      # make_step(a)(x)
             if lifted is not None:
                 return self.call(lifted, target)
-            if self.vectorized_now(e, target):
+            if self.vectorized_now(e, target) or self.vmap_now(e, target):
                 return
             if object_classes.made_class(self.resolved(f.func)) is not None or \
                     object_classes.factory_class(self.resolved(f.func)) is not None:
@@ -487,6 +493,10 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             if e.keywords or len(e.args) < obj.nargs:
                 e = self.custom_positional(e, obj)      # f(x, y=y), defaults: by position, as JAX resolves them
             return self.emit_op(ir.CallCustom, target, self.plain_call(e, e.func), e, callee=obj)
+        if isinstance(obj, Vmapped):               # v = adsrc.vmap(f), called here (lowering/vmap_calls.py)
+            return self.vmapped_call(e, obj, None, target)
+        if obj is vmap:
+            return self.vmap_value(e, target)
         if isinstance(obj, Checkpointed):          # adsrc.checkpoint (lowering/checkpoint.py)
             return checkpoint_call(self, e, obj, target)
         if obj is collections.deque:

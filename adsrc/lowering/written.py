@@ -51,8 +51,9 @@ class Written:
         if written is None:
             return False
         fn, first = written
-        if isinstance(fn, dict):         # one version per number of arguments (np.vectorize)
-            fn = self.vectorized_version(e)
+        if isinstance(fn, dict):         # one version per number of arguments (np.vectorize, tree_map)
+            fn = None if e.keywords or any(isinstance(a, gast.Starred) for a in e.args) else \
+                fn.get(len(e.args) - (first == ""))
             if fn is None:
                 return False
         args = []
