@@ -10,7 +10,7 @@ is the same for every element, and is returned once).
 
 adsrc runs the function once per element and stacks the results: the answer JAX's vmap gives, computed
 by a Python loop (no batching rules). Inside a function adsrc differentiates, `vmap(f)(x)` is differentiated
-as that loop, for arguments that are arrays and a function returning one array or number.
+as that loop, for positional arguments that are arrays (any pytree for f to return).
 """
 
 import numbers
@@ -19,6 +19,7 @@ import numpy as np
 
 from . import tree_util
 from .rules import general, nondiff
+from .runtime import helper, is_zero
 
 __all__ = ["vmap"]
 
@@ -96,22 +97,14 @@ def _element(a, ax, i):
 def _stack_tree(outs, out_axes, n):
     if n == 0:
         raise ValueError("vmap over an axis of size 0: there is no result to stack")
-    treedef = tree_util.tree_structure(outs[0])
-    columns = [tree_util.tree_leaves(o) for o in outs]
+    first = outs[0]
     if isinstance(out_axes, (tuple, list)):
-        tops = tree_util.tree_structure(outs[0], is_leaf=lambda x: x is not outs[0])
-        if tops.num_leaves != len(out_axes):
-            raise ValueError(f"vmap out_axes has {len(out_axes)} entries for a result of {tops.num_leaves} parts")
-        counts = [tree_util.tree_structure(part).num_leaves for part in tree_util.tree_leaves(
-            outs[0], is_leaf=lambda x: x is not outs[0])]
-        leaf_axes = [ax for ax, c in zip(out_axes, counts) for _ in range(c)]
-    else:
-        leaf_axes = [out_axes] * treedef.num_leaves
-    stacked = []
-    for j, ax in enumerate(leaf_axes):
-        parts = [c[j] for c in columns]
-        stacked.append(parts[0] if ax is None else np.stack(parts, axis=ax))
-    return tree_util.tree_unflatten(treedef, stacked)
+        parts = len(tree_util.tree_leaves(first, is_leaf=lambda x: x is not first))
+        if parts != len(out_axes):
+            raise ValueError(f"vmap out_axes has {len(out_axes)} entries for a result of {parts} parts")
+    columns = zip(*(tree_util.tree_leaves(o) for o in outs))
+    return tree_util.tree_unflatten(tree_util.tree_structure(first), [
+        parts[0] if ax is None else np.stack(parts, axis=ax) for parts, ax in zip(columns, _leaf_axes(first, out_axes))])
 
 
 # -- helpers of the loop adsrc differentiates (lowering/vmap_calls.py) -------------------------------------
@@ -123,14 +116,61 @@ def vmap_sizes(*sizes):
     return sizes[0]
 
 
-def vmap_outputs(outs):
-    """The list of a mapped function's results, which must be arrays or numbers to be stacked here."""
-    if outs and isinstance(outs[0], (tuple, list, dict)):
-        raise TypeError("inside a function adsrc differentiates, vmap's function must return one array or "
-                        f"number, not a {type(outs[0]).__name__}; map it once per output, or write the loop "
-                        "(`[f(x[i]) for i in range(n)]`)")
-    return outs
+def vmap_stack(outs, out_axes):
+    """The list of a mapped function's results stacked as vmap stacks them (a pytree of stacked leaves)."""
+    return _stack_tree(outs, out_axes, len(outs))
+
+
+def _leaf_axes(first, out_axes):
+    count = tree_util.tree_structure(first).num_leaves
+    if not isinstance(out_axes, (tuple, list)):
+        return [out_axes] * count
+    parts = tree_util.tree_leaves(first, is_leaf=lambda x: x is not first)
+    return [ax for ax, part in zip(out_axes, parts) for _ in range(tree_util.tree_structure(part).num_leaves)]
+
+
+def vmap_stack_cot(g, outs, out_axes):
+    """The cotangents of the results (a list, one per element) from g, the stacked pytree's."""
+    from .rules.tree_rules import tree_leaves_cot, tree_unflatten_cot
+    if is_zero(g):
+        return 0.0
+    first = outs[0]
+    leaf_cots = tree_unflatten_cot(g, tree_util.tree_structure(first))
+    per_element = [[] for _ in outs]
+    for j, (c, ax, leaf) in enumerate(zip(leaf_cots, _leaf_axes(first, out_axes), tree_util.tree_leaves(first))):
+        for i in range(len(outs)):
+            if is_zero(c) or ax is None and i:
+                per_element[i].append(0.0)
+            elif ax is None:
+                per_element[i].append(c)
+            else:
+                stacked = np.broadcast_to(c, _stacked_shape(np.shape(leaf), ax, len(outs)))
+                per_element[i].append(np.take(stacked, i, axis=ax))
+    return [tree_leaves_cot(cots, out) for cots, out in zip(per_element, outs)]
+
+
+def vmap_stack_tangent(outs, t_outs, out_axes):
+    """The tangent of vmap_stack(outs, out_axes) from the results' tangents (linear)."""
+    from .rules.tree_rules import tree_leaves_tangent
+    first = outs[0]
+    treedef = tree_util.tree_structure(first)
+    columns = [[np.zeros(np.shape(leaf)) if is_zero(t) else t for leaf, t in
+                zip(tree_util.tree_leaves(out), tree_leaves_tangent(out, 0.0 if is_zero(t_outs) else t_outs[i]))]
+               for i, out in enumerate(outs)]
+    return tree_util.tree_unflatten(treedef, [cols[0] if ax is None else np.stack(cols, axis=ax) for cols, ax in
+                                              zip(zip(*columns), _leaf_axes(first, out_axes))])
+
+
+def _stacked_shape(shape, ax, n):
+    ax = ax % (len(shape) + 1)
+    return shape[:ax] + (n,) + shape[ax:]
 
 
 nondiff(vmap_sizes, "vmap_sizes")
-general(vmap_outputs, "vmap_outputs", "outs, /", container=True, outs="g").jvp_joint = "t_outs"     # the identity
+general(vmap_stack, "vmap_stack", "outs, out_axes, /", container=True,
+        outs="vmap_stack_cot(g, outs, out_axes)").jvp_joint = "vmap_stack_tangent(outs, t_outs, out_axes)"
+# unstacking and stacking are linear, each the other's transpose: rules for derivatives of higher order
+general(helper(vmap_stack_cot), "vmap_stack_cot", "g, outs, out_axes, /", container=True,
+        g="vmap_stack_tangent(outs, g, out_axes)").jvp_joint = "vmap_stack_cot(t_g, outs, out_axes)"
+general(helper(vmap_stack_tangent), "vmap_stack_tangent", "outs, t_outs, out_axes, /", container=True,
+        t_outs="vmap_stack_cot(g, outs, out_axes)").jvp_joint = "vmap_stack_tangent(outs, t_t_outs, out_axes)"

@@ -158,3 +158,15 @@ def test_forward_mode_through_tree_util(fn):
     h = 1e-6
     moved = [{k: PARAMS[k] + s * h * direction[k] for k in PARAMS} for s in (1.0, -1.0)]
     np.testing.assert_allclose(tangent, (fn(moved[0]) - fn(moved[1])) / (2 * h), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])
+def test_second_order_through_tree_util(fn):
+    from casekit import central_grad
+
+    def of_vector(v):
+        return fn({"w": v[:3], "b": v[3]})
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    hess = adsrc.hessian(of_vector)(x)
+    by_differences = np.array([central_grad(lambda u: adsrc.grad(of_vector)(u)[i], x) for i in range(4)])
+    np.testing.assert_allclose(hess, by_differences, rtol=1e-5, atol=1e-7)

@@ -145,11 +145,28 @@ def test_forward_and_second_order_through_vmap(fn, x):
         np.testing.assert_allclose(hess, by_differences, rtol=1e-5, atol=1e-7)
 
 
-def test_a_function_returning_a_tuple_is_refused_when_differentiated():
-    def two_outputs(W):
-        return np.sum(vmap(lambda x: (W @ x, x))(X)[0])
-    with pytest.raises(TypeError, match="must return one array or number, not a tuple"):
-        adsrc.grad(two_outputs)(W)
+def tuple_outputs(W):
+    a, b = vmap(lambda x: (W @ x, np.sum(x * W[0])))(X)
+    return np.sum(np.sin(a)) + np.sum(b ** 2)
+
+
+def dict_outputs_per_axis(W):
+    out = vmap(lambda x: {"h": np.tanh(W @ x), "s": x[0] * W[1, 1]}, out_axes=(1, 0))(X)
+    return np.sum(out["h"][:, 1:] ** 2) + np.sum(out["s"] * np.arange(5.0))
+
+
+def unused_output(W):
+    a, _ = vmap(lambda x: (np.cos(W @ x), x))(X)
+    return np.sum(a)
+
+
+@pytest.mark.parametrize("fn", [tuple_outputs, dict_outputs_per_axis, unused_output])
+def test_pytree_outputs_inside_a_gradient(fn):
+    g = adsrc.grad(fn)(W)
+    assert_matches_differences(fn, (W,), (g,), RTOL, ATOL)
+    direction = np.linspace(-1.0, 1.0, W.size).reshape(W.shape)
+    _, tangent = adsrc.jvp(fn, (W,), (direction,))
+    np.testing.assert_allclose(tangent, np.sum(g * direction), rtol=1e-9, atol=1e-10)
 
 
 def test_keywords_of_a_vmapped_call_are_refused_naming_the_line():

@@ -6,11 +6,10 @@ follows like any function of the user's (f is passed to it as a function value):
     def vmapped_0_None(fun, a0, a1):        # in_axes=(0, None), out_axes=0
         n = vmap_sizes(np.shape(a0)[0])
         outs = [fun(a0[i], a1) for i in range(n)]
-        return np.stack(vmap_outputs(outs), axis=0)
+        return vmap_stack(outs, 0)
 
-A mapped axis other than 0 is moved to the front first (np.moveaxis). vmap_outputs passes the results
-on, and refuses (when the code runs) a function returning a tuple, list or dict, which np.stack would
-stack into one array rather than one array per part as vmap does.
+A mapped axis other than 0 is moved to the front first (np.moveaxis). vmap_stack stacks each leaf of
+the results' pytrees along its out_axes (vmap.py, with its derivative rules).
 """
 
 import gast
@@ -20,7 +19,7 @@ from .. import astutil
 from ..cache import made_once
 from ..ir import nodes as ir
 from ..frontend.source import define
-from ..vmap import Vmapped, vmap, vmap_outputs, vmap_sizes
+from ..vmap import Vmapped, vmap, vmap_sizes, vmap_stack
 
 _MADE = {}
 
@@ -58,8 +57,7 @@ class VmapCalls:
 
     def vmapped_call(self, e, obj, fun, target):
         """The call e of the vmapped function obj (its function: the expression fun, or obj.fun): True."""
-        if e.keywords or any(isinstance(a, gast.Starred) for a in e.args) or \
-                isinstance(obj.out_axes, (tuple, list)):
+        if e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
             raise self.error(e, "adsrc cannot follow this call of a vmapped function.", _HINT)
         try:
             axes = obj.axes(len(e.args))
@@ -68,7 +66,8 @@ class VmapCalls:
         if all(ax is None for ax in axes):
             raise self.error(e, "vmap needs at least one mapped argument (an in_axes entry that is not None).")
         known = obj.fun if fun is None else None       # a vmapped function made outside: its function known
-        loop = made_once(_MADE, (axes, obj.out_axes, known), lambda: _loop(axes, obj.out_axes, known))
+        out_axes = tuple(obj.out_axes) if isinstance(obj.out_axes, list) else obj.out_axes
+        loop = made_once(_MADE, (axes, out_axes, known), lambda: _loop(axes, out_axes, known))
         call = gast.Call(func=astutil.name(self.bind(loop.__name__, loop)),
                          args=([] if fun is None else [fun]) + list(e.args), keywords=[])
         self.call(gast.copy_location(call, e), target)
@@ -89,10 +88,9 @@ def _loop(axes, out_axis, fun=None):
             lines.append(f"    {a} = np.moveaxis({a}, {ax}, 0)")
         elements.append(f"{a}[i]")
     name = "vmapped_" + "_".join(str(ax).replace("-", "m") for ax in axes)
-    stack = "vmap_outputs(outs)[0]" if out_axis is None else f"np.stack(vmap_outputs(outs), axis={out_axis})"
     text = (f"def {name}({', '.join(([] if fun else ['fun']) + args)}):\n"
             f"    n = vmap_sizes({', '.join(sizes)})\n" + "".join(line + "\n" for line in lines) +
             f"    outs = [fun({', '.join(elements)}) for i in range(n)]\n"
-            f"    return {stack}\n")
-    return define(text, name, {"np": np, "vmap_sizes": vmap_sizes, "vmap_outputs": vmap_outputs, "fun": fun},
+            f"    return vmap_stack(outs, {out_axis!r})\n")
+    return define(text, name, {"np": np, "vmap_sizes": vmap_sizes, "vmap_stack": vmap_stack, "fun": fun},
                   "vmap loop")

@@ -116,13 +116,30 @@ def tree_map_3(f, tree, a, b):
 TREE_MAPS = {1: tree_map_1, 2: tree_map_2, 3: tree_map_3}        # by the number of trees
 
 
+# (function, signature, its differentiated parameter: reverse template, forward template). The helpers that
+# the derivatives run are linear in their cotangent or tangent, each pair the other's transpose, so that
+# derivatives of any order go through them.
+_RULES = [
+    (tree_util.tree_leaves, "tree, /", "tree", "tree_leaves_cot(g, tree)", "tree_leaves_tangent(tree, t_tree)"),
+    (tree_util.tree_flatten, "tree, /", "tree", "tree_flatten_cot(g, tree)", "tree_flatten_tangent(tree, t_tree)"),
+    (tree_util.tree_unflatten, "treedef, leaves, /", "leaves", "tree_unflatten_cot(g, treedef)",
+     "tree_unflatten_tangent(treedef, t_leaves)"),
+    (tree_leaves_cot, "g, tree, /", "g", "tree_leaves_tangent(tree, g)", "tree_leaves_cot(t_g, tree)"),
+    (tree_flatten_cot, "g, tree, /", "g", "tree_flatten_tangent(tree, g)", "tree_flatten_cot(t_g, tree)"),
+    (tree_unflatten_cot, "g, treedef, /", "g", "tree_unflatten_tangent(treedef, g)",
+     "tree_unflatten_cot(t_g, treedef)"),
+    (tree_leaves_tangent, "tree, t_tree, /", "t_tree", "tree_leaves_cot(g, tree)",
+     "tree_leaves_tangent(tree, t_t_tree)"),
+    (tree_flatten_tangent, "tree, t_tree, /", "t_tree", "tree_flatten_cot(g, tree)",
+     "tree_flatten_tangent(tree, t_t_tree)"),
+    (tree_unflatten_tangent, "treedef, t_leaves, /", "t_leaves", "tree_unflatten_cot(g, treedef)",
+     "tree_unflatten_tangent(treedef, t_t_leaves)"),
+]
+
+
 def install():
-    general(tree_util.tree_leaves, "tree_leaves", "tree, /", container=True,
-            tree="tree_leaves_cot(g, tree)").jvp_joint = "tree_leaves_tangent(tree, t_tree)"
-    general(tree_util.tree_flatten, "tree_flatten", "tree, /", container=True,
-            tree="tree_flatten_cot(g, tree)").jvp_joint = "tree_flatten_tangent(tree, t_tree)"
-    general(tree_util.tree_unflatten, "tree_unflatten", "treedef, leaves, /", container=True,
-            leaves="tree_unflatten_cot(g, treedef)").jvp_joint = "tree_unflatten_tangent(treedef, t_leaves)"
+    for fn, signature, param, reverse, forward in _RULES:
+        general(fn, fn.__name__, signature, container=True, **{param: reverse}).jvp_joint = forward
     for fn in (tree_util.tree_structure, same_structure):
         nondiff(fn, fn.__name__)
     by_source.IMPLEMENTATIONS[tree_util.tree_map] = TREE_MAPS
