@@ -25,3 +25,58 @@ def a_missing_function_in_a_branch_never_taken(x):
     if np.sum(x ** 2) > 1e6:
         return np.trapz(x)
     return np.sum(np.sin(x))
+
+
+# -- a set comprehension (of keys, of indices)
+
+@case(np.array([0.3, -1.2, 0.8]))
+def set_comprehensions_of_keys_and_indices(x):
+    d = {f"k{i}": v ** 2 for i, v in enumerate(x)}
+    keys = sorted({k for k in d if k != "k1"})
+    parities = {i % 2 for i in range(len(x))}
+    return sum(d[k] for k in keys) + sum(np.sum(x[p] ** 3) for p in sorted(parities))
+
+
+# -- a function chosen by a condition known only when the code runs (a configuration's field)
+
+def _relu(z):
+    return np.maximum(z, 0.0)
+
+
+def _twice(fn, v):
+    return 2.0 * fn(v) + fn(v * 0.5)
+
+
+@case(np.array([0.3, -0.7, 1.2]), "tanh", label="tanh")
+@case(np.array([0.3, -0.7, 1.2]), "square", label="lambda")
+@case(np.array([0.3, -0.7, 1.2]), "relu", label="relu")
+def activation_chosen_by_a_conditional_expression(x, kind):
+    act = np.tanh if kind == "tanh" else (lambda z: z ** 2) if kind == "square" else _relu
+    return np.sum(act(x) * act(2.0 * x))
+
+
+@case(np.array([0.3, -0.7, 1.2]), "tanh", label="tanh")
+@case(np.array([0.3, -0.7, 1.2]), "relu", label="relu")
+@case(np.array([0.3, -0.7, 1.2]), "softplus", label="nested_def")
+def activation_chosen_by_if_elif_else_with_a_raise(x, kind):
+    def softplus(z, t=2.0):
+        return np.log1p(np.exp(t * z)) / t
+    if kind == "tanh":
+        act = np.tanh
+        scale = 1.0
+    elif kind == "relu":
+        act = _relu
+        scale = 2.0
+    elif kind == "softplus":
+        act = softplus
+        scale = 0.5
+    else:
+        raise ValueError(f"unknown activation {kind!r}")
+    return scale * np.sum(act(x) ** 2)
+
+
+@case(np.array([0.3, -0.7, 1.2]), True, label="smooth")
+@case(np.array([0.3, -0.7, 1.2]), False, label="sine")
+def chosen_function_passed_to_a_helper(x, smooth):
+    act = np.tanh if smooth else np.sin
+    return np.sum(_twice(act, x)) + np.sum(_twice(fn=act, v=x ** 2))

@@ -12,3 +12,46 @@ def test_a_missing_module_function_in_a_branch_raises_attribute_error_naming_the
     g(np.ones(3))
     with pytest.raises(AttributeError, match=r"module `numpy` has no attribute `trapz`.*cases_idioms.py, line \d+"):
         g(np.full(3, 1e4))
+
+
+def _relu(z):
+    return np.maximum(z, 0.0)
+
+
+def rebound_in_a_branch_that_binds_twice(x, kind):
+    def softplus(z):
+        return np.log1p(np.exp(z))
+    if kind == "relu":
+        act = np.tanh
+        act = _relu
+    else:
+        act = softplus
+    return np.sum(act(x))
+
+
+def nested_def_rebound_to_a_module_function(x):
+    def sq(z):
+        return z * z
+    act = sq
+    act = np.sin
+    return np.sum(act(x))
+
+
+def nested_def_rebound_in_an_unrolled_loop(x):
+    def sq(z):
+        return z * z
+    y = x
+    for i in range(2):
+        y = sq(x)
+        sq = np.cos
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("fn, args", [(rebound_in_a_branch_that_binds_twice, ("relu",)),
+                                      (nested_def_rebound_to_a_module_function, ()),
+                                      (nested_def_rebound_in_an_unrolled_loop, ())])
+def test_a_nested_def_whose_name_is_rebound_to_another_function_is_refused_not_called(fn, args):
+    # these called the nested def where Python calls the other function (a wrong gradient)
+    with pytest.raises(adsrc.TransformError, match=r"`(act|sq)`") as info:
+        adsrc.grad(fn)(np.array([0.3, -0.7, 1.2]), *args)
+    assert "test_idioms.py" in str(info.value)

@@ -401,6 +401,7 @@ class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Mat
 
 
     def stmt_If(self, s):
+        s = self.branch_chosen_function(s)      # if c: act = np.tanh  else: act = relu  (function_values.py)
         test = self.raw(s.test)
         self.emit(ir.If(test, self.block(s.body), self.block(s.orelse)), s)
 
