@@ -80,3 +80,46 @@ def activation_chosen_by_if_elif_else_with_a_raise(x, kind):
 def chosen_function_passed_to_a_helper(x, smooth):
     act = np.tanh if smooth else np.sin
     return np.sum(_twice(act, x)) + np.sum(_twice(fn=act, v=x ** 2))
+
+
+# -- a name bound to several functions: a default overridden in a branch, rebindings in sequence
+
+def _mse(r):
+    return np.mean(r ** 2)
+
+
+def _huber(r, d=1.0):
+    a = np.abs(r)
+    return np.mean(np.where(a < d, 0.5 * r ** 2, d * (a - 0.5 * d)))
+
+
+@case(np.array([0.3, -2.5, 1.2, 0.1]), False, label="default")
+@case(np.array([0.3, -2.5, 1.2, 0.1]), True, label="overridden")
+def loss_function_default_overridden_in_a_branch(r, robust):
+    loss_fn = _mse
+    if robust:
+        loss_fn = _huber
+    return loss_fn(r) + loss_fn(2.0 * r)
+
+
+@case(np.array([0.3, -0.7, 1.2]))
+def a_nested_def_then_a_module_function_then_a_lambda_under_one_name(x):
+    def sq(z):
+        return z * z
+    act = sq
+    y = act(x)
+    act = np.sin
+    y = y + act(x)
+    k = 3.0
+    act = lambda z: k * z ** 3
+    k = 0.5                        # the lambda reads k when it is called, as Python does
+    return np.sum(y * act(x))
+
+
+@case(np.array([0.3, -0.7, 1.2]))
+def a_function_rebound_inside_a_loop_and_called_before_the_rebinding(x):
+    step = np.tanh
+    for i in range(3):
+        x = step(x) + 0.1 * x
+        step = np.sin if i == 0 else np.cos
+    return np.sum(step(x))

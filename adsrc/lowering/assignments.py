@@ -118,6 +118,7 @@ class Assignments:
             value = self.chosen_function(t.id, value)   # act = np.tanh if c else relu (function_values.py)
             if isinstance(value, gast.Lambda):
                 self.lambda_def(value, t.id)       # f = lambda x: ...  is  def f(x): return ...
+                self.note_function_choice(t.id, value, value)
                 return
             if self.library_object(t.id, value):   # dist = stats.norm(mu, s): its methods' calls get mu, s
                 return
@@ -125,6 +126,7 @@ class Assignments:
                 return
             self.hold_factory_arguments(t.id, value)
             self.value(value, t.id)
+            self.note_function_choice(t.id, value, value)    # act = relu, one of its bindings (function_choices.py)
             self.note_alias(t.id, value)
             self.note_table(t.id, value)
             self.note_class(t.id, value)

@@ -47,53 +47,6 @@ class FunctionValues:
         self.functions[target] = ("chosen", value)
         return value
 
-    def branch_chosen_function(self, s):
-        """`if kind == "tanh": act = np.tanh  elif kind == "relu": act = relu  else: raise ValueError(kind)`: a
-        name bound only there, once in each branch (or the branch raises), to a function adsrc can follow. Each
-        branch also records which it is (`choice = k`), and each call `act(h)` is written
-        `np.tanh(h) if choice == 0 else relu(h)` (local_function), so that every function is followed.
-        Returns the `if` with those records, or s itself."""
-        for name, values in _branch_bindings(s):
-            stores = sum(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
-                         for n in astutil.walk(self.uf.node))
-            if stores == sum(v is not None for v in values) and \
-                    all(v is None or self.function_arm(v) for v in values):
-                s = self.branch_choice(s, name)
-        return s
-
-    def branch_choice(self, s, name):
-        """s with `choice = k` after branch k binds name; calls of name are calls of the function chosen."""
-        choice = self.temp("choice")
-        s = astutil.clone(s)
-        arms, node, k = [], s, 0
-        while True:
-            body = node.body
-            for i, st in enumerate(body):
-                if _binds(st, name):
-                    body.insert(i + 1, gast.copy_location(gast.Assign(targets=[gast.Name(
-                        id=choice, ctx=gast.Store(), annotation=None, type_comment=None)], value=astutil.const(k),
-                        type_comment=None), st))
-                    arms.append((k, st.value))
-                    break
-            k += 1
-            if len(node.orelse) == 1 and isinstance(node.orelse[0], gast.If):
-                node = node.orelse[0]
-                continue
-            for i, st in enumerate(node.orelse):
-                if _binds(st, name):
-                    node.orelse.insert(i + 1, gast.copy_location(gast.Assign(targets=[gast.Name(
-                        id=choice, ctx=gast.Store(), annotation=None, type_comment=None)], value=astutil.const(k),
-                        type_comment=None), st))
-                    arms.append((k, st.value))
-                    break
-            break
-        chain = astutil.clone(arms[-1][1])
-        for k, v in reversed(arms[:-1]):
-            test = gast.Compare(left=astutil.name(choice), ops=[gast.Eq()], comparators=[astutil.const(k)])
-            chain = gast.IfExp(test=test, body=astutil.clone(v), orelse=chain)
-        self.functions[name] = ("chosen", chain)
-        return gast.fix_missing_locations(s)
-
     def chosen_arguments(self, e, target):
         """`apply(act, x)` with act a function chosen when the code runs (chosen_function): the call written
         `apply(np.tanh, x) if chosen else apply(relu, x)`, so that each is followed; False for other calls."""
@@ -367,54 +320,6 @@ def _substituted(choice, e, keyword, i):
     else:
         call.args[i] = astutil.clone(choice)
     return call
-
-
-def _binds(st, name):
-    return isinstance(st, gast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], gast.Name) and \
-        st.targets[0].id == name
-
-
-def _branch_bindings(s):
-    """[(name, [the value bound in each branch, None where it raises])] of an `if`/`elif`/`else` chain, for
-    each name that each branch binds once at its top level (to a name, an attribute, a lambda or a conditional
-    expression), or ends raising instead; at least two branches bind it."""
-    branches, node = [], s
-    while True:
-        branches.append(node.body)
-        if len(node.orelse) == 1 and isinstance(node.orelse[0], gast.If):
-            node = node.orelse[0]
-            continue
-        if not node.orelse:
-            return []          # (no else: the name may be left unbound)
-        branches.append(node.orelse)
-        break
-    per_branch = []
-    for body in branches:
-        bound = {}
-        for st in body:
-            for t in (st.targets if isinstance(st, gast.Assign) else []):
-                for n in astutil.walk(t):
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                        bound.setdefault(n.id, []).append(st.value if t is st.targets[0] and len(st.targets) == 1
-                                                          and isinstance(t, gast.Name) else None)
-        per_branch.append((bound, bool(body) and isinstance(body[-1], gast.Raise)))
-    found = []
-    names = [n for n, vs in per_branch[0][0].items()] + [n for b, _ in per_branch[1:] for n in b]
-    for name in dict.fromkeys(names):
-        values = []
-        for bound, raises in per_branch:
-            vs = bound.get(name)
-            if vs is None and raises:
-                values.append(None)
-            elif vs is not None and len(vs) == 1 and isinstance(vs[0], (gast.Name, gast.Attribute, gast.Lambda,
-                                                                         gast.IfExp)):
-                values.append(vs[0])
-            else:
-                break
-        else:
-            if sum(v is not None for v in values) >= 2:
-                found.append((name, values))
-    return found
 
 
 def _distributed(choice, e):

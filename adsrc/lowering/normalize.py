@@ -31,6 +31,7 @@ from . import factories
 from .assignments import Assignments
 from .calls import Calls
 from .expressions import Expressions
+from .function_choices import FunctionChoices
 from .local_classes import LocalClasses
 from .errstates import ErrStates
 from .loops import Loops
@@ -55,7 +56,7 @@ _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_wa
 _MADE = {}     # (adsrc.grad, f, options) -> the gradient object a call in a transformed function makes
 
 
-class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStates):
+class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStates, FunctionChoices):
     """Normalizes one user function (and its nested defs) into structured IR."""
 
     def __init__(self, uf, namer=None):
@@ -92,8 +93,10 @@ class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Mat
         self.scopes.append(self.uf.locals if fdef is self.uf.node else local_names(fdef) - nonlocals)
         saved, saved_depth = (self.out, self.stmt), self.depth
         self.depth = 0
+        # act = mse ... act = huber: its calls branch on which was bound last (function_choices.py)
+        held = self.held_tests_bound() if fdef is self.uf.node else []
         try:
-            body = self.field_checks(fdef) + self.block(fdef.body)
+            body = held + self.field_checks(fdef) + self.block(fdef.body)
         finally:
             self.scopes.pop()
             self.out, self.stmt = saved
@@ -401,7 +404,6 @@ class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Mat
 
 
     def stmt_If(self, s):
-        s = self.branch_chosen_function(s)      # if c: act = np.tanh  else: act = relu  (function_values.py)
         test = self.raw(s.test)
         self.emit(ir.If(test, self.block(s.body), self.block(s.orelse)), s)
 
