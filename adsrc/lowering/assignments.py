@@ -115,8 +115,10 @@ class Assignments:
                 else:
                     self.tuple_lengths[t.id] = n
             value = self.chosen_entry(value)      # act = acts[cfg["act"]]: that entry (lowering/tables.py)
+            value = self.chosen_function(t.id, value)   # act = np.tanh if c else relu (function_values.py)
             if isinstance(value, gast.Lambda):
                 self.lambda_def(value, t.id)       # f = lambda x: ...  is  def f(x): return ...
+                self.note_function_choice(t.id, value, value)
                 return
             if self.library_object(t.id, value):   # dist = stats.norm(mu, s): its methods' calls get mu, s
                 return
@@ -124,6 +126,7 @@ class Assignments:
                 return
             self.hold_factory_arguments(t.id, value)
             self.value(value, t.id)
+            self.note_function_choice(t.id, value, value)    # act = relu, one of its bindings (function_choices.py)
             self.note_alias(t.id, value)
             self.note_table(t.id, value)
             self.note_class(t.id, value)

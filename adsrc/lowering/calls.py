@@ -155,6 +155,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                                     fn, target)
         if self.record_replace(e, target):             # s._replace(h=v), dataclasses.replace(o, w=v)
             return None
+        if self.chosen_arguments(e, target):          # apply(act, x), act = np.tanh if c else relu
+            return None
         if isinstance(f, gast.Call):
             getter = self.made_getter(f)                # operator.itemgetter(0)(pair): pair[0] (a sort key)
             if getter is not rules_mod.NOT_STATIC and _getter_expression(getter, e) is not None:

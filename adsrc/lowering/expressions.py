@@ -429,7 +429,9 @@ class Expressions:
         self.comprehension(e, target, "dict")
 
     def op_SetComp(self, e, target):
-        raise self.error(e, "set comprehensions are not supported.", "Use a list comprehension.")
+        # {elt for x in xs}  ->  set([elt for x in xs])
+        listed = gast.copy_location(gast.ListComp(elt=e.elt, generators=e.generators), e)
+        self.value(gast.copy_location(astutil.call(self.builtin_name("set"), [listed]), e), target)
 
     def comprehension(self, e, target, kind):
         # [elt for x in xs if c]  ->  t = []; for x in xs: if c: t.append(elt)

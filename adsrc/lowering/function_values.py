@@ -24,6 +24,9 @@ class FunctionValues:
                                     "to three arguments (one or two with signature=), by position.",
                                  "Pass the arguments by position.")
             return
+        if kind == "chosen":                      # act = np.tanh if c else relu; act(x)  is  np.tanh(x) if c else relu(x)
+            out = target if target is not None else self.temp("chosen")
+            return self.value(gast.copy_location(_distributed(what[1], e), e), out)
         if kind in ("alias", "applied"):          # act = np.tanh; act(x)   step = make_step(a); step(x)
             call = gast.Call(func=astutil.clone(what[1]), args=e.args, keywords=e.keywords)
             return self.call(call, target)
@@ -31,6 +34,49 @@ class FunctionValues:
         _, func, args, keywords = what
         call = gast.Call(func=func, args=list(args) + list(e.args), keywords=list(keywords) + list(e.keywords))
         return self.call(call, target)
+
+    def chosen_function(self, target, value):
+        """`act = np.tanh if cfg.act == "tanh" else relu`: a name bound once to one of functions adsrc can follow
+        (known, lambdas, nested defs, names bound to them), chosen by conditions known when the code runs.
+        Each condition is computed once, here, into a name of its own, and each call `act(h)` is written
+        `np.tanh(h) if chosen else relu(h)` (local_function), so that both functions are followed. Returns value
+        with its conditions read from those names (what `act` is bound to), or value itself."""
+        if not isinstance(value, gast.IfExp) or target not in self.single or not self.function_arm(value):
+            return value
+        value = self.held_tests(value)
+        self.functions[target] = ("chosen", value)
+        return value
+
+    def chosen_arguments(self, e, target):
+        """`apply(act, x)` with act a function chosen when the code runs (chosen_function): the call written
+        `apply(np.tanh, x) if chosen else apply(relu, x)`, so that each is followed; False for other calls."""
+        if self.static(e.func) is functools.partial:
+            return False
+        slots = [(e.args, i) for i, a in enumerate(e.args)] + [(e.keywords, i) for i, k in enumerate(e.keywords)]
+        for where, i in slots:
+            a = where[i].value if where is e.keywords else where[i]
+            if isinstance(a, gast.Name) and a.id in self.functions and self.functions[a.id][0] == "chosen" and \
+                    not self.shadowed(a.id):
+                out = target if target is not None else self.temp("chosen")
+                self.value(gast.copy_location(_substituted(self.functions[a.id][1], e, where is e.keywords, i), e),
+                           out)
+                return True
+        return False
+
+    def function_arm(self, node):
+        if isinstance(node, gast.IfExp):
+            return self.function_arm(node.body) and self.function_arm(node.orelse)
+        if isinstance(node, gast.Name) and node.id in self.functions and not self.shadowed(node.id):
+            return True
+        return self.function_entry(node)
+
+    def held_tests(self, node):
+        if not isinstance(node, gast.IfExp):
+            return node
+        held = self.temp("chosen")
+        self.value(node.test, held)
+        return gast.copy_location(gast.IfExp(test=astutil.name(held), body=self.held_tests(node.body),
+                                             orelse=self.held_tests(node.orelse)), node)
 
     def note_unravel(self, t, value):
         """`flat, unravel = adsrc.ravel_pytree(tree)` (or flatten): calls `unravel(v)` are `unravel_with(unravel, v)`,
@@ -261,6 +307,28 @@ class FunctionValues:
                 # step = make_step(a); step(x), with make_step only making the function: running its body again
                 # at each call changes nothing (a body that computes first, say draws random numbers, would)
                 self.functions[target] = ("applied", value)
+
+
+def _substituted(choice, e, keyword, i):
+    """The call e with its argument i (a keyword's if keyword) replaced by each function of the choice."""
+    if isinstance(choice, gast.IfExp):
+        return gast.IfExp(test=astutil.clone(choice.test), body=_substituted(choice.body, e, keyword, i),
+                          orelse=_substituted(choice.orelse, e, keyword, i))
+    call = astutil.clone(e)
+    if keyword:
+        call.keywords[i].value = astutil.clone(choice)
+    else:
+        call.args[i] = astutil.clone(choice)
+    return call
+
+
+def _distributed(choice, e):
+    """The call e of a function chosen by `f if c else g` (nested too), as `f(args) if c else g(args)`."""
+    if isinstance(choice, gast.IfExp):
+        return gast.IfExp(test=astutil.clone(choice.test), body=_distributed(choice.body, e),
+                          orelse=_distributed(choice.orelse, e))
+    return gast.Call(func=astutil.clone(choice), args=[astutil.clone(a) for a in e.args],
+                     keywords=[astutil.clone(k) for k in e.keywords])
 
 
 def _target_names(target):

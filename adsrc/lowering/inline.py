@@ -28,6 +28,14 @@ class _BranchDefs:
         self.what = f"whether the loop at line {line} runs" if loop else f"the branch of the `if` at line {line} taken"
 
 
+class _Rebound:
+    """A nested function's name bound afterwards to something else (`act = relu`, a module function): its calls
+    are not the def's."""
+
+
+_REBOUND = _Rebound()
+
+
 class Inliner:
     def __init__(self, uf, namer):
         self.uf = uf
@@ -60,7 +68,8 @@ class Inliner:
                 for name in set(v1) | set(v2):
                     a, b = v1.get(name), v2.get(name)
                     if a is not b:
-                        visible[name] = _BranchDefs(s.loc.line) if a is not None and b is not None else (a or b)
+                        both = a is not None and b is not None and (a is not _REBOUND or b is not _REBOUND)
+                        visible[name] = _BranchDefs(s.loc.line) if both else (a or b)
                 out.append(s)
             elif isinstance(s, (ir.For, ir.While)):
                 if isinstance(s, ir.While):
@@ -74,6 +83,9 @@ class Inliner:
                         visible[name] = d if name not in visible else _BranchDefs(s.loc.line, loop=True)
                 out.append(s)
             else:
+                for name in target_names(getattr(s, "target", None)):
+                    if isinstance(name, str):
+                        visible[name] = _REBOUND        # def f ...; f = relu: calls of f call relu
                 out.append(s)
         return out
 
@@ -82,6 +94,8 @@ class Inliner:
         func = call.func
         name = func.id
         d = visible.get(name)
+        if d is _REBOUND:
+            d = None
         if isinstance(d, _BranchDefs):
             raise self.uf.error(s.loc, f"the nested function `{name}` is defined differently depending on "
                                        f"{d.what} when the code runs; adsrc "

@@ -123,7 +123,10 @@ class MethodCalls:
             raise self.error(e, f"the method `.{name}()` changes its object in place, which adsrc does not "
                                 "support inside a differentiated function.",
                              "Compute a new value instead (for example `np.sort(x)` or `a + b`).")
-        self.refuse_missing_attribute(f)
+        if self.refuse_missing_attribute(f, e):
+            if target is not None:
+                self.emit(ir.Const(target, astutil.const(None)), e)
+            return
         receiver = self.atom(f.value)
         rule = rules_mod.METHODS.get(name)
         if rule is not None:
@@ -145,17 +148,25 @@ class MethodCalls:
             return
         self.emit_op(ir.Opaque, target, call, e, describe=f"the method `.{name}()`", hint=hint)
 
-    def refuse_missing_attribute(self, f):
+    def refuse_missing_attribute(self, f, e):
         """`np.frobnicate(x)`, a module's function that does not exist: Python's AttributeError, said when
-        transforming (not a missing rule of a method)."""
+        transforming (not a missing rule of a method) if the function's body runs it unconditionally. In a
+        branch, a loop or a `try` (`np.trapezoid(f) if hasattr(np, "trapezoid") else np.trapz(f)`, for
+        another NumPy) the call raises the AttributeError when it runs, as Python does; True then."""
         if not isinstance(f.value, gast.Name) or self.is_local(f.value.id):
-            return
+            return False
         kind, module = self.uf.lookup(f.value.id)
         if kind in ("global", "closure", "builtin") and isinstance(module, types.ModuleType) and \
                 not hasattr(module, f.attr):
-            raise self.error(f, f"module `{module.__name__}` has no attribute `{f.attr}` (`{f.value.id}` is "
-                                f"`{module.__name__}`): Python raises AttributeError here.",
-                             "Check the function's name in the module's documentation.")
+            message = f"module `{module.__name__}` has no attribute `{f.attr}` (`{f.value.id}` is " \
+                      f"`{module.__name__}`): Python raises AttributeError here."
+            if self.depth <= 1:
+                raise self.error(f, message, "Check the function's name in the module's documentation.")
+            exc = astutil.call(self.builtin_name("AttributeError"),
+                               [astutil.const(f"{message} ({self.uf.loc(f)}, in {self.uf.name})")])
+            self.emit(ir.Raw(gast.Raise(exc=exc, cause=None)), e)
+            return True
+        return False
 
     def item_receiver(self, value, e):
         """The local name whose object a mutating method changes (`groups[k].append(v)`: an item of groups)."""

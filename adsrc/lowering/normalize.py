@@ -31,6 +31,7 @@ from . import factories
 from .assignments import Assignments
 from .calls import Calls
 from .expressions import Expressions
+from .function_choices import FunctionChoices
 from .local_classes import LocalClasses
 from .errstates import ErrStates
 from .loops import Loops
@@ -55,7 +56,7 @@ _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_wa
 _MADE = {}     # (adsrc.grad, f, options) -> the gradient object a call in a transformed function makes
 
 
-class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStates):
+class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStates, FunctionChoices):
     """Normalizes one user function (and its nested defs) into structured IR."""
 
     def __init__(self, uf, namer=None):
@@ -84,17 +85,22 @@ class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Mat
         self.local_classes = {}  # names bound once to an object made here (or inferred and checked): its class
         self.element_classes = None   # names of lists of objects of one class made here: the class (calls.py)
         self.class_choices = {}  # names bound once to an item of a list of objects of several classes: those
+        self.depth = 0           # blocks open: 1 in a function's body, more in a branch, loop or `try` of it
 
     # -- entry -----------------------------------------------------------------------------------
     def function(self, fdef, name=None):
         nonlocals = frozenset(declared_globals(fdef, gast.Nonlocal)) if fdef is not self.uf.node else frozenset()
         self.scopes.append(self.uf.locals if fdef is self.uf.node else local_names(fdef) - nonlocals)
-        saved = self.out, self.stmt
+        saved, saved_depth = (self.out, self.stmt), self.depth
+        self.depth = 0
+        # act = mse ... act = huber: its calls branch on which was bound last (function_choices.py)
+        held = self.held_tests_bound() if fdef is self.uf.node else []
         try:
-            body = self.field_checks(fdef) + self.block(fdef.body)
+            body = held + self.field_checks(fdef) + self.block(fdef.body)
         finally:
             self.scopes.pop()
             self.out, self.stmt = saved
+            self.depth = saved_depth
         return ir.Function(name or fdef.name, fdef.args, body, None, self.uf, getattr(fdef, "lineno", None),
                            self.bindings, nonlocals)
 
@@ -117,22 +123,26 @@ class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Mat
         # a block may run again or not at all: what it rebinds is not known inside it, nor after it
         stored = astutil.names_stored(gast.Module(body=list(stmts), type_ignores=[])) if known else ()
         self.static_locals = {k: v for k, v in known.items() if k not in stored}
+        self.depth += 1
         try:
             for s in stmts:
                 self.stmt = s
                 self.statement(s)
             return self.out
         finally:
+            self.depth -= 1
             self.out, self.stmt = saved_out, saved_stmt
             self.static_locals = {k: v for k, v in known.items() if k not in stored}
 
     def sub_block(self, fill):
         saved = self.out
         self.out = []
+        self.depth += 1
         try:
             fill()
             return self.out
         finally:
+            self.depth -= 1
             self.out = saved
 
     # -- helpers -------------------------------------------------------------------------------------
