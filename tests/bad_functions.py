@@ -19,10 +19,23 @@ def uses_try(x):
     return np.sum(y)
 
 
+class Doubled:
+    """A context manager whose `as` value is computed from the differentiated argument."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __enter__(self):
+        return self.v * 2.0
+
+    def __exit__(self, *exc):
+        return False
+
+
 def uses_with(x):
-    with open("/dev/null") as fh:
-        fh.read()
-    return x * 2.0
+    with Doubled(x) as d:
+        y = d * x
+    return y
 
 
 def assigns_global(x):

@@ -23,7 +23,7 @@ def line_of(fn, text):
 
 CASES = [
     (bad.uses_try, "try:", "assigns `a` before its last statement, and the `except` clause reads it"),
-    (bad.uses_with, "with open", "`with`"),
+    (bad.uses_with, "with Doubled(x) as d", "the value of a context manager's __enter__"),
     (bad.defines_class, "class Box", "the class `Box` reads the function's variable `scale`"),
     (bad.appends_unpacked, "lst.append(*[x[0]])", "`.append()` changes its object in place"),
     (bad.appends_to_a_global_objects_list, "HOLDER.items.append(x[0] * 2.0)", "`.append()` changes its object"),

@@ -166,9 +166,19 @@ REFUSED = textwrap.dedent('''
             y = x
         return np.sum(y) + np.sum(a)
 
+    class Doubled:
+        def __init__(self, v):
+            self.v = v
+
+        def __enter__(self):
+            return self.v * 2.0
+
+        def __exit__(self, *exc):
+            return False
+
     def uses_with(x):
-        with open(__file__) as fh:
-            y = x * len(fh.read(1))
+        with Doubled(x) as d:
+            y = d * x
         return np.sum(y)
 
     G = 1.0
@@ -235,7 +245,7 @@ REFUSED = textwrap.dedent('''
 
 # README "What does not work": the construct as the README names it -> the function using it
 README_REFUSALS = {
-    "a `try` block that assigns": "uses_try", "`with`": "uses_with", "(`nonlocal`) works where": "uses_nonlocal",
+    "a `try` block that assigns": "uses_try", "a `with` whose context manager or `as` value": "uses_with", "(`nonlocal`) works where": "uses_nonlocal",
     "classes defined inside the function that read": "uses_class", "`match` with sequence": "uses_match",
     "`:=` in a condition where": "uses_walrus_in_condition",
 }

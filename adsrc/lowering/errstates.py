@@ -40,7 +40,9 @@ class ErrStates:
         nothing (ir.If.catches, a class no code raises)."""
         push = astutil.call(self.bind("errstate_push", _runtime().errstate_push), [_literal(settings)])
         self.emit(ir.Effect(push), s)
-        body = [x for inner in s.body for x in _popped(inner, self, loop=False)]
+        def pop():
+            return gast.copy_location(gast.Expr(value=self.pop_call()), s)
+        body = exits_before_jumps(s.body, [(pop, False)] + with_exits(s), self.temp)
         tried = self.temp("tried")
         self.emit(ir.Const(tried, astutil.const(True)), s)
         block = self.block(body)
@@ -65,30 +67,45 @@ def _literal(settings):
     return gast.Dict(keys=[astutil.const(k) for k in settings], values=[astutil.const(v) for v in settings.values()])
 
 
-def _popped(s, normalizer, loop):
-    """s with errstate_pop() before each return (its value computed first), and before each break or continue
-    that leaves the block (not one of a loop inside it); a list of statements."""
-    def pop():
-        return gast.copy_location(gast.Expr(value=normalizer.pop_call()), s)
+def jumps_preceded(s, exits, temp):
+    """s with the statements that leave blocks before each jump out of them; a list of statements.
+
+    exits: (before, in_loop) per block s is in, innermost first; before() makes the statement that leaves it
+    (errstate_pop() here, a context's exit in contexts.py), in_loop says a loop inside the block holds s: a
+    `break` or `continue` then stays in the block. Before a `return` (its value computed first, into
+    temp("returned")) every block is left. A `with` statement inside is lowered later: it keeps the exits,
+    to put its own first (`with_exits`)."""
     if isinstance(s, gast.Return):
+        leave = [before() for before, _ in exits]
         if s.value is None:
-            return [pop(), s]
-        tmp = normalizer.temp("returned")
+            return leave + [s]
+        tmp = temp("returned")
         keep = gast.copy_location(gast.Assign(targets=[gast.Name(id=tmp, ctx=gast.Store(), annotation=None,
                                                                  type_comment=None)],
                                               value=s.value, type_comment=None), s)
-        return [keep, pop(), gast.copy_location(gast.Return(value=astutil.name(tmp)), s)]
+        return [keep] + leave + [gast.copy_location(gast.Return(value=astutil.name(tmp)), s)]
     if isinstance(s, (gast.Break, gast.Continue)):
-        return [s] if loop else [pop(), s]
+        return [before() for before, in_loop in exits if not in_loop] + [s]
     if isinstance(s, (gast.FunctionDef, gast.ClassDef)):
         return [s]
-    inner_loop = loop or isinstance(s, (gast.For, gast.While))
+    if isinstance(s, gast.With):
+        s.adsrc_exits = list(exits) + with_exits(s)
+        return [s]
+    looped = [(before, True) for before, _ in exits] if isinstance(s, (gast.For, gast.While)) else exits
     for field in ("body", "orelse", "finalbody"):
         block = getattr(s, field, None)
         if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-            setattr(s, field, [x for st in block for x in _popped(st, normalizer, inner_loop if field != "orelse"
-                                                                  or not isinstance(s, (gast.For, gast.While))
-                                                                  else loop)])
+            inside = exits if field == "orelse" and isinstance(s, (gast.For, gast.While)) else looped
+            setattr(s, field, [x for st in block for x in jumps_preceded(st, inside, temp)])
     for h in getattr(s, "handlers", ()):
-        h.body = [x for st in h.body for x in _popped(st, normalizer, loop)]
+        h.body = [x for st in h.body for x in jumps_preceded(st, exits, temp)]
     return [s]
+
+
+def with_exits(s):
+    """The exits of the blocks around the `with` statement s (jumps_preceded), innermost first."""
+    return getattr(s, "adsrc_exits", [])
+
+
+def exits_before_jumps(body, exits, temp):
+    return [x for st in body for x in jumps_preceded(st, exits, temp)] if exits else body

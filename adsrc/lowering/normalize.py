@@ -33,7 +33,8 @@ from .calls import Calls
 from .expressions import Expressions
 from .function_choices import FunctionChoices
 from .local_classes import LocalClasses
-from .errstates import ErrStates
+from .contexts import Contexts
+from .errstates import ErrStates, exits_before_jumps, with_exits
 from .loops import Loops
 from .matches import Matches
 from .name_facts import assigned_once, declared_globals, straight_names
@@ -56,7 +57,8 @@ _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_wa
 _MADE = {}     # (adsrc.grad, f, options) -> the gradient object a call in a transformed function makes
 
 
-class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStates, FunctionChoices):
+class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStates, Contexts,
+                 FunctionChoices):
     """Normalizes one user function (and its nested defs) into structured IR."""
 
     def __init__(self, uf, namer=None):
@@ -375,10 +377,11 @@ class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Mat
             # with suppress(E): body  is  try: body  except E: pass
             kinds = ctx.args[0] if len(ctx.args) == 1 else gast.Tuple(elts=list(ctx.args), ctx=gast.Load())
             handler = gast.ExceptHandler(type=kinds, name=None, body=[gast.Pass()])
+            body = exits_before_jumps(s.body, with_exits(s), self.temp)
             return self.statement(gast.fix_missing_locations(gast.copy_location(
-                gast.Try(body=s.body, handlers=[handler], orelse=[], finalbody=[]), s)))
+                gast.Try(body=body, handlers=[handler], orelse=[], finalbody=[]), s)))
         if fn is contextlib.nullcontext and not ctx.keywords and len(ctx.args) <= 1:
-            body = list(s.body)
+            body = exits_before_jumps(list(s.body), with_exits(s), self.temp)
             if s.items[0].optional_vars is not None:        # with nullcontext(v) as name: name is v
                 value = ctx.args[0] if ctx.args else astutil.const(None)
                 body.insert(0, gast.copy_location(gast.Assign(targets=[s.items[0].optional_vars], value=value,
@@ -387,21 +390,25 @@ class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Mat
                 self.stmt = inner
                 self.statement(inner)
             return None
-        for item in s.items:
+        for k, item in enumerate(s.items):
             ctx = item.context_expr
             fn = self.static(ctx.func) if isinstance(ctx, gast.Call) else rules_mod.NOT_STATIC
-            name = getattr(fn, "__name__", "")
-            if name not in _HARMLESS_CONTEXTS or item.optional_vars is not None:
-                raise self.error(s, "`with` statements are not supported inside a differentiated function.",
-                                 "Move the `with` block outside the function and pass its result in as an "
-                                 "argument.")
+            if getattr(fn, "__name__", "") not in _HARMLESS_CONTEXTS or item.optional_vars is not None:
+                # another context manager (contexts.py); `with a, b:` is `with a: with b:`
+                if k:
+                    inner = gast.copy_location(gast.With(items=s.items[k:], body=s.body, type_comment=None), s)
+                    outer = gast.copy_location(gast.With(items=s.items[:k], body=[inner], type_comment=None), s)
+                    outer.adsrc_exits = with_exits(s)
+                    return self.statement(outer)
+                rest = [gast.copy_location(gast.With(items=s.items[1:], body=s.body, type_comment=None), s)] \
+                    if len(s.items) > 1 else s.body
+                return self.context_block(s, item, rest)
         settings = self.errstate_settings(s.items[0].context_expr) if len(s.items) == 1 else None
         if settings is not None:              # np.errstate(divide="raise"): the state applies (errstates.py)
             return self.errstate_block(s, settings)
-        for inner in s.body:
+        for inner in exits_before_jumps(s.body, with_exits(s), self.temp):
             self.stmt = inner
             self.statement(inner)
-
 
     def stmt_If(self, s):
         test = self.raw(s.test)

@@ -15,7 +15,8 @@ order; `else:` runs after the `if` when the block completed; `finally:` after
 both.
 
 A failed block must leave nothing behind that Python would have kept: the
-values it computed are new names, invisible afterwards. That is exact when
+values it computed are new names, invisible afterwards. (When every `except`
+clause ends by raising again, nothing afterwards runs to see them.) That is exact when
 the block changes nothing before its last statement that the handler or
 later code could read: adsrc refuses, naming the line, a block that
 changes an object in place before its last statement, or assigns a name
@@ -55,7 +56,10 @@ class Trys:
                 self.statement(inner)
             return
         types = [self.exception_types(h) for h in s.handlers]
-        checked = not getattr(self.uf.fun, "_adsrc_generated", False)    # (generated code is safe by construction)
+        # generated code is safe by construction; and when every handler raises again, a failed block's values
+        # are never seen: the exception leaves the function (nothing the caller passed in is changed)
+        checked = not getattr(self.uf.fun, "_adsrc_generated", False) and \
+            not all(_raises_again(h.body) for h in s.handlers)
         if checked:
             self.refuse_partial_writes(s)
         tried = self.temp("tried")
@@ -267,6 +271,12 @@ def _after(stmts, later, table):
 def _leaves(body):
     """Does a block end by leaving the function or the loop (return, raise, break, continue)?"""
     return bool(body) and isinstance(body[-1], (gast.Return, gast.Raise, gast.Break, gast.Continue))
+
+
+def _raises_again(body):
+    """Does an `except` clause always end by raising (nothing in it returns, breaks or continues)?"""
+    return _leaves(body) and isinstance(body[-1], gast.Raise) and \
+        not any(isinstance(n, (gast.Return, gast.Break, gast.Continue)) for s in body for n in _walk_here(s))
 
 
 def _assigned_surely(body):
