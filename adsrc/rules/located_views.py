@@ -14,13 +14,22 @@ import itertools
 
 import numpy as np
 
+from ..runtime_core import helper
+
 _nd = np.ndarray
+
+
+@helper
+def located_index(part, base):
+    """The basic index idx with base[idx] the very view part is (both arrays), else None: a change in place of
+    part is then written back into base at idx (lowering/functionalize.py)."""
+    return located(part, base)
 
 
 def located(x, old):
     """A basic index (a tuple of ints and slices) idx with old[idx] the very view x is (the same first element,
     shape, strides and dtype), or None."""
-    if type(x) is not _nd or type(old) is not _nd or x is old or x.dtype != old.dtype or x.ndim > old.ndim or \
+    if type(x) is not _nd or type(old) is not _nd or x is old or x.base is None or x.dtype != old.dtype or x.ndim > old.ndim or \
             x.size == 0 or not np.shares_memory(x, old):
         return None
     offset = _address(x) - _address(old)

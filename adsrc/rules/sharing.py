@@ -16,7 +16,7 @@ import numpy as np
 
 from ..runtime import add_cot, check_current, copy_object, full, helper, is_zero, item_cot, object_fields, unbroadcast
 from . import general, nondiff
-from .located_views import embedded, located, located_positions
+from .located_views import embedded, located, located_index, located_positions
 
 _nd = np.ndarray
 
@@ -474,6 +474,7 @@ def install():
     nondiff(is_mutable, "is_mutable")
     nondiff(check_record, "check_record")
     nondiff(same_part, "same_part")
+    nondiff(located_index, "located_index")
     general(replace_obj, "replace_obj", "m, old, new", container=True, m="replace_obj_cot(g, m, old, 0)",
             new="replace_obj_cot(g, m, old, 1)")
     general(replace_field, "replace_field", "obj, name, value", container=True,
