@@ -30,7 +30,7 @@ def located(x, old):
     """A basic index (a tuple of ints and slices) idx with old[idx] the very view x is (the same first element,
     shape, strides and dtype), or None."""
     if type(x) is not _nd or type(old) is not _nd or x is old or x.base is None or x.dtype != old.dtype or x.ndim > old.ndim or \
-            x.size == 0 or not np.shares_memory(x, old):
+            x.size == 0 or not np.may_share_memory(x, old):       # (the view is checked exactly below)
         return None
     offset = _address(x) - _address(old)
     for axes in itertools.combinations(range(old.ndim), x.ndim):
