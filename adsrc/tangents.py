@@ -351,11 +351,15 @@ def remove_tangent(lst, tlst, v):
 @helper
 def replace_obj_tangent(m, old, tm, tnew):
     """Tangent of replace_obj(m, old, new): tnew wherever m holds old."""
-    from .rules.sharing import _mutable, _positions, _set_path
+    from .rules.sharing import _mutable, _positions, _set_path, positions_where
+    from .rules.located_views import located_positions
     if not _mutable(old):
         return tm
+    views = located_positions(m, old, positions_where)        # a view old[idx] held: tnew[idx]
     for path in _positions(m, old):
         tm = _set_path(tm, path, tnew)
+    for path, idx in views:
+        tm = _set_path(tm, path, tnew[idx] if type(tnew) is _nd else zeros_tangent(old[idx]))
     return tm
 
 

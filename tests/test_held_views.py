@@ -428,9 +428,16 @@ def rows_of_a_comprehension(s):
     return sum(np.sum(r ** 2) for r in rows)
 
 
+def rows_of_a_comprehension_reshaped(s):
+    v = np.ones((3, 2)) * s
+    rows = [v[i].reshape(2, 1) for i in range(3)]
+    v[1, 1] = s ** 2
+    return sum(np.sum(r ** 2) for r in rows)
+
+
 def test_views_adsrc_cannot_follow_are_refused_naming_the_line():
-    # (which row each item views is not known when transforming: refused when the code runs, not a wrong value)
+    # (a view that is no basic index of the array: refused when the code runs, not a wrong value)
     with pytest.raises(adsrc.TransformError) as info:
-        adsrc.grad(rows_of_a_comprehension)(0.8)
+        adsrc.grad(rows_of_a_comprehension_reshaped)(0.8)
     assert "holds a view" in str(info.value)
     assert any("v[1, 1] = s ** 2" in note for note in getattr(info.value, "__notes__", []))

@@ -140,3 +140,57 @@ def test_a_refused_method_of_a_generators_variable_names_it_as_written():
     with pytest.raises(adsrc.TransformError) as info:
         adsrc.grad(_walkers_through_a_helper)(np.array([[0.3, 0.2], [0.5, -0.4]]))
     assert "what `q` is" in str(info.value) and "q_1" not in str(info.value)
+
+
+def lambdas_over_a_length_known_when_the_code_runs(x, n):
+    fs = []
+    for i in range(n):
+        s = 0.5 * (i + 1)
+        fs.append(lambda z, s=s: np.sin(s * z))
+    return sum(np.sum(f(x)) for f in fs)
+
+
+def lambdas_taken_by_index_over_a_length_known_when_the_code_runs(x, n):
+    fs = [lambda z, i=i: np.sin((i + 1) * z) for i in range(n)]
+    out = 0.0
+    for i in range(n):
+        out = out + np.sum(fs[i](x))
+    return out
+
+
+@pytest.mark.parametrize("f", [lambdas_over_a_length_known_when_the_code_runs,
+                               lambdas_taken_by_index_over_a_length_known_when_the_code_runs])
+def test_a_list_of_lambdas_of_a_length_known_when_the_code_runs_is_refused_naming_it(f):
+    # (the message said only that adsrc could not differentiate through `f`, or through `<expression>`)
+    x = np.array([0.3, -0.5, 0.8])
+    with pytest.raises(adsrc.TransformError) as info:
+        adsrc.grad(f)(x, 3)
+    text = str(info.value)
+    first = inspect.getsourcelines(f)[1]
+    assert "`fs` (line " in text and "range(n)" in text and "static_argnums" in text and "f(x, i)" in text
+    assert f"test_user_programs.py\", line {first + 4 if 'index' in f.__name__ else first + 5}" in text
+    g = adsrc.grad(f, static_argnums=1)(x, 3)            # what the message says to do
+    h = 1e-6
+    fd = np.array([(f(x + h * e, 3) - f(x - h * e, 3)) / (2 * h) for e in np.eye(3)])
+    assert np.all(np.isfinite(g))
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def scaled_by_a_static_shape(x, shape):
+    z = np.zeros(shape)
+    return np.sum(x * shape[0]) + np.sum(sum(shape) * x * x) + shape[1] * 0.5 * x[0] + np.sum(z)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), [2, 3]])
+def test_a_static_tuple_argument_in_arithmetic(shape):
+    x = np.array([0.3, -0.5, 0.8])
+    for options in ({"static_argnums": 1}, {"static_argnames": "shape"}):
+        value, g = adsrc.value_and_grad(scaled_by_a_static_shape, **options)(x, shape)
+        np.testing.assert_allclose(value, scaled_by_a_static_shape(x, shape), rtol=1e-12)
+        h = 1e-6
+        fd = np.array([(scaled_by_a_static_shape(x + h * e, shape) - scaled_by_a_static_shape(x - h * e, shape))
+                       / (2 * h) for e in np.eye(3)])
+        assert np.all(np.isfinite(g))
+        np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+    _, dot = adsrc.jvp(lambda v: scaled_by_a_static_shape(v, shape), (x,), (np.ones(3),))
+    np.testing.assert_allclose(dot, np.sum(fd), rtol=1e-6, atol=1e-8)

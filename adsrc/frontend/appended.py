@@ -24,6 +24,8 @@ Python's meaning:
 - an appended `def`'s name must not be read elsewhere (the comprehension does not bind it).
 """
 
+import inspect
+
 import gast
 
 from .. import astutil
@@ -82,7 +84,7 @@ def _appended(stmts, i, name, fdef, lookup):
         if item is not None and _function_like(item, fdef, lookup):
             _last_display(parts).append(item)
         elif isinstance(s, gast.For):
-            comp = _comprehension(s, name, fdef)
+            comp = _comprehension(s, name, fdef, lookup)
             if comp is None:
                 break
             parts.append(comp[0])
@@ -149,43 +151,129 @@ def _attributes(v):
     return out
 
 
-def _comprehension(loop, name, fdef):
-    """`for T in it: name.append(<lambda>)` (or a def appended): ([<lambda> for T in it], the statements to put
-    before the list (a def of more than one line, shared), those that rebind T after), else None."""
+def _comprehension(loop, name, fdef, lookup):
+    """`for T in it: name.append(<lambda>)` (or a def appended), after `s = <value>` statements the function
+    reads in its defaults only: ([<lambda> for T in it], the statements to put before the list (a def of more
+    than one line, shared), those that rebind T (and s) after), else None."""
     if loop.orelse or astutil.target_spec(loop.target) is None:
         return None
     body = [s for s in loop.body if not _docstring(s)]
     item = _append_of(body[-1], name) if body else None
-    if item is None or len(body) > 2 or any(isinstance(n, gast.NamedExpr) for n in astutil.walk(loop)):
+    if item is None or any(isinstance(n, gast.NamedExpr) for n in astutil.walk(loop)):
         return None
+    prefix = _prefix(body[:-1], loop, lookup)
+    if prefix is None:
+        return None
+    body = body[len(prefix):]
     shared = None
     if len(body) == 2:
         if not _appendable_def(body[0], item, loop, fdef):
             return None
         late = _late(body[0].args, body[0].body, loop)
+        read_late = _late(body[0].args, body[0].body, None, set(prefix))
         item, shared = _def_as_lambda(body[0])
-    elif isinstance(item, gast.Lambda):
+    elif len(body) == 1 and isinstance(item, gast.Lambda):
         late = _late(item.args, item.body, loop)
+        read_late = _late(item.args, item.body, None, set(prefix))
     else:
         return None
     if late and _stored_outside(fdef, loop) & late:
         return None             # (a function reading the variable late would read another binding of it)
+    item = _given_defaults(item, prefix)
     after = []
-    if set(astutil.names_stored(loop.target)) & (_names_outside(fdef, loop) | (late if shared else set())):
+    rebound = set(astutil.names_stored(loop.target)) | set(prefix)
+    # (a function reading s itself reads the function's s when called: its last value, bound again after)
+    if rebound & (_names_outside(fdef, loop) | (late if shared else set()) | read_late):
         if not _pure(loop.iter):
             return None
+        again = [astutil.clone(s) for s in prefix.values()] or [gast.Pass()]
         after = [gast.copy_location(gast.For(target=astutil.clone(loop.target), iter=astutil.clone(loop.iter),
-                                             body=[gast.Pass()], orelse=[], type_comment=None), loop)]
+                                             body=again, orelse=[], type_comment=None), loop)]
     gen = gast.comprehension(target=astutil.clone(loop.target), iter=loop.iter, ifs=[], is_async=0)
     return gast.copy_location(gast.ListComp(elt=item, generators=[gen]), loop), [shared] if shared else [], after
 
 
-def _late(args, body, loop):
-    """The loop's variables a function's body reads itself (late binding), not as parameters."""
+def _late(args, body, loop, names=None):
+    """The loop's variables (or names) a function's body reads itself (late binding), not as parameters."""
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     params |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
     loaded = set().union(*(astutil.names_loaded(b) for b in (body if isinstance(body, list) else [body])))
-    return set(astutil.names_stored(loop.target)) & (loaded - params)
+    return (set(astutil.names_stored(loop.target)) if names is None else names) & (loaded - params)
+
+
+def _prefix(stmts, loop, lookup):
+    """The statements before the append, each `s = <value>` computing a value from the loop's variable and
+    names the loop does not bind, with no effect (arithmetic, indexing, calls of NumPy's and math's functions):
+    {s: its statement} in order, or None if a statement is not one. (Read again where a default reads s, they
+    compute the same values.) Stops at a def."""
+    out = {}
+    bound = set(astutil.names_stored(loop.target))
+    for s in stmts:
+        if isinstance(s, gast.FunctionDef) and s is stmts[-1]:
+            break
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)) or \
+                not _effectless(s.value, lookup):
+            return None
+        target = s.targets[0].id
+        later = set(astutil.names_stored(gast.Module(body=stmts[len(out):], type_ignores=[]))) - set(out)
+        if target in bound or target in out or astutil.names_loaded(s.value) & later:
+            return None         # (reading a value of the last iteration, or binding the loop's variable)
+        out[target] = s
+    return out
+
+
+def _given_defaults(item, prefix):
+    """The lambda with each default's reads of a prefix's name replaced by the value it was bound to."""
+    if not prefix:
+        return item
+    values = {}
+    for target, s in prefix.items():
+        values[target] = _substituted(astutil.clone(s.value), values)
+    args = item.args
+    args.defaults = [_substituted(d, values) for d in args.defaults]
+    args.kw_defaults = [d if d is None else _substituted(d, values) for d in args.kw_defaults]
+    return item
+
+
+def _substituted(e, values):
+    if isinstance(e, gast.Name) and isinstance(e.ctx, gast.Load) and e.id in values:
+        return astutil.clone(values[e.id])
+    for field, old in gast.iter_fields(e):
+        if isinstance(old, gast.AST):
+            setattr(e, field, _substituted(old, values))
+        elif isinstance(old, list):
+            setattr(e, field, [_substituted(v, values) if isinstance(v, gast.AST) else v for v in old])
+    return e
+
+
+_EFFECTLESS_MODULES = ("numpy", "math")
+
+
+def _effectless(e, lookup):
+    """Is e arithmetic, comparisons, indexing and calls of range/len/abs/min/max/float/int and of NumPy's and
+    math's functions (not numpy.random's) on names and constants?"""
+    for n in astutil.walk(e):
+        if isinstance(n, (gast.Lambda, gast.NamedExpr, gast.Yield, gast.Await, gast.ListComp, gast.GeneratorExp,
+                          gast.DictComp, gast.SetComp)):
+            return False
+        if isinstance(n, gast.Call) and not _effectless_function(n.func, lookup):
+            return False
+    return True
+
+
+def _effectless_function(func, lookup):
+    if isinstance(func, gast.Name):
+        kind, value = lookup(func.id)
+        return kind == "builtin" and func.id in _PURE_CALLS | {"abs", "min", "max", "float", "int", "round"}
+    parts = _attributes(func)
+    root = func
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if not isinstance(root, gast.Name) or "random" in parts:
+        return False
+    kind, value = lookup(root.id)
+    name = getattr(value, "__name__", "") if kind in ("global", "closure") and inspect.ismodule(value) else ""
+    return name.split(".")[0] in _EFFECTLESS_MODULES and "random" not in name
 
 
 def _appendable_def(d, item, loop, fdef):

@@ -142,7 +142,11 @@ class CallCustom(Op):
 
 @dataclass(eq=False, slots=True)
 class CallLocal(Op):
-    """A call to a function defined inside this one (inlined by lowering/inline.py)."""
+    """A call to a function defined inside this one (inlined by lowering/inline.py).
+
+    hint: what to do instead if the name called holds no function defined here (an item of a list of lambdas
+    whose length is known only when the code runs, tables.py)."""
+    hint: Optional[str] = None
 
 
 @dataclass(eq=False, slots=True)

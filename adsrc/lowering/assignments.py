@@ -116,6 +116,7 @@ class Assignments:
                     self.tuple_lengths[t.id] = n
             value = self.chosen_entry(value)      # act = acts[cfg["act"]]: that entry (lowering/tables.py)
             value = self.chosen_function(t.id, value)   # act = np.tanh if c else relu (function_values.py)
+            value = self.chosen_later(t.id, value)      # act = acts[kind]: its calls go through the table
             if isinstance(value, gast.Lambda):
                 self.lambda_def(value, t.id)       # f = lambda x: ...  is  def f(x): return ...
                 self.note_function_choice(t.id, value, value)

@@ -192,7 +192,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             # model(x) on an argument of a registered pytree class: type(model).__call__(model, x)
             return self.emit_op(ir.CallUser, target, self.plain_call(e, f), e, callee=method, receiver=f)
         shadowed = isinstance(f, gast.Name) and len(self.scopes) > 1 and f.id in self.scopes[-1]
-        if isinstance(f, gast.Name) and f.id in self.functions and not shadowed:
+        if isinstance(f, gast.Name) and f.id in self.functions and \
+                (not shadowed or self.functions[f.id][0] == "entry"):       # (entries of a nested def's own tables)
             return self.local_function(e, self.functions[f.id], target)
         if isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs or self.is_local(f.id)):
             lifted = self.recursive_nested(e) if f.id in self.def_names else None
@@ -201,7 +202,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             # a nested function, or a local name that may hold one (inline.py decides; else it is Opaque)
             call = self.plain_call(e, astutil.name(f.id))
             call.args = [self.as_tuple(a) if isinstance(a, gast.Starred) else a for a in call.args]
-            return self.emit_op(ir.CallLocal, target, call, e)
+            return self.emit_op(ir.CallLocal, target, call, e, hint=self.unknown_lengths.get(f.id))
         if isinstance(f, gast.Lambda):
             return self.emit_op(ir.CallLocal, target, self.plain_call(e, self.atom(f)), e)
         if isinstance(f, gast.Call) and self.static(f.func) is functools.partial and f.args and \
@@ -216,7 +217,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return None
         if isinstance(f, gast.Subscript) and self.called_item(e, target):    # self[i](x), __getitem__ a layer
             return None
-        what = dotted(f)
+        what = astutil.unparse(f).strip() if isinstance(f, gast.Subscript) else dotted(f)      # (fs[i](x))
         if isinstance(f, gast.Call) and self.static(f.func) is builtins.type and len(f.args) == 1 and \
                 not f.keywords and len(e.args) == 1 and not e.keywords and \
                 not any(isinstance(a, gast.Starred) for a in f.args + e.args):
@@ -245,9 +246,11 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
                                 describe=f"the function that `{dotted(f.func)}(...)` returns", hint=hint)
         local = isinstance(f, gast.Name) and self.is_local(f.id)
+        held = f.value if isinstance(f, gast.Subscript) else f          # fs[i](x), fs of unknown length
+        hint = self.unknown_lengths.get(held.id) if isinstance(held, gast.Name) else None
         return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
                             describe=f"`{self.namer.user(what) if local else what}`",
-                            hint=LOCAL_FUNCTION_HINT if local else UNRESOLVED_HINT)
+                            hint=hint or (LOCAL_FUNCTION_HINT if local else UNRESOLVED_HINT))
 
     def own_class(self, f):
         """The class of `type(obj)` or `obj.__class__` with obj's class known when transforming, else None."""

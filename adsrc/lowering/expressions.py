@@ -488,6 +488,7 @@ class Expressions:
                 if cls is not None:
                     self.check_class(gen.target.id, cls, gen.target)
                 guarded(list(gen.ifs))
+            self.note_unknown_length(gen.target, gen.iter)      # (f(x) for f in fs), fs of lambdas over range(n)
             it = self.iteration(gen.iter)
             self.emit_for(astutil.target_spec(gen.target), it, checked, [], e)
 

@@ -27,6 +27,10 @@ class FunctionValues:
         if kind == "chosen":                      # act = np.tanh if c else relu; act(x)  is  np.tanh(x) if c else relu(x)
             out = target if target is not None else self.temp("chosen")
             return self.value(gast.copy_location(_distributed(what[1], e), e), out)
+        if kind == "entry":                 # act = acts[kind]; act(x)  is  acts[kind](x) (tables.py)
+            table, key = what[1], what[2]
+            func = gast.Subscript(value=astutil.clone(table), slice=astutil.clone(key), ctx=gast.Load())
+            return self.call(gast.copy_location(gast.Call(func=func, args=e.args, keywords=e.keywords), e), target)
         if kind in ("alias", "applied"):          # act = np.tanh; act(x)   step = make_step(a); step(x)
             call = gast.Call(func=astutil.clone(what[1]), args=e.args, keywords=e.keywords)
             return self.call(call, target)

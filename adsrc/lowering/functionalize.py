@@ -284,11 +284,16 @@ class Functionalizer(SharerStatements):
             return [], [self.helper_op(m, expr, "replace_obj", loc)]
         if kind == rel.HOLDS_PART and not isinstance(slot, part_changes.CallEffect):
             return [], [self.held_part(m, n, path, loc, old_value)]
-        # shared in a way adsrc does not know: m may be the object or hold it (followed when the code runs),
-        # or share its memory as a view adsrc cannot take again (refused when the code runs)
+        # shared in a way adsrc does not know: m may be the object or hold it (followed when the code runs), an
+        # array n is a view of at an index found when the code runs (written back there), or share its memory as
+        # a view adsrc cannot take again (refused when the code runs)
+        located = [] if isinstance(slot, part_changes.CallEffect) else \
+            self.located_base(state, m, n, live, loc, done, tests)
         check = self.unshared_check(m, n, loc, tests, slot)
         expr = astutil.call(self.helper("replace_obj"), [astutil.name(m), astutil.name(old_value()),
                                                          astutil.name(n)])
+        if located:
+            return located[0] + [check], located[1] + [self.helper_op(m, expr, "replace_obj", loc)]
         return [check], [self.helper_op(m, expr, "replace_obj", loc)]
 
     def refuse_foreign(self, s, state, name, what):

@@ -106,6 +106,7 @@ class Loops:
         if target is None:
             raise self.error(s.target, "this loop target is not supported.",
                              "Loop over names or tuples of names, e.g. `for i, x in enumerate(xs):`.")
+        self.note_unknown_length(s.target, s.iter)       # for f in fs: f(x), fs of lambdas over range(n)
         known = self.loop_element_classes(s.target, s.iter)
         for name, cls, iterable in known:
             self.local_classes[name] = cls       # its methods are followed
@@ -183,8 +184,7 @@ class Loops:
         display of functions (known when transforming, or lambdas) or of new objects, unrolled so that each call
         `fn(x)` or `loss.total(x)` is followed. A name bound once to a display of functions, never changed
         (tables.py), is that display (`fs = [f, g]; [h(x) for h in fs]`)."""
-        if isinstance(node, gast.Name) and node.id in self.tables and not self.shadowed(node.id) and \
-                not self.tables[node.id][0]:
+        if isinstance(node, gast.Name) and node.id in self.tables and not self.tables[node.id][0]:
             node = gast.List(elts=[astutil.clone(v) for _, v in self.tables[node.id][1]], ctx=gast.Load())
         if not isinstance(node, (gast.Tuple, gast.List)) or not node.elts:
             return None

@@ -73,6 +73,8 @@ class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Mat
         self.bindings = {}      # name in generated code -> object (partial's bound values...)
         self.functions = {}     # local name -> what calling it means (see calls.py)
         self.tables = {}        # local name bound once to a display of functions (tables.py)
+        self.unknown_lengths = {}   # names of lists of lambdas of a length known when the code runs: a hint
+        self.fdefs = []         # the function and the nested defs being normalized, innermost last
         self.local_defs = set()  # names of nested defs and lambdas emitted so far
         self.static_locals = {}  # loop targets bound to objects known when transforming (loops.py)
         self.single = assigned_once(uf.node)
@@ -93,15 +95,19 @@ class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Mat
     def function(self, fdef, name=None):
         nonlocals = frozenset(declared_globals(fdef, gast.Nonlocal)) if fdef is not self.uf.node else frozenset()
         self.scopes.append(self.uf.locals if fdef is self.uf.node else local_names(fdef) - nonlocals)
-        saved, saved_depth = (self.out, self.stmt), self.depth
+        saved, saved_depth = (self.out, self.stmt, self.tables, self.functions, self.fdefs), self.depth
         self.depth = 0
+        # tables and chosen entries (tables.py) of the enclosing functions stay visible unless a local hides them
+        self.tables = {k: v for k, v in self.tables.items() if k not in self.scopes[-1]}
+        self.functions = {k: v for k, v in self.functions.items() if k not in self.scopes[-1] or len(self.scopes) == 1}
+        self.fdefs = self.fdefs + [fdef]
         # act = mse ... act = huber: its calls branch on which was bound last (function_choices.py)
         held = self.held_tests_bound() if fdef is self.uf.node else []
         try:
             body = held + self.field_checks(fdef) + self.block(fdef.body)
         finally:
             self.scopes.pop()
-            self.out, self.stmt = saved
+            self.out, self.stmt, self.tables, self.functions, self.fdefs = saved
             self.depth = saved_depth
         return ir.Function(name or fdef.name, fdef.args, body, None, self.uf, getattr(fdef, "lineno", None),
                            self.bindings, nonlocals)
@@ -298,7 +304,10 @@ class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Mat
             self.assign_to(s.target, s.value)
 
     def stmt_Assign(self, s):
-        s.value = self.lambdas_display(s.value) or s.value     # fns = [lambda v, k=k: v * k for k in range(3)]
+        shown = self.lambdas_display(s.value)        # fns = [lambda v, k=k: v * k for k in range(3)]
+        if shown is None:
+            self.note_unknown_length(s.targets[0], s.value)
+        s.value = shown or s.value
         first = s.targets[0]
         self.assign_to(first, s.value)
         for t in s.targets[1:]:

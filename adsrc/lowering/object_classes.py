@@ -17,6 +17,7 @@ import types
 
 _INIT_ATTRIBUTES = {}     # class -> {attribute: (class, element class)}
 _RETURNED = {}            # function -> the class of every object it returns, or None
+_RETURNED_ELEMENTS = {}   # function -> the class of the elements of every list it returns, or None
 
 
 def is_user_function(obj):
@@ -73,6 +74,10 @@ def element_classes(e, resolve, named=None):
         elts = e.elts
     elif type(e).__name__ == "ListComp":
         elts = [e.elt]
+    elif type(e).__name__ == "Call":                # layers = make(ws), make returning [Layer(w) for w in ws]
+        fn = resolve(e.func)
+        cls = returned_element_class(fn) if is_user_function(fn) else None
+        return {cls} if cls is not None else None
     else:
         return None
     named = named or {}
@@ -266,6 +271,26 @@ def returned_class(fn, owner=None):
             if len(classes) == 1:
                 _RETURNED[key] = classes.pop()
     return _RETURNED[key]
+
+
+def returned_element_class(fn):
+    """The class of the elements of the list fn returns when every `return` of fn returns a list it made of
+    objects of that one class (`return [Layer(w) for w in ws]`, or `out = []`, `out.append(Layer(w))`, `return
+    out`), else None. (A loop over such a list checks each object's class when the code runs.)"""
+    if fn not in _RETURNED_ELEMENTS:
+        _RETURNED_ELEMENTS[fn] = None           # (a function returning its own call: none)
+        fdef = _parse(fn)
+        if fdef is not None:
+            resolve = _resolver(fn.__globals__)
+            nodes = list(ast.walk(fdef))
+            named = list_element_classes(nodes, lambda t: t.id if isinstance(t, ast.Name) else None, resolve)
+            params = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}    # (a list it was given)
+            returns = [n.value for n in nodes if isinstance(n, ast.Return)]
+            classes = {(named.get(v.id) if v.id not in params else None) if isinstance(v, ast.Name) else
+                       element_class(v, resolve) for v in returns}
+            if len(classes) == 1:
+                _RETURNED_ELEMENTS[fn] = classes.pop()
+    return _RETURNED_ELEMENTS[fn]
 
 
 _AST_OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",

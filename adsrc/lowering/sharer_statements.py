@@ -68,6 +68,29 @@ class SharerStatements:
         return ir.Effect(astutil.call(self.helper(part_changes.REFUSE), [
             astutil.name(part), astutil.name(base), self.steps(path, loc), astutil.const(message)]), loc=loc)
 
+    def located_base(self, state, m, n, live, loc, done, tests):
+        """(before, after) statements writing n's change back into m when n is, as the code runs, a view m[idx] of
+        the array m at a basic index found then (rules/located_views.py: `rows = [M[i] for i in range(3)]`, then
+        `for r in rows: r *= w`): m = index_update(m, idx, n), m's own sharers follow, and n is m[idx] again."""
+        at, test = self.namer.fresh("at"), self.namer.fresh("located")
+        # (only when no link followed already holds: located_index finds those too)
+        found = gast.Compare(left=astutil.name(at), ops=[gast.IsNot()], comparators=[astutil.const(None)])
+        if tests:
+            others = gast.BoolOp(op=gast.Or(), values=[astutil.name(t) for t in tests]) if len(tests) > 1 else \
+                astutil.name(tests[0])
+            found = gast.BoolOp(op=gast.And(), values=[found, gast.UnaryOp(op=gast.Not(), operand=others)])
+        before = [ir.Const(at, astutil.call(self.helper("located_index"), [astutil.name(n), astutil.name(m)]),
+                           loc=loc), ir.Const(test, found, loc=loc)]
+        tests.append(test)
+        write = ir.Update(m, astutil.call(self.helper("index_update"), [astutil.name(m), astutil.name(at),
+                                                                        astutil.name(n)]), loc=loc)
+        # m's own sharers follow here, whatever other links reached (they hold only when this one does not)
+        pre, post = self.sharers(state, m, live, loc, {m, n}, structural=True)
+        again = self.namer.fresh(n)
+        retake = [ir.GetItem(again, gast.Subscript(value=astutil.name(m), slice=astutil.name(at), ctx=gast.Load()),
+                             loc=loc), ir.Copy(n, astutil.name(again), loc=loc)]
+        return before + pre, [ir.If(astutil.name(test), [write] + post + retake, [], loc=loc)]
+
     def take(self, path, base, loc):
         """Statements taking the parts along path from name base again; returns (last part atom, stmts)."""
         out = []

@@ -50,9 +50,10 @@ class Tables:
 
     def note_table(self, target, value):
         """Remember `acts = {"relu": relu, ...}`: a name bound once to a display of functions, never changed."""
+        fdef = self.fdefs[-1]       # (a nested def's own table is its local)
         if not isinstance(target, str) or not isinstance(value, (gast.Dict, gast.List, gast.Tuple)) or \
-                target not in self.single and _bindings(self.uf.node, target) != 1:     # (once per iteration too)
-            return
+                (target not in self.single or len(self.fdefs) > 1) and _bindings(fdef, target) != 1:
+            return                  # (bound once: once per iteration too)
         if isinstance(value, gast.Dict):
             if any(k is None or not isinstance(k, gast.Constant) for k in value.keys):
                 return
@@ -62,7 +63,7 @@ class Tables:
                 return
             keys, items = list(range(len(value.elts))), value.elts
         if not items or len(items) > _MOST or not all(self.function_entry(v) for v in items) or \
-                not _never_changed(self.uf.node, target):
+                not _never_changed(fdef, target):
             return
         self.tables[target] = (type(value) is gast.Dict, list(zip(keys, items)), len(items))
 
@@ -77,7 +78,7 @@ class Tables:
 
     def table_entries(self, node):
         """(is a dict, [(key, the expression of its function)], length) of the table node names, or None."""
-        if isinstance(node, gast.Name) and node.id in self.tables and not self.shadowed(node.id):
+        if isinstance(node, gast.Name) and node.id in self.tables:     # (a local hiding it is not: function())
             return self.tables[node.id]
         if not isinstance(node, (gast.Name, gast.Attribute)) or \
                 isinstance(node, gast.Name) and self.is_local(node.id):
@@ -117,6 +118,47 @@ class Tables:
             if type(k) is type(key) and k == key and not _defaults_read_variables(v):
                 return astutil.clone(v)
         return value
+
+    def chosen_later(self, target, value):
+        """`act = acts[kind]` with the key known only when the code runs and acts a table of functions: the key
+        is computed once into a name of its own, and each call `act(x)` is the call `acts[key](x)` (table_call:
+        a branch per entry, each followed). Returns the value to bind target to (the same entry)."""
+        if not isinstance(target, str) or not isinstance(value, gast.Subscript) or \
+                isinstance(value.slice, gast.Slice) or \
+                (target not in self.single or len(self.fdefs) > 1) and _bindings(self.fdefs[-1], target) != 1:
+            return value
+        if self.table_entries(value.value) is None:
+            return value
+        key = self.held_value(value.slice)
+        self.functions[target] = ("entry", astutil.clone(value.value), key)
+        return gast.copy_location(gast.Subscript(value=value.value, slice=astutil.clone(key), ctx=gast.Load()),
+                                  value)
+
+    def note_unknown_length(self, target, value):
+        """Remember `fs = [lambda v, k=k: v * k for k in range(n)]` (or fs built by appending in such a loop),
+        with the items known only when the code runs, and the names bound to it or to its items (`for f in
+        fs`): the hint of a refused call of one of its functions says why and what to do."""
+        if not isinstance(target, gast.Name):
+            return
+        self.unknown_lengths.pop(target.id, None)
+        if isinstance(value, gast.Name) and value.id in self.unknown_lengths:
+            self.unknown_lengths[target.id] = self.unknown_lengths[value.id]
+            return
+        parts = []
+        while isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add):
+            parts.append(value.right)
+            value = value.left
+        made = [p for p in parts + [value] if isinstance(p, gast.ListComp) and isinstance(p.elt, gast.Lambda)]
+        if made:
+            over = astutil.unparse(made[0].generators[0].iter).strip()
+            self.unknown_lengths[target.id] = (
+                f"`{target.id}` (line {getattr(made[0], 'lineno', self.stmt.lineno)}) is a list of lambdas made "
+                f"over `{over}`, which adsrc does not know when transforming; it follows a call of an item of "
+                "a list of functions when it knows which function each item is. Make the length known when "
+                "transforming (a constant, as in `fs = [lambda v, k=k: v[k] * k for k in range(3)]`, or a "
+                "static argument: static_argnums/static_argnames), or write "
+                "one function taking the loop's variable as an argument (`def f(z, i): ...`, called as "
+                "`f(x, i)` in a loop over the same range).")
 
     def known_key(self, node):
         """The value of a table's key known when transforming (a literal, a static name, an item of one)."""

@@ -274,8 +274,21 @@ def lu_factor_jvp(g, ans):
     """A[perm] = L U: with F = L^-1 dA[perm] U^-1, dL = L tril(F, -1) and dU = triu(F) U (packed in lu)."""
     lu, piv = ans
     L, U, perm = _lu_parts(lu, piv)
-    F = _mm(np.linalg.inv(L), np.asarray(g)[perm], np.linalg.inv(U))
-    return (np.matmul(L, np.tril(F, -1)) + np.matmul(np.triu(F), U), np.zeros(np.shape(piv)))
+    m, n = lu.shape
+    k = min(m, n)
+    dA = np.asarray(g)[perm]
+    L1, U1 = L[:k], U[:, :k]
+    F = _mm(np.linalg.inv(L1), dA[:k, :k], np.linalg.inv(U1))
+    dL, dU = np.matmul(L1, np.tril(F, -1)), np.matmul(np.triu(F), U1)
+    if m < n:       # U2 = L^-1 A2: dU2 = L^-1 (dA2 - dL U2)
+        dU = np.hstack([dU, np.linalg.solve(L1, dA[:, k:] - np.matmul(dL, U[:, k:]))])
+    elif m > n:     # L2 = A2 U^-1: dL2 = (dA2 - L2 dU) U^-1
+        dL = np.vstack([dL, np.matmul(dA[k:] - np.matmul(L[k:], dU), np.linalg.inv(U1))])
+    if m <= n:              # (packed as lu is: dL's strict lower part, dU's upper part)
+        packed = np.tril(np.hstack([dL, np.zeros((m, n - k))]), -1) + dU
+    else:
+        packed = dL + np.vstack([dU, np.zeros((m - k, n))])
+    return (packed, np.zeros(np.shape(piv)))
 
 
 @helper

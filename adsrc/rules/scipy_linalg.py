@@ -72,30 +72,51 @@ def cho_solve_vjp(g, c_and_lower, b, ans, k):
 
 
 def _lu_parts(lu, piv):
-    n = lu.shape[0]
-    L = np.tril(lu, -1) + np.eye(n)
-    U = np.triu(lu)
-    perm = np.arange(n)
+    """(L, U, perm) of an m x n lu_factor: L m x k unit lower, U k x n upper (k = min(m, n)), A[perm] = L U."""
+    m, n = lu.shape
+    k = min(m, n)
+    L = np.tril(lu, -1)[:, :k] + np.eye(m, k)
+    U = np.triu(lu)[:k]
+    perm = np.arange(m)
     for i, p in enumerate(piv):           # LAPACK: row i was interchanged with row piv[i]
         perm[i], perm[p] = perm[p], perm[i]
     return L, U, perm
+
+
+def _lu_square_vjp(L, U, L_bar, U_bar):
+    """A_bar of A = L U (square): L^-T (tril(L^T L_bar, -1) + triu(U_bar U^T)) U^-T."""
+    f_bar = np.tril(L.T @ np.tril(L_bar, -1), -1) + np.triu(np.triu(U_bar) @ U.T)
+    y = sl.solve_triangular(U, f_bar.T, lower=False).T             # F_bar U^-T
+    return sl.solve_triangular(L, y, lower=True, unit_diagonal=True, trans=1)     # L^-T F_bar U^-T
 
 
 @helper
 def lu_factor_vjp(g, ans):
     """(lu, piv) = lu_factor(A), A[perm] = L U (L unit lower, U upper, packed in lu). With
     F = L^-1 dA[perm] U^-1: dL = L tril(F, -1), dU = triu(F) U, so
-    A_bar[perm] = L^-T (tril(L^T L_bar, -1) + triu(U_bar U^T)) U^-T."""
+    A_bar[perm] = L^-T (tril(L^T L_bar, -1) + triu(U_bar U^T)) U^-T. A wide A = [A1 A2] (m < n) is
+    A1 = L U1 and U2 = L^-1 A2: A2_bar = L^-T U2_bar, and L_bar gains -A2_bar U2^T. A tall one [A1; A2] is
+    A1 = L1 U and L2 = A2 U^-1: A2_bar = L2_bar U^-T, and U_bar gains -L2^T A2_bar."""
     lu, piv = ans
     glu = g[0]
     if is_zero(glu):
         return np.zeros(np.shape(lu))
     L, U, perm = _lu_parts(lu, piv)
-    f_bar = np.tril(L.T @ np.tril(glu, -1), -1) + np.triu(np.triu(glu) @ U.T)
-    y = sl.solve_triangular(U, f_bar.T, lower=False).T             # F_bar U^-T
-    m = sl.solve_triangular(L, y, lower=True, unit_diagonal=True, trans=1)     # L^-T F_bar U^-T
-    out = np.empty_like(m)
-    out[perm] = m
+    m, n = lu.shape
+    k = min(m, n)
+    L_bar, U_bar = np.tril(glu, -1)[:, :k], np.triu(glu)[:k]
+    if m < n:
+        a2_bar = sl.solve_triangular(L, U_bar[:, k:], lower=True, unit_diagonal=True, trans=1)
+        a1_bar = _lu_square_vjp(L, U[:, :k], L_bar - a2_bar @ U[:, k:].T, U_bar[:, :k])
+        a_bar = np.hstack([a1_bar, a2_bar])
+    elif m > n:
+        a2_bar = sl.solve_triangular(U, L_bar[k:].T, lower=False).T
+        a1_bar = _lu_square_vjp(L[:k], U, L_bar[:k], U_bar - L[k:].T @ a2_bar)
+        a_bar = np.vstack([a1_bar, a2_bar])
+    else:
+        a_bar = _lu_square_vjp(L, U, L_bar, U_bar)
+    out = np.empty_like(a_bar)
+    out[perm] = a_bar
     return out
 
 
@@ -262,28 +283,30 @@ general(sl.svdvals, "scipy.linalg.svdvals", "a, overwrite_a=False, check_finite=
 
 # -- scipy.linalg.lu, in plain NumPy over lu_factor (differentiated like the user's code: scipy_source.py) ---
 
-def lu_rows(piv):
-    """The row order r with A = (L U)[r], for (lu, piv) = lu_factor(A) (A[perm] = L U, r = perm's inverse)."""
-    perm = np.arange(len(piv))
+def lu_rows(piv, m=None):
+    """The row order r with A = (L U)[r], for (lu, piv) = lu_factor(A) of m rows (A[perm] = L U, r = perm's
+    inverse)."""
+    perm = np.arange(len(piv) if m is None else m)
     for i, p in enumerate(piv):           # LAPACK: row i was interchanged with row piv[i]
         perm[i], perm[p] = perm[p], perm[i]
     return np.argsort(perm)
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
-    if np.ndim(a) != 2 or np.shape(a)[0] != np.shape(a)[1]:
-        raise NotImplementedError("adsrc differentiates scipy.linalg.lu of square matrices only; for a "
-                                  "rectangular one, use scipy.linalg.qr or np.linalg.svd")
+    if np.ndim(a) != 2:
+        raise NotImplementedError("adsrc differentiates scipy.linalg.lu of matrices (2-d arrays) only; for a "
+                                  "stack of them, call it on each matrix")
     packed, piv = sl.lu_factor(a)
-    n = np.shape(a)[0]
-    lower = np.tril(packed, -1) + np.eye(n)
-    upper = np.triu(packed)
-    rows = lu_rows(piv)
+    m, n = np.shape(a)
+    k = min(m, n)
+    lower = np.tril(packed, -1)[:, :k] + np.eye(m, k)          # m x k, unit lower
+    upper = np.triu(packed)[:k]                                  # k x n, upper
+    rows = lu_rows(piv, m)
     if permute_l:
         return lower[rows], upper
     if p_indices:
         return rows, lower, upper
-    return np.eye(n)[rows], lower, upper
+    return np.eye(m)[rows], lower, upper
 
 
 nondiff(lu_rows, "lu_rows")

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..runtime import add_cot, check_current, copy_object, full, helper, is_zero, item_cot, object_fields, unbroadcast
 from . import general, nondiff
+from .located_views import embedded, located, located_index, located_positions
 
 _nd = np.ndarray
 
@@ -222,7 +223,9 @@ def positions_where(m, hit, before=None, found=None, open_=None):
 
 
 def _refuse_held_view(x, old):
-    if type(x) is _nd and type(old) is _nd and x is not old and np.shares_memory(x, old):
+    """(A view of old that is a basic index of it is taken again from old's new value: located_views.py.)"""
+    if type(x) is _nd and type(old) is _nd and x is not old and np.shares_memory(x, old) and \
+            located(x, old) is None:
         from ..errors import TransformError
         raise TransformError("adsrc cannot follow a change in place to an array that a container holds a view of. "
                              "Copy the view (`v.copy()`) before storing it.")
@@ -253,8 +256,11 @@ def replace_obj(m, old, new):
     """m with every place where it holds the object old holding new instead (old was changed in place)."""
     if new is old or not _mutable(old):
         return m
+    views = located_positions(m, old, positions_where)       # vs = [v[i] for i in ...]: v_1[i] now
     for path in _positions(m, old):
         m = _set_path(m, path, new)
+    for path, idx in views:
+        m = _set_path(m, path, new[idx])
     return m
 
 
@@ -288,12 +294,17 @@ def replace_obj_cot(g, m, old, k):
     if is_zero(g) or not _mutable(old):
         return g if k == 0 else 0.0
     paths = _positions(m, old)
+    views = located_positions(m, old, positions_where)
     if k == 1:
         total = 0.0
         for p in paths:
             total = add_cot(total, _cot_get(g, p))
+        for p, idx in views:
+            part = _cot_get(g, p)
+            if not is_zero(part):
+                total = add_cot(total, embedded(part, old, idx))
         return total
-    for p in paths:
+    for p in paths + [p for p, _ in views]:
         g = _cot_set(g, p, 0.0, m)
     return g
 
@@ -463,6 +474,7 @@ def install():
     nondiff(is_mutable, "is_mutable")
     nondiff(check_record, "check_record")
     nondiff(same_part, "same_part")
+    nondiff(located_index, "located_index")
     general(replace_obj, "replace_obj", "m, old, new", container=True, m="replace_obj_cot(g, m, old, 0)",
             new="replace_obj_cot(g, m, old, 1)")
     general(replace_field, "replace_field", "obj, name, value", container=True,
