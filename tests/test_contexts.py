@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import adsrc
+from bad_functions import Doubled
 from casekit import assert_matches_differences
 
 LOG = []
@@ -42,17 +43,6 @@ class Swallows:
 
     def __exit__(self, *exc):
         return True
-
-
-class Doubled:
-    def __init__(self, v):
-        self.v = v
-
-    def __enter__(self):
-        return self.v * 2.0
-
-    def __exit__(self, *exc):
-        return False
 
 
 @contextlib.contextmanager
