@@ -56,7 +56,7 @@ def _show(d):
         return "[" + ", ".join(parts) + "]"
     if d.kind is tuple:
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-    if d.kind is dict:
+    if d.kind is dict or d.kind is collections.OrderedDict:
         return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(d.aux, parts)) + "}"
     name = d.kind.name if isinstance(d.kind, pytree_nodes.Node) else d.kind.__qualname__
     return f"{name}(" + ", ".join(parts) + ")"
@@ -77,9 +77,12 @@ def _split(x):
         return node, aux, list(children)
     if x is None:
         return None, None, []
-    if type(x) is dict or type(x) is collections.OrderedDict:
+    if type(x) is dict:
         keys = _sorted_keys(x)
         return dict, keys, [x[k] for k in keys]
+    if type(x) is collections.OrderedDict:        # in its own order, rebuilt as one (as in JAX)
+        keys = tuple(x)
+        return collections.OrderedDict, keys, [x[k] for k in keys]
     if type(x) in (list, tuple):
         return type(x), None, list(x)
     if isinstance(x, tuple) and hasattr(x, "_fields"):
@@ -95,8 +98,8 @@ def _build(kind, aux, children):
         return None
     if isinstance(kind, pytree_nodes.Node):
         return pytree_nodes.unflatten(kind, aux, children)
-    if kind is dict:
-        return dict(zip(aux, children))
+    if kind is dict or kind is collections.OrderedDict:
+        return kind(zip(aux, children))
     if kind in (list, tuple):
         return kind(children)
     if issubclass(kind, tuple):             # a namedtuple
@@ -154,7 +157,7 @@ def tree_unflatten(treedef, leaves):
 def _same_node(d, x, path):
     """x's children when x is a node of d's kind and keys, else a ValueError naming the path."""
     kind, aux, children = _split(x)
-    if kind != d.kind or (d.kind is dict and aux != d.aux) or len(children or ()) != len(d.children):
+    if kind != d.kind or (d.kind in (dict, collections.OrderedDict) and aux != d.aux) or len(children or ()) != len(d.children):
         raise ValueError(f"tree_map: the trees differ at {path or 'the top'}: expected {_show(d)}, got "
                          f"{_show(tree_structure(x))}")
     return children
@@ -172,7 +175,7 @@ def tree_map(f, tree, *rest, is_leaf=None):
             return f(*xs)
         parts = [_same_node(d, x, path) for x in xs[1:]]
         own = _split(xs[0])[2]
-        keys = d.aux if d.kind is dict else range(len(d.children))
+        keys = d.aux if d.kind in (dict, collections.OrderedDict) else range(len(d.children))
         return _build(d.kind, d.aux, [go(c, [own[i]] + [p[i] for p in parts], f"{path}[{k!r}]")
                                       for i, (c, k) in enumerate(zip(d.children, keys))])
 

@@ -3,14 +3,15 @@
     per_example = adsrc.vmap(adsrc.grad(loss), in_axes=(None, 0, 0))(w, X, y)   # one gradient per row
     ys = adsrc.vmap(lambda x: W @ x)(xs)                                       # W @ each row of xs
 
-`in_axes` is an int, None (not mapped) or a tuple with one of those per positional argument; a mapped
-argument may be a pytree, whose every leaf is mapped over that axis. Keyword arguments are mapped over
-their axis 0, as in JAX. `out_axes` says where the mapped axis goes in each output leaf (None: the output
-is the same for every element, and is returned once).
+`in_axes` is an int, None (not mapped) or a tuple (or list) with one entry per positional argument; an
+entry is an int or None for every leaf of that argument's pytree, or a pytree prefix of the argument
+(`in_axes=({"w": None, "b": 0},)`), as in JAX. Keyword arguments are mapped over their axis 0, as in JAX.
+`out_axes` is an int, None or a pytree prefix of the result saying where the mapped axis goes in each
+leaf (None: the leaf is the same for every element, and is returned once; a ValueError if it is not).
 
 adsrc runs the function once per element and stacks the results: the answer JAX's vmap gives, computed
 by a Python loop (no batching rules). Inside a function adsrc differentiates, `vmap(f)(x)` is differentiated
-as that loop, for positional arguments that are arrays (any pytree for f to return).
+as that loop (lowering/vmap_calls.py; the helpers it runs and their derivatives are in rules/vmap_rules.py).
 """
 
 import numbers
@@ -18,16 +19,20 @@ import numbers
 import numpy as np
 
 from . import tree_util
-from .rules import general, nondiff
-from .runtime import helper, is_zero
 
 __all__ = ["vmap"]
 
 
-def _check_axis(a, what):
-    if a is not None and not isinstance(a, numbers.Integral) or isinstance(a, bool):
-        raise TypeError(f"vmap {what} must be an int or None (or a tuple of them, one per argument), got {a!r}")
-    return a
+def _is_axis(a):
+    return a is None or isinstance(a, numbers.Integral) and not isinstance(a, bool)
+
+
+def _check_axes(axes, what):
+    """axes: an int, None, or a pytree of them (a TypeError naming the first entry that is not)."""
+    bad = [a for a in tree_util.tree_leaves(axes) if not _is_axis(a)]
+    if bad:
+        raise TypeError(f"vmap {what} must be an int, None, or a tuple/list/dict (a pytree prefix of the "
+                        f"arguments or results) of ints and None, got {axes!r}")
 
 
 class Vmapped:
@@ -38,10 +43,13 @@ class Vmapped:
             raise TypeError(f"vmap expects a function, got {type(fun).__name__}")
         if isinstance(in_axes, list):
             in_axes = tuple(in_axes)
-        for a in in_axes if isinstance(in_axes, tuple) else (in_axes,):
-            _check_axis(a, "in_axes")
-        for a in out_axes if isinstance(out_axes, (tuple, list)) else (out_axes,):
-            _check_axis(a, "out_axes")
+        if not (_is_axis(in_axes) or isinstance(in_axes, tuple)):
+            raise TypeError(f"vmap in_axes must be an int, None, or a tuple with one entry per positional "
+                            f"argument, got {in_axes!r}")
+        _check_axes(in_axes, "in_axes")
+        _check_axes(out_axes, "out_axes")
+        if axis_size is not None and (not _is_axis(axis_size) or axis_size < 0):
+            raise TypeError(f"vmap axis_size must be a non-negative int, got {axis_size!r}")
         self.fun, self.in_axes, self.out_axes, self.axis_size = fun, in_axes, out_axes, axis_size
         self.__name__ = "vmap_" + str(getattr(fun, "__name__", "fun"))
         self.__doc__ = getattr(fun, "__doc__", None)
@@ -50,7 +58,7 @@ class Vmapped:
         return f"<adsrc.vmap of {self.fun!r}, in_axes={self.in_axes!r}, out_axes={self.out_axes!r}>"
 
     def axes(self, count):
-        """One axis (or None) per positional argument of a call with count of them."""
+        """One entry (an int, None or a pytree prefix) per positional argument of a call with count of them."""
         if isinstance(self.in_axes, tuple):
             if len(self.in_axes) != count:
                 raise ValueError(f"vmap in_axes has {len(self.in_axes)} entries but the function was called with "
@@ -59,26 +67,43 @@ class Vmapped:
         return (self.in_axes,) * count
 
     def __call__(self, *args, **kwargs):
-        axes = self.axes(len(args))
-        mapped = [(a, ax) for a, ax in zip(args, axes) if ax is not None] + [(v, 0) for v in kwargs.values()]
-        sizes = [np.shape(leaf)[_axis(leaf, ax)] for a, ax in mapped for leaf in tree_util.tree_leaves(a)]
-        n = vmap_sizes(*sizes) if sizes else self.axis_size
-        if n is None:
-            raise ValueError("vmap needs at least one mapped argument (an in_axes entry that is not None) or "
-                             "axis_size=")
-        if self.axis_size is not None and n != self.axis_size:
-            raise ValueError(f"vmap got axis_size={self.axis_size} but the mapped axes have size {n}")
+        axes = self.axes(len(args)) + (0,) * len(kwargs)
+        values = args + tuple(kwargs.values())
+        n = vmap_size(values, axes, self.axis_size)
         outs = []
         for i in range(n):
-            a_i = [_element(a, ax, i) for a, ax in zip(args, axes)]
-            k_i = {k: _element(v, 0, i) for k, v in kwargs.items()}
-            outs.append(self.fun(*a_i, **k_i))
-        return _stack_tree(outs, self.out_axes, n)
+            elements = [a if ax is None else _element(a, ax, i) for a, ax in zip(values, axes)]
+            outs.append(self.fun(*elements[:len(args)], **dict(zip(kwargs, elements[len(args):]))))
+        return vmap_stack(outs, self.out_axes)
 
 
 def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     """fun mapped over axis in_axes of its arguments, the results stacked along out_axes (see the module)."""
     return Vmapped(fun, in_axes, out_axes, axis_size)
+
+
+def leaf_axes(prefix, tree, what="in_axes"):
+    """One axis (an int or None) per leaf of tree (in tree_leaves' order), from prefix: an int or None for
+    all of tree's leaves, or a pytree of tree's structure down to some depth whose leaves are ints or None
+    (JAX's pytree prefix). A ValueError naming where prefix and tree differ."""
+    out = []
+
+    def go(p, x, path):
+        if _is_axis(p):
+            out.extend([p] * tree_util.tree_structure(x).num_leaves)
+            return
+        kind, aux, children = tree_util._split(p)
+        x_kind, x_aux, x_children = tree_util._split(x)
+        same = kind == x_kind or {kind, x_kind} <= {list, tuple}
+        if not same or aux != x_aux or len(children) != len(x_children or ()):
+            raise ValueError(f"vmap {what}{path} is {p!r}, which is not a pytree prefix of the value there, "
+                             f"whose structure is {tree_util.tree_structure(x)}; give an int or None for the "
+                             f"whole value, or a container of its structure")
+        keys = aux if kind is dict else range(len(children))
+        for k, c, xc in zip(keys, children, x_children):
+            go(c, xc, f"{path}[{k!r}]")
+    go(prefix, tree, "")
+    return out
 
 
 def _axis(leaf, ax):
@@ -89,88 +114,67 @@ def _axis(leaf, ax):
 
 
 def _element(a, ax, i):
-    if ax is None:
-        return a
-    return tree_util.tree_map(lambda leaf: np.take(np.asarray(leaf), i, axis=_axis(leaf, ax)), a)
+    """Element i of the pytree a mapped over the axes ax (an int, None, or a prefix of a)."""
+    leaves, treedef = tree_util.tree_flatten(a)
+    return tree_util.tree_unflatten(treedef, [leaf if x is None else np.take(np.asarray(leaf), i, axis=_axis(leaf, x))
+                                              for leaf, x in zip(leaves, leaf_axes(ax, a))])
 
 
-def _stack_tree(outs, out_axes, n):
-    if n == 0:
-        raise ValueError("vmap over an axis of size 0: there is no result to stack")
-    first = outs[0]
-    if isinstance(out_axes, (tuple, list)):
-        parts = len(tree_util.tree_leaves(first, is_leaf=lambda x: x is not first))
-        if parts != len(out_axes):
-            raise ValueError(f"vmap out_axes has {len(out_axes)} entries for a result of {parts} parts")
-    columns = zip(*(tree_util.tree_leaves(o) for o in outs))
-    return tree_util.tree_unflatten(tree_util.tree_structure(first), [
-        parts[0] if ax is None else np.stack(parts, axis=ax) for parts, ax in zip(columns, _leaf_axes(first, out_axes))])
-
-
-# -- helpers of the loop adsrc differentiates (lowering/vmap_calls.py) -------------------------------------
-
-def vmap_sizes(*sizes):
-    """The size the mapped axes share (a ValueError when they differ)."""
+def vmap_size(values, axes, axis_size=None):
+    """The size the mapped axes of values share (axes: one entry per value): a ValueError when they differ,
+    when none is mapped and there is no axis_size, or when it is 0."""
+    sizes = [np.shape(leaf)[_axis(leaf, x)] for a, ax in zip(values, axes) if ax is not None
+             for leaf, x in zip(tree_util.tree_leaves(a), leaf_axes(ax, a)) if x is not None]
+    if axis_size is not None:
+        sizes.append(axis_size)
+    if not sizes:
+        raise ValueError("vmap needs at least one mapped argument (an in_axes entry that is not None) or "
+                         "axis_size=")
     if any(s != sizes[0] for s in sizes):
-        raise ValueError(f"vmap got inconsistent sizes for the mapped axes: {list(sizes)}")
+        told = f" (axis_size={axis_size})" if axis_size is not None else ""
+        raise ValueError(f"vmap got inconsistent sizes for the mapped axes{told}: {sizes}")
+    if sizes[0] == 0:
+        raise ValueError("vmap over an axis of size 0: adsrc runs the function once per element, so there is "
+                         "no result to stack (JAX would trace it); handle the empty case before calling vmap")
     return sizes[0]
+
+
+def out_leaf_axes(first, out_axes):
+    """One axis (or None) per leaf of a result, from out_axes (an int, None, or a prefix of the result)."""
+    return leaf_axes(out_axes, first, "out_axes")
 
 
 def vmap_stack(outs, out_axes):
     """The list of a mapped function's results stacked as vmap stacks them (a pytree of stacked leaves)."""
-    return _stack_tree(outs, out_axes, len(outs))
-
-
-def _leaf_axes(first, out_axes):
-    count = tree_util.tree_structure(first).num_leaves
-    if not isinstance(out_axes, (tuple, list)):
-        return [out_axes] * count
-    parts = tree_util.tree_leaves(first, is_leaf=lambda x: x is not first)
-    return [ax for ax, part in zip(out_axes, parts) for _ in range(tree_util.tree_structure(part).num_leaves)]
-
-
-def vmap_stack_cot(g, outs, out_axes):
-    """The cotangents of the results (a list, one per element) from g, the stacked pytree's."""
-    from .rules.tree_rules import tree_leaves_cot, tree_unflatten_cot
-    if is_zero(g):
-        return 0.0
     first = outs[0]
-    leaf_cots = tree_unflatten_cot(g, tree_util.tree_structure(first))
-    per_element = [[] for _ in outs]
-    for j, (c, ax, leaf) in enumerate(zip(leaf_cots, _leaf_axes(first, out_axes), tree_util.tree_leaves(first))):
-        for i in range(len(outs)):
-            if is_zero(c) or ax is None and i:
-                per_element[i].append(0.0)
-            elif ax is None:
-                per_element[i].append(c)
-            else:
-                stacked = np.broadcast_to(c, _stacked_shape(np.shape(leaf), ax, len(outs)))
-                per_element[i].append(np.take(stacked, i, axis=ax))
-    return [tree_leaves_cot(cots, out) for cots, out in zip(per_element, outs)]
+    leaves, treedef = tree_util.tree_flatten(first)
+    axes = out_leaf_axes(first, out_axes)
+    columns = [leaves] + [_same_structure(treedef, o) for o in outs[1:]]
+    stacked = []
+    for j, (column, ax) in enumerate(zip(zip(*columns), axes)):
+        if ax is None:
+            if any(not _equal(column[0], c) for c in column[1:]):
+                raise ValueError(f"vmap out_axes gives None (not mapped) for leaf {j} of the result "
+                                 f"{treedef}, but it differs from one element to the next; give an axis "
+                                 f"to stack it along (JAX raises here too)")
+            stacked.append(column[0])
+        else:
+            stacked.append(np.stack(column, axis=ax))
+    return tree_util.tree_unflatten(treedef, stacked)
 
 
-def vmap_stack_tangent(outs, t_outs, out_axes):
-    """The tangent of vmap_stack(outs, out_axes) from the results' tangents (linear)."""
-    from .rules.tree_rules import tree_leaves_tangent
-    first = outs[0]
-    treedef = tree_util.tree_structure(first)
-    columns = [[np.zeros(np.shape(leaf)) if is_zero(t) else t for leaf, t in
-                zip(tree_util.tree_leaves(out), tree_leaves_tangent(out, 0.0 if is_zero(t_outs) else t_outs[i]))]
-               for i, out in enumerate(outs)]
-    return tree_util.tree_unflatten(treedef, [cols[0] if ax is None else np.stack(cols, axis=ax) for cols, ax in
-                                              zip(zip(*columns), _leaf_axes(first, out_axes))])
+def _same_structure(treedef, out):
+    leaves, d = tree_util.tree_flatten(out)
+    if d != treedef:
+        raise ValueError(f"vmap: the function returned results of different structures: {treedef} and {d}")
+    return leaves
 
 
-def _stacked_shape(shape, ax, n):
-    ax = ax % (len(shape) + 1)
-    return shape[:ax] + (n,) + shape[ax:]
+def _equal(a, b):
+    try:
+        return a is b or bool(np.array_equal(a, b))
+    except Exception:           # noqa: BLE001  (values numpy cannot compare: unequal)
+        return False
 
 
-nondiff(vmap_sizes, "vmap_sizes")
-general(vmap_stack, "vmap_stack", "outs, out_axes, /", container=True,
-        outs="vmap_stack_cot(g, outs, out_axes)").jvp_joint = "vmap_stack_tangent(outs, t_outs, out_axes)"
-# unstacking and stacking are linear, each the other's transpose: rules for derivatives of higher order
-general(helper(vmap_stack_cot), "vmap_stack_cot", "g, outs, out_axes, /", container=True,
-        g="vmap_stack_tangent(outs, g, out_axes)").jvp_joint = "vmap_stack_cot(t_g, outs, out_axes)"
-general(helper(vmap_stack_tangent), "vmap_stack_tangent", "outs, t_outs, out_axes, /", container=True,
-        t_outs="vmap_stack_cot(g, outs, out_axes)").jvp_joint = "vmap_stack_tangent(outs, t_t_outs, out_axes)"
+from .rules import vmap_rules  # noqa: E402,F401  (the derivative rules of vmap_stack and the loop's helpers)

@@ -170,3 +170,14 @@ def test_second_order_through_tree_util(fn):
     hess = adsrc.hessian(of_vector)(x)
     by_differences = np.array([central_grad(lambda u: adsrc.grad(of_vector)(u)[i], x) for i in range(4)])
     np.testing.assert_allclose(hess, by_differences, rtol=1e-5, atol=1e-7)
+
+
+def test_ordered_dicts_keep_their_order_and_type_as_in_jax():
+    import collections
+    from adsrc import tree_util
+    od = collections.OrderedDict([("b", 1.0), ("a", 2.0)])
+    assert tree_util.tree_leaves(od) == [1.0, 2.0]
+    out = tree_util.tree_map(lambda x: x * 2, od)
+    assert type(out) is collections.OrderedDict and list(out.items()) == [("b", 2.0), ("a", 4.0)]
+    leaves, treedef = tree_util.tree_flatten(od)
+    assert tree_util.tree_unflatten(treedef, leaves) == od
