@@ -10,6 +10,7 @@ import pytest
 
 import adsrc
 from adsrc import vmap
+from casekit import central_grad
 
 _rng = np.random.default_rng(3)
 X = _rng.normal(size=(4, 3))
@@ -17,15 +18,6 @@ Y = _rng.normal(size=4)
 W = _rng.normal(size=(3, 3))
 Z = _rng.normal(size=(2, 4, 3))
 NT = collections.namedtuple("NT", "a b")
-
-
-def _fd(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
 
 
 # -- values ---------------------------------------------------------------------------------------------------
@@ -131,10 +123,10 @@ def test_derivatives(fn):
     g = adsrc.grad(fn)(w)
     np.testing.assert_array_equal(w, W[0])
     assert not np.isnan(g).any()
-    np.testing.assert_allclose(g, _fd(fn, w), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g, central_grad(fn, w), rtol=1e-5, atol=1e-7)
     v = np.array([0.3, -1.0, 0.5])
     _, t = adsrc.jvp(fn, (w,), (v,))
     np.testing.assert_allclose(t, (fn(w + 1e-6 * v) - fn(w - 1e-6 * v)) / 2e-6, rtol=1e-5, atol=1e-7)
     hess = adsrc.hessian(fn)(w)
-    np.testing.assert_allclose(hess, np.array([_fd(lambda u: adsrc.grad(fn)(u)[i], w) for i in range(3)]),
+    np.testing.assert_allclose(hess, np.array([central_grad(lambda u: adsrc.grad(fn)(u)[i], w) for i in range(3)]),
                                rtol=1e-4, atol=1e-6)

@@ -107,16 +107,24 @@ def vmap_unstack_tangent(a, t_a, axes, n):
     return [tree_leaves_cot([_take(p, ax, i) for p, ax in zip(parts, per_leaf)], a) for i in range(n)]
 
 
+# (function, signature, its differentiated parameter: reverse template, forward template); each helper is
+# linear in its cotangent or tangent and each pair the other's transpose, for derivatives of any order
+_RULES = [
+    (vmap_stack, "outs, out_axes, /", "outs", "vmap_stack_cot(g, outs, out_axes)",
+     "vmap_stack_tangent(outs, t_outs, out_axes)"),
+    (vmap_stack_cot, "g, outs, out_axes, /", "g", "vmap_stack_tangent(outs, g, out_axes)",
+     "vmap_stack_cot(t_g, outs, out_axes)"),
+    (vmap_stack_tangent, "outs, t_outs, out_axes, /", "t_outs", "vmap_stack_cot(g, outs, out_axes)",
+     "vmap_stack_tangent(outs, t_t_outs, out_axes)"),
+    (vmap_unstack, "a, axes, n, /", "a", "vmap_unstack_cot(g, a, axes, n)", "vmap_unstack_tangent(a, t_a, axes, n)"),
+    (vmap_unstack_cot, "g, a, axes, n, /", "g", "vmap_unstack_tangent(a, g, axes, n)",
+     "vmap_unstack_cot(t_g, a, axes, n)"),
+    (vmap_unstack_tangent, "a, t_a, axes, n, /", "t_a", "vmap_unstack_cot(g, a, axes, n)",
+     "vmap_unstack_tangent(a, t_t_a, axes, n)"),
+]
+
 nondiff(vmap_size, "vmap_size")
-general(vmap_stack, "vmap_stack", "outs, out_axes, /", container=True,
-        outs="vmap_stack_cot(g, outs, out_axes)").jvp_joint = "vmap_stack_tangent(outs, t_outs, out_axes)"
-general(helper(vmap_stack_cot), "vmap_stack_cot", "g, outs, out_axes, /", container=True,
-        g="vmap_stack_tangent(outs, g, out_axes)").jvp_joint = "vmap_stack_cot(t_g, outs, out_axes)"
-general(helper(vmap_stack_tangent), "vmap_stack_tangent", "outs, t_outs, out_axes, /", container=True,
-        t_outs="vmap_stack_cot(g, outs, out_axes)").jvp_joint = "vmap_stack_tangent(outs, t_t_outs, out_axes)"
-general(vmap_unstack, "vmap_unstack", "a, axes, n, /", container=True,
-        a="vmap_unstack_cot(g, a, axes, n)").jvp_joint = "vmap_unstack_tangent(a, t_a, axes, n)"
-general(helper(vmap_unstack_cot), "vmap_unstack_cot", "g, a, axes, n, /", container=True,
-        g="vmap_unstack_tangent(a, g, axes, n)").jvp_joint = "vmap_unstack_cot(t_g, a, axes, n)"
-general(helper(vmap_unstack_tangent), "vmap_unstack_tangent", "a, t_a, axes, n, /", container=True,
-        t_a="vmap_unstack_cot(g, a, axes, n)").jvp_joint = "vmap_unstack_tangent(a, t_t_a, axes, n)"
+for _fn, _signature, _param, _reverse, _forward in _RULES:
+    if _fn.__name__ != "vmap_stack" and _fn.__name__ != "vmap_unstack":
+        helper(_fn)         # the helpers the templates call
+    general(_fn, _fn.__name__, _signature, container=True, **{_param: _reverse}).jvp_joint = _forward
