@@ -191,6 +191,36 @@ def walk(node, AST=gast.AST):
     return out
 
 
+def preorder(node, enter=lambda n: True, AST=gast.AST):
+    """The nodes below node (not itself), each before its children, children in order, as a list; the
+    children of a node for which enter(node) is false are left out."""
+    out, stack, getter = [], [node], _GETTERS.get
+    while stack:
+        n = stack.pop()
+        if n is not node:
+            out.append(n)
+            if not enter(n):
+                continue
+        get = getter(type(n), _UNSEEN)
+        if get is _UNSEEN:
+            get = _getter(type(n))
+        if get is None:
+            continue
+        try:
+            values = get(n)
+        except AttributeError:  # (a node made without one of its fields)
+            stack.extend(reversed(children(n)))
+            continue
+        kids = []
+        for v in values:
+            if isinstance(v, AST):
+                kids.append(v)
+            elif isinstance(v, list):
+                kids.extend(x for x in v if isinstance(x, AST))
+        stack.extend(reversed(kids))
+    return out
+
+
 def children(node):
     """node's child nodes in gast.iter_child_nodes' order, as a list."""
     out = []

@@ -22,16 +22,7 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 def own_nodes(node):
     """Nodes in a function's own scope (nested functions, lambdas and classes are not entered), a list."""
-    out = []
-    _own(node, out)
-    return out
-
-
-def _own(node, out):
-    for child in astutil.children(node):
-        out.append(child)
-        if not isinstance(child, _SCOPES):
-            _own(child, out)
+    return astutil.preorder(node, lambda n: not isinstance(n, _SCOPES))
 
 
 def yields(fdef):

@@ -27,17 +27,20 @@ _ITERATOR_BUILTINS = ("map", "filter", "zip", "enumerate", "reversed", "iter")
 def check_iterators(uf):
     """Refuse the iterators of uf's own scope that it reads twice, or after changing what they read."""
     nodes = own_nodes(uf.node)
-    parents = {}
-    for n in [uf.node] + nodes:
-        for child in astutil.children(n):
-            parents[child] = n
+    local = {}
+    for n in nodes:
+        if isinstance(n, gast.FunctionDef):
+            local.setdefault(n.name, []).append(n)
+    parents = None
     for s in nodes:
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):
             continue
         name = s.targets[0].id
-        what = _iterator(uf, s.value)
+        what = _iterator(uf, s.value, local)
         if what is None:
             continue
+        if parents is None:
+            parents = _parents([uf.node] + nodes)
         stores = [n for n in nodes if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)]
         if len(stores) != 1:
             continue          # rebound elsewhere: adsrc cannot pair reads with this iterator
@@ -63,20 +66,28 @@ def check_iterators(uf):
                                           "when they are read")
 
 
+def _parents(nodes):
+    parents = {}
+    for n in nodes:
+        for child in astutil.children(n):
+            parents[child] = n
+    return parents
+
+
 def _advanced_by_next(read, parents):
     call = parents.get(read)
     return isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id == "next" and \
         call.args and call.args[0] is read
 
 
-def _iterator(uf, value):
-    """A description of the iterator `value` makes, or None."""
+def _iterator(uf, value, local):
+    """A description of the iterator `value` makes, or None (local: the function's own defs by name)."""
     if isinstance(value, gast.GeneratorExp):
         return "a generator expression"
     if not isinstance(value, gast.Call) or not isinstance(value.func, gast.Name):
         return None
     fname = value.func.id
-    local = [n for n in own_nodes(uf.node) if isinstance(n, gast.FunctionDef) and n.name == fname]
+    local = local.get(fname)
     if local:
         generator = len(local) == 1 and (yields(local[0]) or getattr(local[0], "adsrc_generator", False))
         return "a generator" if generator else None

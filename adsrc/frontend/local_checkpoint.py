@@ -86,10 +86,12 @@ class _Rewriter(gast.NodeTransformer):
 def rewrite_local_checkpoints(fdef, lookup):
     """Rewrite, in place, checkpoints of fdef's own functions (see the module's docstring). lookup(name) ->
     (kind, value) resolves a free name (UserFunction.lookup). Returns whether it rewrote any."""
+    if not any(isinstance(n, (gast.Lambda, gast.FunctionDef)) and n is not fdef for n in astutil.walk(fdef)):
+        return False            # (only a lambda or a nested def is rewritten)
     local = {n for node in astutil.walk(fdef) if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store)
              for n in [node.id]} | {a.id for a in fdef.args.args + fdef.args.kwonlyargs}
-    local |= _local_functions(fdef)
-    rewriter = _Rewriter(lookup, local, _local_functions(fdef))
+    functions = _local_functions(fdef)
+    rewriter = _Rewriter(lookup, local | functions, functions)
     for s in fdef.body:
         rewriter.visit(s)
     return rewriter.changed

@@ -29,7 +29,10 @@ _MAKERS = ("iter", "map", "filter", "zip", "enumerate", "reversed")
 def rewrite_next_calls(uf):
     """Rewrite, in place, the iterators uf's scopes (its own and its nested functions') make and advance with
     `next`; returns whether any."""
-    scopes = [uf.node] + [n for n in astutil.walk(uf.node) if isinstance(n, gast.FunctionDef) and n is not uf.node]
+    nodes = astutil.walk(uf.node)
+    if not any(isinstance(n, gast.Name) and n.id == "next" for n in nodes):
+        return False
+    scopes = [uf.node] + [n for n in nodes if isinstance(n, gast.FunctionDef) and n is not uf.node]
     return any([_rewrite_scope(uf, scope) for scope in scopes])
 
 
