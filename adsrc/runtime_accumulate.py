@@ -224,6 +224,8 @@ def _is_basic_index(idx):
 def add_at(dx, x, idx, g):
     """dx[idx] += g with repeated indices accumulating; dx from `owned` (updated in place)."""
     if type(dx) is _nd:
+        if dx.dtype.kind != "c" and _complex_array(g):
+            g = np.real(g)          # a real value's cotangent (rules/__init__.py)
         try:
             if _is_basic_index(idx):
                 dx[idx] += g

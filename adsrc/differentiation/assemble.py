@@ -10,7 +10,6 @@
 """
 
 
-import re
 import types
 
 import gast
@@ -19,7 +18,7 @@ from .. import astutil
 from ..analysis.summaries import _is_function
 from ..emission import copyprop, dce, outputs, release
 from ..ir import nodes as ir
-from ..ir.walk import walk
+from .complex_values import may_be_complex
 from .state import AdjState, comment
 
 
@@ -47,45 +46,6 @@ def _grads(adj, final):
 
 
 # names and rules that make complex numbers out of real ones
-_COMPLEX_NAMES = frozenset({"complex", "complex64", "complex128", "complexfloating", "csingle", "cdouble",
-                            "clongdouble", "cmath", "emath", "scimath"})
-_COMPLEX_RULES = re.compile(r"fft|eig|roots|emath|scimath|cmath|complex|hilbert|hankel|sph_harm|wofz")
-
-
-def _may_be_complex(fn, seen=None):
-    """Could fn's result be complex although its arguments are real? Its statements, and those of the user's
-    functions it calls, are scanned for complex literals, names of complex types and modules, and rules that
-    make complex values; other calls (custom rules, calls adsrc cannot see into) may."""
-    seen = set() if seen is None else seen
-    for s in walk(fn.body):
-        if isinstance(s, ir.CallUser):
-            if s.callee in seen:
-                continue
-            seen.add(s.callee)
-            from .. import pipeline
-            try:
-                callee = pipeline.front(s.callee).fn
-            except Exception:       # (its own refusal comes where it is transformed)
-                return True
-            if _may_be_complex(callee, seen):
-                return True
-            continue
-        if isinstance(s, (ir.CallLocal, ir.CallCustom, ir.Opaque)):
-            return True
-        if isinstance(s, ir.Apply) and _COMPLEX_RULES.search(s.rule.name):
-            return True
-        if any(_complex_node(node) for node in astutil.walk(getattr(s, "expr", None) or gast.Pass())):
-            return True
-    return False
-
-
-def _complex_node(node):
-    if isinstance(node, gast.Constant):         # 1j, or a dtype's name: x.astype("complex128")
-        return isinstance(node.value, complex) or isinstance(node.value, str) and "complex" in node.value
-    return isinstance(node, gast.Name) and node.id in _COMPLEX_NAMES or \
-        isinstance(node, gast.Attribute) and node.attr in _COMPLEX_NAMES
-
-
 def assemble_grad(adj, fn, name, options):
     has_aux = options.get("has_aux", False)
     res = fn.result
@@ -97,7 +57,7 @@ def assemble_grad(adj, fn, name, options):
         one = astutil.name(adj.namer.fresh("seed"))
         tail.append(astutil.assign(one.id, adj.hcall("check_scalar", astutil.clone(value),
                                                      astutil.const(fn.uf.qualname))))
-    elif _may_be_complex(fn) or options.get("complex_scalars"):
+    elif may_be_complex(fn) or options.get("complex_scalars"):
         # a number, but perhaps a complex one (whose imaginary part the gradient would drop): refused when it
         # runs, as JAX's grad refuses it; the seed stays the literal 1.0
         tail.append(astutil.expr_stmt(adj.hcall("check_scalar", astutil.clone(value), astutil.const(fn.uf.qualname))))

@@ -197,7 +197,7 @@ class OpAdjoints:
         n = base.id
         var = self.owned_adjoint(n, out)
         idx = astutil.clone(s.expr.slice)
-        if self.values[n].kind == "array" and self.basic_index(idx):
+        if self.values[n].kind == "array" and self.basic_index(idx) and not self.complex_cotangents:
             out.append(gast.AugAssign(target=gast.Subscript(value=var, slice=idx, ctx=gast.Store()), op=gast.Add(),
                                       value=g))
         else:

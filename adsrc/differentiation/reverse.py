@@ -12,6 +12,8 @@ generated code computes later reads its old value; otherwise the update
 copies (copy-on-write) and the code says why.
 """
 
+import functools
+
 import gast
 
 from .. import astutil
@@ -20,6 +22,7 @@ from ..ir import nodes as ir
 from ..ir.printer import Printer, op_expr
 from ..ir.walk import defines, expr_reads, own_reads, target_names, walk
 from . import checkpoint, remat
+from .complex_values import may_be_complex
 from .control import ControlAdjoints
 from .inplace import finish_updates
 from .operands import operand_checks
@@ -58,6 +61,12 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
         self.exclusive = exclusive_updates(fn)
         self.unchanged_params = remat.unchanged_params(fn)
         self.g_lazy = self.g_owned = False
+
+    @functools.cached_property
+    def complex_cotangents(self):
+        """May a real value's cotangent carry an imaginary part (rules/__init__.py)? Then adding one in place
+        into a real adjoint (`dx[i] += g`) drops it first."""
+        return may_be_complex(self.fn)
 
     @property
     def frame(self):

@@ -102,7 +102,7 @@ class Adjoints:
             return
         st = self.materialize(n, out)
         contrib = astutil.clone(contrib)
-        if numeric and st.owned:
+        if numeric and st.owned and not self.complex_cotangents:
             out.append(gast.AugAssign(target=astutil.store(var), op=gast.Add(), value=contrib))
             return
         out.append(astutil.assign(var, self.add_expr(astutil.name(var), contrib, numeric)))

@@ -29,6 +29,9 @@ def _install():
     register(builtins.pow, rule_copy(FUNCTIONS[np.power], "pow"))
     register(builtins.float, Rule("float", "x=0.0, /", {"x": "g"}, kind="elementwise",
                                   scalar_out=lambda **_: True))
+    # complex(re, im) = re + 1j im: holomorphic in each part (a real part's cotangent keeps Re, rules/__init__.py)
+    register(builtins.complex, Rule("complex", "real=0, imag=0", {"real": "g", "imag": "g * 1j"}, kind="elementwise",
+                                    scalar_out=lambda **_: True))
     general(builtins.sum, "sum", "iterable, /, start=0", lazy=True,
             iterable="iterable_sum_cot(g, iterable)", start="g")
     register(builtins.max, Rule("max", "a, b=None, /", {"a": _max_a, "b": "g * (a < b)"}, kind="general"))
