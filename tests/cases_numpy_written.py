@@ -310,3 +310,12 @@ def piecewise_of_a_number(x):
 def padded_by_reflection(x):
     # (second derivatives crashed: the pad rule's helper imported inside itself)
     return np.sum(np.pad(x, 2, mode="reflect") ** 3)
+
+
+@case(np.array([0.3, -0.8, 0.5, 1.1]))
+def polynomial_arithmetic_on_coefficients(x):
+    # np.polyder, np.polyint, np.polyadd and np.polysub were refused (no rule)
+    d = np.polyder(x, 2)
+    i = np.polyint(x[:3], 2, k=[0.5, x[0]])
+    a = np.polyadd(x[:2], x) * np.polysub(x, x[1:])
+    return np.sum(d ** 2) + np.sum(i ** 3) + np.sum(a ** 2) + np.polyval(np.polyder(x), 0.7)

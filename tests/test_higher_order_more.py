@@ -371,3 +371,18 @@ def test_second_derivatives_through_tensordot(axes):
     a, b = rng.normal(size=(2, 3, 4)), rng.normal(size=(4, 3, 5))
     adsrc.check_grads(lambda a, b: np.sin(np.tensordot(a, b, axes=axes)), (a, b), argnums=(0, 1),
                       modes=["fwd", "rev"], order=2)
+
+
+def _polyval_at_coefficients(x):
+    return np.sum(np.polyval(x[:3], x) ** 2) + np.sum(x.view() ** 3)
+
+
+def test_hessians_through_polyval_and_view_match_differences_of_gradients():
+    # (the second derivative of polyval needed np.polyder, and view's rule imported inside itself: both refused)
+    x = np.array([0.4, -0.3, 0.9, 0.2])
+    h = adsrc.hessian(_polyval_at_coefficients)(x)
+    g = adsrc.grad(_polyval_at_coefficients)
+    eps = 1e-6
+    fd = np.array([(g(x + eps * e) - g(x - eps * e)) / (2 * eps) for e in np.eye(4)])
+    assert not np.any(np.isnan(h))
+    np.testing.assert_allclose(h, fd, rtol=1e-6, atol=1e-7)

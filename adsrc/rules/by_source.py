@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import TransformError
 from . import by_source_more, nondiff, scipy_source
 from .by_source_arrays import (VECTORIZED, add_reduceat, along_axis_index, apply_along_axis, block, choose,  # noqa: F401
+                               polyadd, polyder, polyint, polysub,
                                ediff1d, insert, insert_positions, piecewise_conditions, piecewise_part,
                                piecewise_start, piecewise_value, put_index, put_values, ufunc_accumulate,
                                ufunc_outer, ufunc_reduce, vectorized_1, vectorized_2, vectorized_3,
@@ -321,6 +322,7 @@ IMPLEMENTATIONS = {
     np.logspace: logspace, np.insert: insert, np.ediff1d: ediff1d, np.block: block, np.choose: choose,
     np.apply_along_axis: apply_along_axis, np.frexp: frexp, np.unwrap: unwrap,
     np.linalg.cond: cond, np.histogram: histogram, np.ndenumerate: ndenumerate, np.polymul: polymul,
+    np.polyder: polyder, np.polyint: polyint, np.polyadd: polyadd, np.polysub: polysub,
     np.polynomial.polynomial.polyval: polyval_ascending,
     np.float64: _cast_to(np.float64), np.float32: _cast_to(np.float32), np.float16: _cast_to(np.float16),
     np.longdouble: _cast_to(np.longdouble), np.complex128: _cast_to(np.complex128),

@@ -268,3 +268,41 @@ def add_reduceat(a, indices, axis=0):
         stop = indices[i + 1] if i + 1 < len(indices) else n
         parts.append(np.sum(a[start:stop], axis=0) if start < stop else a[start])
     return np.moveaxis(np.stack(parts), 0, axis)
+
+
+# -- polynomials as coefficient arrays, highest degree first (np.polyder, np.polyint, np.polyadd, np.polysub)
+
+def polyder(p, m=1):
+    p = np.asarray(p)
+    for _ in range(int(m)):
+        p = p[:-1] * np.arange(len(p) - 1, 0, -1)
+    return p
+
+
+def polyint(p, m=1, k=None):
+    m = int(m)
+    ks = np.zeros(m) if k is None else np.atleast_1d(k)
+    if len(ks) == 1 and m > 1:
+        ks = ks[0] * np.ones(m)
+    p = np.asarray(p)
+    for j in range(m):
+        p = np.concatenate((p / np.arange(len(p), 0, -1), ks[j:j + 1]))
+    return p
+
+
+def _aligned(a1, a2):
+    """a1 and a2 as 1-d arrays of one length, the shorter padded with leading zeros (its low terms aligned)."""
+    a1, a2 = np.atleast_1d(a1), np.atleast_1d(a2)
+    n = max(len(a1), len(a2))
+    return (np.concatenate((np.zeros(n - len(a1), dtype=a1.dtype), a1)),
+            np.concatenate((np.zeros(n - len(a2), dtype=a2.dtype), a2)))
+
+
+def polyadd(a1, a2):
+    b1, b2 = _aligned(a1, a2)
+    return b1 + b2
+
+
+def polysub(a1, a2):
+    b1, b2 = _aligned(a1, a2)
+    return b1 - b2

@@ -7,6 +7,7 @@ Each takes the output cotangent `g` and the primal values it needs, and returns 
 import numpy as np
 
 from ..arrays import as_array, is_duck, is_lazy, need_values
+from ..errors import TransformError
 from ..facade import size as array_size
 from ..runtime import helper, full, is_zero, item_cot, onehot_scatter
 from .helpers_reductions import _axes_tuple, _bincount, _zeros
@@ -113,7 +114,6 @@ def view_cot(g, a, dtype):
     """Cotangent through `a.view()`: the same values, unless the view reads a's bytes as another dtype."""
     if dtype is None or isinstance(dtype, type) and issubclass(dtype, np.ndarray) or np.dtype(dtype) == a.dtype:
         return g
-    from ..errors import TransformError
     raise TransformError(f"adsrc cannot differentiate `.view({np.dtype(dtype)})`, which reads an array of "
                          f"{a.dtype} as another dtype's bytes. Use `.astype(...)` to convert the values.")
 
