@@ -10,7 +10,7 @@ import numpy as np
 
 from . import pytree_nodes
 from .arrays import is_duck, need_values
-from .runtime_core import (ARRAY_ATTRIBUTES, HELPERS, _REAL_NUMBERS, _complex_array, _dtype_of, _nd,
+from .runtime_core import (ARRAY_ATTRIBUTES, HELPERS, _REAL_NUMBERS, _complex_array, _dtype_of, _nd, scatter_add,
                            has_array_attributes, helper, is_zero, shape, unbroadcast)
 
 
@@ -230,7 +230,7 @@ def add_at(dx, x, idx, g):
             if _is_basic_index(idx):
                 dx[idx] += g
             else:
-                np.add.at(dx, idx, g)
+                scatter_add(dx, idx, g)
         except TypeError:
             if not np.iscomplexobj(g) or dx.dtype.kind == "c":
                 raise

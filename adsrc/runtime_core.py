@@ -74,6 +74,18 @@ def only_shape(x):
     return _stand_in(x.shape, x.dtype)
 
 
+def scatter_add(out, idx, values):
+    """np.add.at(out, idx, values) for a NumPy array out, values first broadcast to out[idx]'s shape: NumPy 2.4
+    (seen with 2.4.6) adds a values array with fewer dimensions than the index selects wrongly, reading
+    memory it never wrote (`np.add.at(zeros(3), [[0, 1], [1, 2]], [1.0, 10.0])`)."""
+    if np.ndim(values) > 0:
+        key = idx if isinstance(idx, tuple) else (idx,)
+        want = np.empty((0,) + out.shape)[(slice(None),) + key].shape[1:]   # out[idx]'s shape, nothing copied
+        if np.shape(values) != want:
+            values = np.broadcast_to(values, want)
+    np.add.at(out, idx, values)
+
+
 def _stand_in(shape_, dtype):
     key = shape_ if dtype is _F64 else (shape_, dtype)
     stand_in = _STAND_INS.get(key)

@@ -15,7 +15,7 @@ import copy
 
 import numpy as np
 
-from ..runtime import HELPERS, full, helper, is_zero, item_cot, unbroadcast
+from ..runtime import HELPERS, full, helper, is_zero, item_cot, scatter_add, unbroadcast
 from . import general, nondiff
 
 _nd = np.ndarray
@@ -220,7 +220,7 @@ def dict_setdefault_cot(g, d, key, k):
 def add_at_copy(a, idx, b):
     """np.add.at on a copy of a (what `np.add.at(a, idx, b)` computes, without changing a)."""
     out = np.array(a, copy=True, dtype=np.result_type(a, b))
-    np.add.at(out, idx, b)
+    scatter_add(out, idx, b)
     return out
 
 
