@@ -107,6 +107,49 @@ def bessel_of_order_zero_and_one_and_reciprocal_gamma(x):
     return sp.j0(x) + sp.j1(x) * x + sp.y0(x) + sp.y1(x) + sp.rgamma(x) * sp.gammasgn(x - 2.0)
 
 
+@case(("scipy.special.expm1", "scipy.special.log1p", "scipy.special.cbrt", "scipy.special.exp10",
+       "scipy.special.exp2", "scipy.special.exprel", "scipy.special.dawsn"), rand(2, 3, low=-0.9, high=0.9))
+def scipys_spellings_of_elementary_functions(x):
+    return (sp.expm1(x) + sp.log1p(x * x) + sp.cbrt(x + 2.0) + sp.exp10(x) * 0.1 + sp.exp2(x) + sp.exprel(x)
+            + sp.exprel(x * 1e-6) * 1e3 + sp.dawsn(3.0 * x))
+
+
+@case(("scipy.special.huber", "scipy.special.pseudo_huber"), pos(4, low=0.5, high=1.5),
+      np.array([-2.0, -0.3, 0.2, 1.7]))
+def robust_losses(delta, r):
+    return sp.huber(delta, r) + sp.pseudo_huber(delta, r) * 2.0 + sp.huber(1.0, r * 0.1)
+
+
+@case(("scipy.special.boxcox", "scipy.special.boxcox1p", "scipy.special.inv_boxcox"), pos(4, low=0.5, high=3.0),
+      np.array([0.5, -0.3, 1e-7, 1.4]))
+def box_cox_transforms(x, lmbda):
+    # (a parameter of 1e-7: the series near 0)
+    return sp.boxcox(x, lmbda) + sp.boxcox1p(x, lmbda) + sp.inv_boxcox(0.4 * x, lmbda) + sp.boxcox(x, 0.0)
+
+
+@case(("scipy.special.binom", "scipy.special.poch"), pos(4, low=2.5, high=6.0), pos(4, low=0.3, high=2.0))
+def binomials_and_pochhammer(n, k):
+    return sp.binom(n, k) + sp.poch(k, n * 0.5) + sp.binom(n, 2.0)
+
+
+@case(("scipy.special.k0", "scipy.special.k1", "scipy.special.k0e", "scipy.special.k1e"), pos(4, low=0.3, high=3.0))
+def bessel_of_the_second_kind_orders_zero_and_one(x):
+    return sp.k0(x) + sp.k1(x) + sp.k0e(x) + sp.k1e(x) * x
+
+
+@case(("scipy.special.spence", "scipy.special.ellipk", "scipy.special.ellipe"),
+      np.array([0.2, 0.5, 0.999999999, 0.8]))
+def spence_and_complete_elliptic_integrals(m):
+    # (spence at 1 - 1e-9 and the elliptic integrals at 1e-8 take the series)
+    return sp.spence(m) + sp.spence(m * 2.0) + sp.ellipk(m * 0.9) + sp.ellipe(m * 0.9) + sp.ellipk(m * 1e-8) * 1e3 + \
+        sp.ellipe(m * 1e-8) * 1e3
+
+
+@case(("scipy.special.owens_t", "scipy.special.stdtr"), rand(4, low=-2.0, high=2.0), pos(4, low=0.5, high=5.0))
+def owens_t_and_students_t_distribution_function(h, a):
+    return sp.owens_t(h, a) + sp.owens_t(h, -a * 0.3) + sp.stdtr(a + 1.0, h)
+
+
 @case("scipy.special.logsumexp", rand(3, 4) * 3.0, pos(4))
 def logsumexp_variants(a, b):
     lse, sign = sp.logsumexp(a, axis=1, b=b * np.array([1.0, -0.2, 1.0, 1.0]), return_sign=True)

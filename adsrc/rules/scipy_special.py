@@ -90,3 +90,5 @@ general(sp.logsumexp, "scipy.special.logsumexp", "a, axis=None, b=None, keepdims
 general(sp.softmax, "scipy.special.softmax", "x, axis=None", real_only=True, x="softmax_vjp(g, ans, axis)")
 general(sp.log_softmax, "scipy.special.log_softmax", "x, axis=None", real_only=True,
         x="log_softmax_vjp(g, ans, axis)")
+
+from . import scipy_special_more  # noqa: E402,F401  (more functions; it reads _ew above)
