@@ -17,7 +17,7 @@ import types
 import numpy as np
 
 from .keys import hashable
-from .lowering.object_classes import is_user_function, user_class
+from .lowering.object_classes import is_library_object, is_user_function, user_class
 from .tangents import NOT_OBJECTS
 
 _PLAIN = NOT_OBJECTS + (np.ndarray, np.generic, types.BuiltinFunctionType, int, float, complex, str, bytes, bool,
@@ -66,14 +66,15 @@ def left_defaults(function, passed):
     (`def loss(x, act=swish)` called as loss(x))."""
     if type(function) is types.FunctionType and not hasattr(function, "__wrapped__") and \
             not hasattr(function, "__signature__") and \
-            not any(is_function(d) for d in (*(function.__defaults__ or ()), *(function.__kwdefaults__ or {}).values())):
+            not any(is_function(d) or is_library_object(d)
+                    for d in (*(function.__defaults__ or ()), *(function.__kwdefaults__ or {}).values())):
         return []           # (its own defaults are its signature's: none is a function; inspect.signature is slow)
     try:
         params = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
         return []
     return [(p.name, p.default) for p in params if p.name not in passed and p.default is not p.empty and
-            p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and is_function(p.default)]
+            p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and (is_function(p.default) or is_library_object(p.default))]
 
 
 def is_function(value):
@@ -134,7 +135,8 @@ def constant_roles(items):
     ({name: function} to pass as static values, {name: class} of objects of the user's classes)."""
     functions, classes = {}, {}
     for name, value in items:
-        if is_function(value) and hashable(value):      # (a method of an unhashable object is not a key)
+        if (is_function(value) or is_library_object(value)) and hashable(value):   # (a method of an unhashable
+            # object is not a key; a module or a scipy.stats distribution is static like a function)
             functions[name] = value
         else:
             cls = object_class(value)

@@ -233,6 +233,33 @@ def location_scale_methods(x, loc, scale):
         st.laplace.logpdf(-x, loc, scale), st.laplace.cdf(-x, loc, scale), st.laplace.logsf(-x, loc, scale)])
 
 
+_METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+
+
+def _all_methods(dist, x, *params):
+    return np.concatenate([dist.logpdf(x, *params), dist.pdf(x, *params), dist.cdf(x, *params),
+                           dist.logcdf(x, *params), dist.sf(x, *params), dist.logsf(x, *params)])
+
+
+@case(tuple(f"scipy.stats.{d}.{m}" for d in ("lognorm", "invgamma", "weibull_min") for m in _METHODS),
+      np.array([0.7, 1.5, 2.6, 3.3]), 0.8, 1.7, 0.2, 1.3)
+def positive_families_with_a_shape(x, s, a, loc, scale):
+    return np.concatenate([_all_methods(st.lognorm, x, s, loc, scale), _all_methods(st.invgamma, x, a, loc, scale),
+                           _all_methods(st.weibull_min, x, a, loc, scale)])
+
+
+@case(tuple(f"scipy.stats.pareto.{m}" for m in _METHODS), np.array([1.7, 2.5, 3.6, 5.3]), 2.2, 0.2, 1.3)
+def pareto_methods(x, b, loc, scale):
+    return _all_methods(st.pareto, x, b, loc, scale)
+
+
+@case(tuple(f"scipy.stats.{d}.{m}" for d in ("uniform", "halfnorm", "gumbel_r", "rayleigh") for m in _METHODS),
+      np.array([0.7, 0.9, 1.1, 1.3]), 0.2, 1.3)
+def families_without_a_shape(x, loc, scale):
+    return np.concatenate([_all_methods(st.uniform, x, loc, scale), _all_methods(st.halfnorm, x, loc, scale),
+                           _all_methods(st.gumbel_r, x, loc, scale), _all_methods(st.rayleigh, x, loc, scale)])
+
+
 # -- scipy.stats, discrete and multivariate --------------------------------------------------------------------------
 
 K = np.array([0, 2, 3, 7])

@@ -116,6 +116,7 @@ def call_statics(stmt, resolve):
     own static flags, and the defaults of parameters the call does not pass that are
     functions or flags. `resolve(node)` gives the object an expression means, or raises LookupError.
     """
+    from ..lowering.object_classes import is_library_object
     callee = stmt.callee
     try:
         sig = inspect.signature(callee, follow_wrapped=False)
@@ -148,7 +149,7 @@ def call_statics(stmt, resolve):
             value = resolve(node)
         except LookupError:
             continue
-        if _is_function(value) or _is_followed_class(value) or \
+        if _is_function(value) or _is_followed_class(value) or is_library_object(value) or \
                 (stmt.receiver is node and not isinstance(value, (int, float, complex))):
             out[name] = value
     known = getattr(resolve, "known", None) or {}
@@ -162,7 +163,8 @@ def call_statics(stmt, resolve):
         elif isinstance(node, gast.Name) and node.id in known and _flag(known[node.id]):
             out[name] = known[node.id]
     for p in params:
-        if p.name not in bound and p.default is not p.empty and (_is_function(p.default) or _flag(p.default)):
+        if p.name not in bound and p.default is not p.empty and (_is_function(p.default) or _flag(p.default) or
+                                                                 is_library_object(p.default)):
             out[p.name] = p.default     # (a default the call does not pass: a function, a flag)
     # arguments of known classes (registered pytrees, objects the caller made): the callee follows their methods
     by_position = dict(stmt.classes)

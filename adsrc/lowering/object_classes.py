@@ -377,3 +377,13 @@ def _resolver(globals_):
             return getattr(base, node.attr, None) if base is not None else None
         return None
     return resolve
+
+
+def is_library_object(value):
+    """A module (`xp=np`, `backend=math`) or a distribution of scipy.stats (`st.norm`, a frozen one made at
+    module level) passed as an argument: the callee's `xp.sum(...)`, `dist.logpdf(...)` then find their rules."""
+    if isinstance(value, types.ModuleType):
+        return True
+    return any(c.__module__.startswith("scipy.stats.") and c.__name__ in ("rv_generic", "rv_frozen", "multi_rv_generic",
+                                                                        "multi_rv_frozen")
+               for c in type(value).__mro__)

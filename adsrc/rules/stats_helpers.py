@@ -135,8 +135,122 @@ class Logistic:
         return []
 
 
+def _positive(z, lower=0.0):
+    """Where z is inside a support (lower, inf), and z itself there (2 outside, where nothing reads it)."""
+    inside = z > lower
+    return inside, np.where(inside, z, lower + 2.0)
+
+
+class LogNorm:
+    nshape = 1      # s: log z is normal with standard deviation s
+
+    def logpdf(self, z, s):
+        inside, zs = _positive(z)
+        lz_ = np.log(zs)
+        l = np.where(inside, -0.5 * (lz_ / s) ** 2 - np.log(s) - lz_ - LOG_SQRT_2PI, -np.inf)
+        dz = np.where(inside, -(lz_ / (s * s) + 1.0) / zs, 0.0)
+        ds = np.where(inside, lz_ * lz_ / s ** 3 - 1.0 / s, 0.0)
+        return l, dz, [ds]
+
+    def cdf_shape(self, z, s):
+        inside, zs = _positive(z)
+        w = np.log(zs) / s
+        return [np.where(inside, -np.exp(-0.5 * w * w - LOG_SQRT_2PI) * w / s, 0.0)]
+
+
+class Uniform:
+    nshape = 0
+
+    def logpdf(self, z):
+        inside = (z >= 0.0) & (z <= 1.0)
+        return np.where(inside, 0.0, -np.inf), np.zeros(np.shape(z)), []
+
+    def cdf_shape(self, z):
+        return []
+
+
+class HalfNorm:
+    nshape = 0
+
+    def logpdf(self, z):
+        inside = z >= 0.0
+        return np.where(inside, -0.5 * z * z + np.log(2.0) - LOG_SQRT_2PI, -np.inf), np.where(inside, -z, 0.0), []
+
+    def cdf_shape(self, z):
+        return []
+
+
+class InvGamma:
+    nshape = 1      # a: 1 / z is gamma(a)
+
+    def logpdf(self, z, a):
+        inside, zs = _positive(z)
+        logz = np.log(zs)
+        l = np.where(inside, -(a + 1.0) * logz - 1.0 / zs - sp.gammaln(a), -np.inf)
+        return l, np.where(inside, (1.0 / zs - (a + 1.0)) / zs, 0.0), [np.where(inside, -logz - sp.digamma(a), 0.0)]
+
+    def cdf_shape(self, z, a):
+        inside, zs = _positive(z)
+        return [np.where(inside, -gammainc_da(a, 1.0 / zs), 0.0)]     # F = Q(a, 1 / z) = 1 - P(a, 1 / z)
+
+
+class WeibullMin:
+    nshape = 1      # c
+
+    def logpdf(self, z, c):
+        inside, zs = _positive(z)
+        logz = np.log(zs)
+        zc = zs ** c
+        l = np.where(inside, np.log(c) + (c - 1.0) * logz - zc, -np.inf)
+        return (l, np.where(inside, ((c - 1.0) - c * zc) / zs, 0.0),
+                [np.where(inside, 1.0 / c + logz - zc * logz, 0.0)])
+
+    def cdf_shape(self, z, c):
+        inside, zs = _positive(z)
+        zc = zs ** c
+        return [np.where(inside, np.exp(-zc) * zc * np.log(zs), 0.0)]     # F = 1 - exp(-z^c)
+
+
+class Pareto:
+    nshape = 1      # b, on z >= 1
+
+    def logpdf(self, z, b):
+        inside, zs = _positive(z, 1.0)
+        logz = np.log(zs)
+        return (np.where(inside, np.log(b) - (b + 1.0) * logz, -np.inf), np.where(inside, -(b + 1.0) / zs, 0.0),
+                [np.where(inside, 1.0 / b - logz, 0.0)])
+
+    def cdf_shape(self, z, b):
+        inside, zs = _positive(z, 1.0)
+        return [np.where(inside, zs ** -b * np.log(zs), 0.0)]               # F = 1 - z^-b
+
+
+class GumbelR:
+    nshape = 0
+
+    def logpdf(self, z):
+        e = np.exp(-z)
+        return -z - e, e - 1.0, []
+
+    def cdf_shape(self, z):
+        return []
+
+
+class Rayleigh:
+    nshape = 0
+
+    def logpdf(self, z):
+        inside, zs = _positive(z)
+        return np.where(inside, np.log(zs) - 0.5 * zs * zs, -np.inf), np.where(inside, 1.0 / zs - zs, 0.0), []
+
+    def cdf_shape(self, z):
+        return []
+
+
 FAMILIES = {"norm": Norm(), "t": StudentT(), "gamma": Gamma(), "beta": Beta(), "chi2": Chi2(), "expon": Expon(),
-            "laplace": Laplace(), "cauchy": Cauchy(), "logistic": Logistic()}
+            "laplace": Laplace(), "cauchy": Cauchy(), "logistic": Logistic(), "lognorm": LogNorm(),
+            "uniform": Uniform(), "halfnorm": HalfNorm(), "invgamma": InvGamma(), "weibull_min": WeibullMin(),
+            "pareto": Pareto(), "gumbel_r": GumbelR(), "rayleigh": Rayleigh()}
 NSHAPE = {name: fam.nshape for name, fam in FAMILIES.items()}
 
 
@@ -160,6 +274,22 @@ def family_logpdf(dist, z, args):
         return FAMILIES["cauchy"].logpdf(z)
     if dist == "logistic":
         return FAMILIES["logistic"].logpdf(z)
+    if dist == "lognorm":
+        return FAMILIES["lognorm"].logpdf(z, args[1])
+    if dist == "uniform":
+        return FAMILIES["uniform"].logpdf(z)
+    if dist == "halfnorm":
+        return FAMILIES["halfnorm"].logpdf(z)
+    if dist == "invgamma":
+        return FAMILIES["invgamma"].logpdf(z, args[1])
+    if dist == "weibull_min":
+        return FAMILIES["weibull_min"].logpdf(z, args[1])
+    if dist == "pareto":
+        return FAMILIES["pareto"].logpdf(z, args[1])
+    if dist == "gumbel_r":
+        return FAMILIES["gumbel_r"].logpdf(z)
+    if dist == "rayleigh":
+        return FAMILIES["rayleigh"].logpdf(z)
     return FAMILIES["norm"].logpdf(z)
 
 
@@ -172,6 +302,14 @@ def family_cdf_shape(dist, z, args):
         return FAMILIES["beta"].cdf_shape(z, args[1], args[2])
     if dist == "chi2":
         return FAMILIES["chi2"].cdf_shape(z, args[1])
+    if dist == "lognorm":
+        return FAMILIES["lognorm"].cdf_shape(z, args[1])
+    if dist == "invgamma":
+        return FAMILIES["invgamma"].cdf_shape(z, args[1])
+    if dist == "weibull_min":
+        return FAMILIES["weibull_min"].cdf_shape(z, args[1])
+    if dist == "pareto":
+        return FAMILIES["pareto"].cdf_shape(z, args[1])
     return []
 
 
