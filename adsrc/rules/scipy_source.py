@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from . import nondiff
+from . import nondiff, scipy_linalg_source
 
 
 def toeplitz_index(n, m):
@@ -73,7 +73,8 @@ def cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None):
 
 
 # scipy_linalg.py adds scipy.linalg.lu once the program has imported scipy.linalg
-SCIPY_LINALG = {"toeplitz": toeplitz, "circulant": circulant, "hankel": hankel, "block_diag": block_diag}
+SCIPY_LINALG = {"toeplitz": toeplitz, "circulant": circulant, "hankel": hankel, "block_diag": block_diag,
+                **scipy_linalg_source.FUNCTIONS}
 _NAMES = {"scipy.linalg": SCIPY_LINALG,
           "scipy.integrate": {"cumulative_trapezoid": cumulative_trapezoid}}
 
