@@ -823,3 +823,21 @@ def astype_without_a_copy_shares_the_array(x):
     counts = np.arange(4).astype(dtype=float, copy=False)      # a converted copy of integers
     counts[1] = 5.0
     return np.sum(z ** 2) + np.sum(counts * x)
+
+
+@case(rand(3, 4))
+def putmask_and_place_on_a_copy(x):
+    # (np.putmask and np.place were refused as writers adsrc cannot follow)
+    y = x.copy()
+    np.putmask(y, y > 0, y * 2.0)
+    z = x * 1.5
+    np.place(z, z < 0, [0.5, x[0, 0]])
+    return np.sum(y ** 2) + np.sum(z ** 3)
+
+
+@case(rand(3, 4))
+def shape_assigned_then_a_broadcast_weight(x):
+    # (`y.shape = (4, 3)` and a cotangent broadcast over the new shape: NumPy's reshape error)
+    y = x.copy()
+    y.shape = (4, 3)
+    return np.sum(y * np.arange(3.0)) + np.sum(y[0] ** 2)

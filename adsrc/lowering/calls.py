@@ -65,7 +65,7 @@ _AUGMENTED = {operator.iadd: gast.Add, operator.isub: gast.Sub, operator.imul: g
               operator.ipow: gast.Pow, operator.imatmul: gast.MatMult, operator.iconcat: gast.Add}
 
 # NumPy functions that write into an argument; functionalize.py cannot rewrite these
-_WRITERS = {np.place: "np.place", np.putmask: "np.putmask", np.random.shuffle: "np.random.shuffle"}
+_WRITERS = {np.random.shuffle: "np.random.shuffle"}
 
 
 def callable_name(obj, node=None):
@@ -534,6 +534,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return self.ufunc_at(e, obj, target)
         if obj is np.copyto or obj is np.fill_diagonal:
             return self.writer(e, obj, target)
+        if obj is np.putmask or obj is np.place:
+            return self.masked_writer(e, obj, target)
         if hashable(obj) and obj in FUNCTIONAL and not e.keywords:
             return self.functional_call(e, obj, target)
         if hashable(obj) and obj in COPYING:

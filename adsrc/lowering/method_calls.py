@@ -198,6 +198,30 @@ class MethodCalls:
         if target is not None:
             self.emit(ir.Const(target, astutil.const(None)), e)
 
+    def masked_writer(self, e, obj, target):
+        """np.putmask(a, mask, v) is a[...] = np.where(mask, np.resize(v, a.shape), a); np.place(a, mask, v) is
+        a[mask] = np.resize(v, np.count_nonzero(mask)) (v repeated in order, as both do)."""
+        name = "np.putmask" if obj is np.putmask else "np.place"
+        if len(e.args) != 3 or e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
+            raise self.error(e, f"adsrc follows `{name}(a, mask, values)` only with three positional arguments.", None)
+        dst = self.item_receiver(e.args[0], e)
+        np_ = astutil.name(self.bind("np", np))
+
+        def np_call(fn, *args):
+            return gast.Call(func=gast.Attribute(value=astutil.clone(np_), attr=fn, ctx=gast.Load()), args=list(args),
+                             keywords=[])
+        mask = astutil.name(self.atom(e.args[1]).id) if isinstance(self.atom(e.args[1]), gast.Name) else e.args[1]
+        if obj is np.putmask:
+            index = astutil.const(Ellipsis)
+            value = np_call("where", mask, np_call("resize", e.args[2], np_call("shape", astutil.name(dst))),
+                            astutil.name(dst))
+        else:
+            index = self.atom(mask)
+            value = np_call("resize", e.args[2], np_call("count_nonzero", astutil.clone(mask)))
+        self.emit(ir.SetItem(dst, index, self.atom(gast.copy_location(value, e))), e)
+        if target is not None:
+            self.emit(ir.Const(target, astutil.const(None)), e)
+
     def writer(self, e, obj, target):
         """np.copyto(dst, src) is dst[...] = src; np.fill_diagonal(a, v) is a[diagonal] = v."""
         name = "np.copyto" if obj is np.copyto else "np.fill_diagonal"

@@ -377,6 +377,15 @@ def replace_field_cot(g, obj, name, k):
 
 
 @helper
+def replace_field_obj_cot(g, obj, name, result):
+    """The cotangent of obj in result = replace_field(obj, name, value): `a.shape = s` reshapes a cotangent
+    broadcast over the result back to a's shape."""
+    if isinstance(obj, _nd) and name == "shape" and not is_zero(g):
+        g = np.broadcast_to(g, np.shape(result))
+    return replace_field_cot(g, obj, name, 0)
+
+
+@helper
 def view_assign(base, view, value):
     """A copy of base with view(copy)[...] = value: what writing through a view of base does to base."""
     if view(base) is base:
@@ -478,8 +487,8 @@ def install():
     general(replace_obj, "replace_obj", "m, old, new", container=True, m="replace_obj_cot(g, m, old, 0)",
             new="replace_obj_cot(g, m, old, 1)")
     general(replace_field, "replace_field", "obj, name, value", container=True,
-            obj="replace_field_cot(g, obj, name, 0)", value="replace_field_cot(g, obj, name, 1)")
+            obj="replace_field_obj_cot(g, obj, name, ans)", value="replace_field_cot(g, obj, name, 1)")
     general(field_tangent, "field_tangent", "t_obj, obj, name, value, t_value", container=True,
-            t_obj="replace_field_cot(g, t_obj, name, 0)", t_value="replace_field_cot(g, t_obj, name, 1)")
+            t_obj="replace_field_obj_cot(g, t_obj, name, ans)", t_value="replace_field_cot(g, t_obj, name, 1)")
     general(view_assign, "view_assign", "base, view, value", base="view_assign_cot(g, base, view, value, 0)",
             value="view_assign_cot(g, base, view, value, 1)")
