@@ -59,6 +59,17 @@ OPERATORS = {}    # gast operator class -> Rule
 
 NOT_STATIC = object()   # marks an argument whose value is not known when transforming
 
+# (rule name, keyword) -> why the library function has no such argument and what to write instead: keywords
+# that autograd's own versions of a function take and the library's function does not (a program ported from
+# autograd by changing its imports keeps them)
+_AUTOGRAD_CONVOLVE = ("`axes` and `dot_axes` belong to autograd's own autograd.scipy.signal.convolve, which SciPy's "
+                      "convolve does not have (the call fails without adsrc too). Write it in NumPy, which adsrc "
+                      "differentiates: windows = numpy.lib.stride_tricks.sliding_window_view(x, k.shape[-2:], "
+                      "axis=(2, 3)), then np.einsum over the window and dotted axes, e.g. "
+                      "np.einsum('ncyxij,cdij->ndyx', windows, k[:, :, ::-1, ::-1]) for autograd's "
+                      "convolve(x, k, axes=([2, 3], [2, 3]), dot_axes=([1], [0]), mode='valid')")
+FOREIGN_KEYWORDS = {("scipy.signal.convolve", kw): _AUTOGRAD_CONVOLVE for kw in ("axes", "dot_axes")}
+
 # Names of the callables with rules: their results never share memory with their arguments, except
 # for the view-returning ones the alias analysis lists itself (used by lower/inplace.py).
 FRESH_NAMES = set()
@@ -226,6 +237,9 @@ class Rule:
             if (p is None or p.kind in ("pos", "var", "varkw")) and self.varkw is not None:
                 bound["**" + kw.arg] = kw.value      # gathered by **kwargs
                 continue
+            if p is None and (self.name, kw.arg) in FOREIGN_KEYWORDS:
+                raise TypeError(f"{self.name} has no argument `{kw.arg}`: "
+                                + FOREIGN_KEYWORDS[self.name, kw.arg])
             if p is None or p.kind in ("pos", "var", "varkw"):
                 raise TypeError(f"adsrc's rule for {self.name} does not support the argument `{kw.arg}`")
             if kw.arg in bound:
