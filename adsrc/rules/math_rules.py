@@ -49,10 +49,9 @@ def _log_x(base=NOT_STATIC, **_):
 elementwise(math.log, "math.log", _log_x, "-g * ans / (base * math.log(base))", signature="x, base=None, /")
 elementwise(math.pow, "math.pow", "power_dx(g, x, y)", "power_dy(g, x, ans)")
 elementwise(math.atan2, "math.atan2", "g * y / (x * x + y * y)", "-g * x / (x * x + y * y)")
-elementwise(math.hypot, "math.hypot", "g * x / ans", "g * y / ans")
 elementwise(math.copysign, "math.copysign", "g * math.copysign(1.0, x) * math.copysign(1.0, ans)", None)
 elementwise(math.fmod, "math.fmod", "g", "-g * math.trunc(x / y)")           # x - trunc(x / y) y
-for _fn in list(UNARY) + [math.log, math.pow, math.atan2, math.hypot, math.copysign, math.fmod]:
+for _fn in list(UNARY) + [math.log, math.pow, math.atan2, math.copysign, math.fmod]:
     FUNCTIONS[_fn].scalar_out = _always
 math_gamma.install(elementwise, FUNCTIONS, _always)
 for _fn in (math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose,

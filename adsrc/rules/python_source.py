@@ -74,6 +74,14 @@ def dist(p, q):
     return math.sqrt(sum((a - b) ** 2 for a, b in zip(p, q)))
 
 
+def hypot(*coordinates):
+    """math.hypot of any number of coordinates, scaled by the largest so that squares neither overflow nor vanish."""
+    m = max([abs(c) for c in coordinates], default=0.0)
+    if m == 0.0 or m == math.inf:
+        return float(m)
+    return m * math.sqrt(sum((c / m) ** 2 for c in coordinates))
+
+
 def divmod_(a, b):
     return a // b, a % b
 
@@ -109,6 +117,23 @@ def pvariance(data, mu=None):
         raise ValueError("pvariance requires at least one data point")
     centre = mean(items) if mu is None else mu
     return sum((v - centre) ** 2 for v in items) / len(items)
+
+
+def geometric_mean(data):
+    items = list(data)
+    if not items:
+        raise statistics.StatisticsError("geometric_mean requires a non-empty dataset containing positive numbers")
+    return math.exp(sum(math.log(v) for v in items) / len(items))
+
+
+def harmonic_mean(data, weights=None):
+    items = list(data)
+    if not items:
+        raise statistics.StatisticsError("harmonic_mean requires at least one data point")
+    ws = [1.0] * len(items) if weights is None else list(weights)
+    if any(v == 0 for v in items):
+        return 0.0
+    return sum(ws) / sum(w / v for w, v in zip(ws, items))
 
 
 def stdev(data, xbar=None):
@@ -295,9 +320,10 @@ def heappushpop(heap, item):
 
 
 PYTHON_IMPLEMENTATIONS = {
-    math.fsum: fsum, math.prod: prod, math.dist: dist, divmod: divmod_, statistics.mean: mean,
+    math.fsum: fsum, math.prod: prod, math.dist: dist, math.hypot: hypot, divmod: divmod_, statistics.mean: mean,
     statistics.fmean: mean, statistics.median: median, statistics.variance: variance,
     statistics.pvariance: pvariance, statistics.stdev: stdev, statistics.pstdev: pstdev,
+    statistics.geometric_mean: geometric_mean, statistics.harmonic_mean: harmonic_mean,
     itertools.accumulate: accumulate, itertools.chain: chain, itertools.chain.from_iterable: chain_from_iterable,
     itertools.islice: islice, itertools.combinations: combinations, itertools.permutations: permutations,
     itertools.product: product, itertools.combinations_with_replacement: combinations_with_replacement,
