@@ -33,7 +33,7 @@ class FunctionValues:
             return self.call(gast.copy_location(gast.Call(func=func, args=e.args, keywords=e.keywords), e), target)
         if kind in ("alias", "applied"):          # act = np.tanh; act(x)   step = make_step(a); step(x)
             call = gast.Call(func=astutil.clone(what[1]), args=e.args, keywords=e.keywords)
-            return self.call(call, target)
+            return self.call(gast.fix_missing_locations(gast.copy_location(call, e)), target)
         # partial: f = functools.partial(g, a, k=b); f(x)  is  g(a, x, k=b)
         _, func, args, keywords = what
         call = gast.Call(func=func, args=list(args) + list(e.args), keywords=list(keywords) + list(e.keywords))

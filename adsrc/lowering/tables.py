@@ -19,6 +19,7 @@ before the branches.
 """
 
 import inspect
+import types
 
 import gast
 
@@ -27,7 +28,7 @@ from .. import rules as rules_mod
 from ..errors import TransformError
 from ..frontend.source import load
 from ..frontend.static_values import static_sequence
-from .object_classes import is_user_function
+from .object_classes import is_user_function, user_class, user_module
 
 _MOST = 32                      # entries: more would make a long chain of branches
 _READING = frozenset({"zip", "enumerate", "reversed", "len", "list", "tuple", "isinstance", "print", "sum", "sorted",
@@ -219,6 +220,8 @@ class Tables:
         cls = self.known_class(f.args[0])
         names = sorted({n for k in getattr(cls, "__mro__", ())[:-1] for n in vars(k)
                         if not n.startswith("__") and is_user_function(inspect.getattr_static(cls, n))})
+        if cls is None:         # getattr(Acts, name)(x), getattr(my_module, name)(x): the class or module itself
+            names = _functions_of(self.static(f.args[0]))
         if not names or len(names) > _MOST:
             return False
         args = [self.atom(a) for a in e.args]
@@ -232,6 +235,24 @@ class Tables:
         self.statement(_chain(e, target, cases, [_assign(target, _call_of(other, args, keywords))], args,
                               keywords))
         return True
+
+
+def _functions_of(obj):
+    """The names of the functions of the user's that a class of the user's (its own and inherited attributes:
+    functions, staticmethods, classmethods) or a module of the user's (the functions defined in it) holds."""
+    if isinstance(obj, type) and user_class(obj):
+        found = set()
+        for k in obj.__mro__[:-1]:
+            for n, raw in vars(k).items():
+                raw = inspect.getattr_static(obj, n)
+                fn = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+                if not n.startswith("__") and is_user_function(fn):
+                    found.add(n)
+        return sorted(found)
+    if isinstance(obj, types.ModuleType) and user_module(obj):
+        return sorted(n for n, v in vars(obj).items()
+                      if not n.startswith("__") and is_user_function(v) and v.__module__ == obj.__name__)
+    return []
 
 
 def _defaults_read_variables(fn):
