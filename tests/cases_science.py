@@ -47,3 +47,39 @@ def activation_taken_from_a_class_by_a_name_known_when_it_runs(x, name):
 def function_taken_from_a_module_by_a_name_known_when_it_runs(x, name):
     f = getattr(science_module, name)
     return np.sum(f(x) * x)
+
+
+# -- a module function or a NumPy function passed to a nested function (by position, keyword or default)
+
+def _damping(v):
+    return -0.3 * v
+
+
+@case(np.array([0.3, -0.7, 1.2]), label="numpy_function")
+def numpy_function_passed_to_a_nested_def_by_position_keyword_and_default(x):
+    def apply(v, fn=np.sin, scale=2.0):
+        return fn(v) * scale
+    return np.sum(apply(x, np.cos)) + np.sum(apply(x, fn=np.tanh, scale=0.5)) + np.sum(apply(x ** 2))
+
+
+@case(np.array([1.0, 0.5]), 0.4)
+def module_function_passed_to_a_nested_integrator(y0, k):
+    def rk2(f, y, h, steps):
+        for _ in range(steps):
+            mid = y + 0.5 * h * f(y)
+            y = y + h * f(mid)
+        return y
+    y = rk2(_damping, y0, 0.1, 5)
+    z = rk2(lambda v: -k * v ** 3, y0, 0.1, 5)
+    return np.sum(y * z) + np.sum(rk2(np.sin, y0, 0.05, 3))
+
+
+@case(np.array([0.3, -0.7, 1.2]), label="lambda_kept")
+def numpy_functions_passed_to_a_lambda_in_a_loop(x):
+    twice = lambda f, v: f(f(v))
+    total = 0.0
+    for g in (np.sin, np.tanh):
+        total = total + np.sum(twice(g, x))
+    scale = 3.0
+    total = total + np.sum(twice(np.cos, x)) * scale      # reads scale where it is called
+    return total

@@ -34,6 +34,7 @@ from .builtins import Primitives
 from .method_calls import MUTATING_METHODS, REFUSED_METHODS, MethodCalls
 from .rule_calls import RuleCalls
 from .function_values import FunctionValues
+from .passed_functions import PassedFunctions
 from ..rules import by_source
 from ..rules.runtime_rules import COPYING
 from ..rules.sharing import call_changing
@@ -142,7 +143,8 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
 
 
 class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls,
-            JacobianCalls, VmapCalls, RecordReplace, LibraryObjects, ClassChoices, MethodCalls, RuleCalls):
+            JacobianCalls, VmapCalls, RecordReplace, LibraryObjects, ClassChoices, MethodCalls, RuleCalls,
+            PassedFunctions):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -196,6 +198,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                 (not shadowed or self.functions[f.id][0] == "entry"):       # (entries of a nested def's own tables)
             return self.local_function(e, self.functions[f.id], target)
         if isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs or self.is_local(f.id)):
+            special = self.with_passed_functions(e) if f.id in self.def_names else None
+            if special is not None:         # apply(x, np.cos): a copy of apply reading np.cos (passed_functions.py)
+                return self.call(special, target)
             lifted = self.recursive_nested(e) if f.id in self.def_names else None
             if lifted is not None:
                 return self.call(lifted, target)
