@@ -83,3 +83,28 @@ def numpy_functions_passed_to_a_lambda_in_a_loop(x):
     scale = 3.0
     total = total + np.sum(twice(np.cos, x)) * scale      # reads scale where it is called
     return total
+
+
+# -- functools.reduce over a list of functions; an entry of a table of functions passed to a nested function
+
+@case(np.array([0.3, -0.7, 1.2]))
+def reduce_applies_a_list_of_functions_in_turn(x):
+    import functools
+    stages = [np.sin, lambda z: z ** 2 + z, _damping, np.exp]
+    y = functools.reduce(lambda acc, f: f(acc), stages, x)
+    return np.sum(y)
+
+
+@case(np.array([0.3, -0.7, 1.2]), 1, label="one")
+@case(np.array([0.3, -0.7, 1.2]), 0, label="zero")
+def table_entry_chosen_when_it_runs_passed_to_a_nested_function(x, k):
+    def integrate(f, y, h=0.1):
+        for _ in range(4):
+            y = y + h * f(y)
+        return y
+    rhs = [_damping, np.sin, lambda v: -v ** 3]
+    total = np.sum(integrate(rhs[k], x))
+    for i in range(len(rhs)):
+        total = total + np.sum(integrate(rhs[i], x, h=0.05))
+    f = rhs[k + 1]
+    return total + np.sum(integrate(f, x))

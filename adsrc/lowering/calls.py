@@ -159,6 +159,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return None
         if self.chosen_arguments(e, target):          # apply(act, x), act = np.tanh if c else relu
             return None
+        if self.entry_arguments(e, target):           # apply(fs[i], x), fs a table of functions (tables.py)
+            return None
         if isinstance(f, gast.Call):
             getter = self.made_getter(f)                # operator.itemgetter(0)(pair): pair[0] (a sort key)
             if getter is not rules_mod.NOT_STATIC and _getter_expression(getter, e) is not None:
@@ -198,7 +200,7 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                 (not shadowed or self.functions[f.id][0] == "entry"):       # (entries of a nested def's own tables)
             return self.local_function(e, self.functions[f.id], target)
         if isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs or self.is_local(f.id)):
-            special = self.with_passed_functions(e) if f.id in self.def_names else None
+            special = self.with_passed_functions(e) if f.id in self.def_names or f.id in self.local_defs else None
             if special is not None:         # apply(x, np.cos): a copy of apply reading np.cos (passed_functions.py)
                 return self.call(special, target)
             lifted = self.recursive_nested(e) if f.id in self.def_names else None

@@ -211,12 +211,9 @@ def fixed_arguments(call, single, fdef, held=()):
     """Are a factory call's arguments values that cannot change later in fdef (constants, names bound once,
     parameters never bound again, names in `held`), so that calling what it makes may pass them again?"""
     params = {a.id for a in astutil.walk(fdef.args) if isinstance(a, gast.Name)}
-    stored = astutil.names_stored(fdef)
     for a in list(call.args) + [k.value for k in call.keywords]:
         if astutil.is_constant_literal(a) or isinstance(a, gast.Name) and a.id in held:
             continue
-        if isinstance(a, gast.Name) and a.id not in params and a.id not in stored:
-            continue            # a global or a closure's variable, which the function never binds
 
         if not isinstance(a, gast.Name) or isinstance(a, gast.Starred):
             return False

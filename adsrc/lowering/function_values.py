@@ -306,6 +306,13 @@ class FunctionValues:
                 obj = self.made_by_factory(value)
             if obj is not rules_mod.NOT_STATIC:
                 self.functions[target] = ("alias", astutil.name(self.bind(target, obj)))
+            elif self.static(value.func) is getattr and len(value.args) == 2 and not value.keywords and \
+                    self.static(value.args[0]) is not rules_mod.NOT_STATIC and \
+                    factories.fixed_arguments(gast.Call(func=value.func, args=value.args[1:], keywords=[]),
+                                              self.single, self.uf.node, self.held_arguments):
+                # act = getattr(Acts, name) with Acts a class or module known when transforming: act(x) is
+                # getattr(Acts, name)(x) (tables.method_dispatch)
+                self.functions[target] = ("applied", value)
             elif factories.fixed_arguments(value, self.single, self.uf.node, self.held_arguments) and \
                     not factories.computes_first(self.static(value.func)):
                 # step = make_step(a); step(x), with make_step only making the function: running its body again

@@ -36,7 +36,7 @@ class PassedFunctions:
         known when transforming read as that function (see the module's docstring); None if there is none."""
         if any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
             return None
-        fdef = _own_def(self.fdefs[-1], e.func.id)
+        fdef = self.own_function(e.func.id)
         if fdef is None:
             return None
         a = fdef.args
@@ -82,6 +82,19 @@ class PassedFunctions:
         call = gast.Call(func=astutil.name(made.name), args=[],
                          keywords=[gast.keyword(arg=p, value=v) for p, v in rest])
         return gast.fix_missing_locations(gast.copy_location(call, e))
+
+    def note_lambda(self, fname, fdef):
+        """Remember the def a lambda of the function being normalized is emitted as (a name of adsrc's)."""
+        if not hasattr(self, "_lambdas"):
+            self._lambdas = {}
+        self._lambdas[fname] = (copy.deepcopy(fdef), self.fdefs[-1])
+
+    def own_function(self, name):
+        """The FunctionDef of the nested def or lambda `name` of the function being normalized, or None."""
+        lam = getattr(self, "_lambdas", {}).get(name)
+        if lam is not None:
+            return lam[0] if lam[1] is self.fdefs[-1] else None
+        return _own_def(self.fdefs[-1], name) if name in self.def_names else None
 
     def passed_function(self, value):
         """The function an argument (or default) written as a name or attribute means when transforming (a

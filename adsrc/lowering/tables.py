@@ -64,7 +64,7 @@ class Tables:
                 return
             keys, items = list(range(len(value.elts))), value.elts
         if not items or len(items) > _MOST or not all(self.function_entry(v) for v in items) or \
-                not _never_changed(fdef, target):
+                not _never_changed(fdef, target, self.static):
             return
         self.tables[target] = (type(value) is gast.Dict, list(zip(keys, items)), len(items))
 
@@ -207,6 +207,47 @@ class Tables:
         self.statement(_chain(e, target, cases, last, args, keywords))
         return True
 
+    def entry_arguments(self, e, target):
+        """`apply(fs[i], y)` (or `apply(f, y)` with `f = fs[i]`): a call of a nested function or a function of
+        the user's given an entry of a table of functions chosen when the code runs, written as a branch per
+        entry calling it with that entry (`if i == 0: t = apply(np.sin, y) elif ...`), so that the function each
+        branch passes is followed; False if e is not such a call."""
+        f = e.func
+        if not (target is None or isinstance(target, str)) or not isinstance(f, gast.Name) or \
+                any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
+            return False
+        if not (f.id in self.def_names or f.id in self.local_defs or is_user_function(self.static(f))):
+            return False
+        slots = [a for a in e.args] + [k.value for k in e.keywords]
+        which = next((i for i, a in enumerate(slots) if _entry_argument(self, a) is not None), None)
+        if which is None:
+            return False
+        table, key = _entry_argument(self, slots[which])
+        is_dict, entries, length = self.table_entries(table)
+        if any(_defaults_read_variables(v) for _, v in entries):
+            return False
+        values = []
+        for i, a in enumerate(slots):       # in order, each once, before the branches
+            values.append(None if i == which else self.atom(a))
+        key = self.atom(key)
+        local = isinstance(table, gast.Name) and table.id in self.tables
+        stand_in = astutil.name(self.bind("keys", dict.fromkeys(k for k, _ in entries) if is_dict else
+                                          [None] * length)) if local else self.atom(table)
+        chain = [gast.Expr(value=astutil.call(astutil.name(self.namer.helper("table_miss")),
+                                              [stand_in, astutil.clone(key)]))] + \
+            ([_assign(target, astutil.const(None))] if target is not None else [])
+        n = len(e.args)
+        for k, entry in reversed(entries):
+            given = [astutil.clone(entry) if i == which else astutil.clone(v) for i, v in enumerate(values)]
+            call = gast.Call(func=astutil.clone(f), args=given[:n],
+                             keywords=[gast.keyword(arg=kw.arg, value=v) for kw, v in zip(e.keywords, given[n:])])
+            test = _equals(key, k) if is_dict else _among(key, (k, k - length))
+            chain = [gast.If(test=test, body=[_assign(target, call)], orelse=chain)]
+        stmt = gast.copy_location(chain[0], e)
+        gast.fix_missing_locations(stmt)
+        self.statement(stmt)
+        return True
+
     def method_dispatch(self, e, target):
         """`getattr(obj, name)(args)` with a name computed when the code runs and obj of a class known when
         transforming: a branch per method of the class (`if name == "relu": y = obj.relu(x) elif ...`), each
@@ -235,6 +276,17 @@ class Tables:
         self.statement(_chain(e, target, cases, [_assign(target, _call_of(other, args, keywords))], args,
                               keywords))
         return True
+
+
+def _entry_argument(norm, a):
+    """(table, key) of an argument `fs[i]` (or a name bound to it, `f = fs[i]`) with fs a table of functions
+    and the key known only when the code runs, else None."""
+    if isinstance(a, gast.Subscript) and not isinstance(a.slice, gast.Slice) and \
+            norm.known_key(a.slice) is rules_mod.NOT_STATIC and norm.table_entries(a.value) is not None:
+        return a.value, a.slice
+    if isinstance(a, gast.Name) and norm.functions.get(a.id, (None,))[0] == "entry" and not norm.shadowed(a.id):
+        return norm.functions[a.id][1], norm.functions[a.id][2]
+    return None
 
 
 def _functions_of(obj):
@@ -314,12 +366,22 @@ def _never_changed(fdef, name, static=None):
             return False
         passed = list(node.args) + [k.value for k in node.keywords] if isinstance(node, gast.Call) else []
         if passed and not (isinstance(node.func, gast.Name) and node.func.id in _READING) and \
+                not (static is not None and _static_reading(static, node.func)) and \
                 any(isinstance(a, gast.Name) and a.id == name for a in passed) and \
                 not (static is not None and _reads_only(node, name, static)):
             return False
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and node.target.id == name:
             return False
     return True
+
+
+def _static_reading(static, func):
+    """Is func functools.reduce, map or filter (which only read the list they are given)?"""
+    import functools
+    try:
+        return static(func) in (functools.reduce, map, filter)
+    except TypeError:
+        return False
 
 
 def _reads_only(call, name, static):
