@@ -108,3 +108,33 @@ def table_entry_chosen_when_it_runs_passed_to_a_nested_function(x, k):
         total = total + np.sum(integrate(rhs[i], x, h=0.05))
     f = rhs[k + 1]
     return total + np.sum(integrate(f, x))
+
+
+# -- likelihoods of positive data: lognormal, Weibull (with censoring), Pareto and half-normal
+
+_TIMES = np.array([0.6, 1.1, 1.9, 2.4, 3.2, 4.0])
+_CENSORED = np.array([False, False, True, False, True, False])
+
+
+@case(np.array([0.2, 0.7]))
+def lognormal_negative_log_likelihood(theta):
+    from scipy import stats
+    mu, log_s = theta
+    return -np.sum(stats.lognorm.logpdf(_TIMES, np.exp(log_s), scale=np.exp(mu)))
+
+
+@case(np.array([0.4, 0.8]))
+def weibull_survival_likelihood_with_right_censoring(theta):
+    from scipy import stats
+    shape, scale = np.exp(theta)
+    events = stats.weibull_min.logpdf(_TIMES[~_CENSORED], shape, scale=scale)
+    survived = stats.weibull_min.logsf(_TIMES[_CENSORED], shape, scale=scale)
+    return -(np.sum(events) + np.sum(survived))
+
+
+@case(np.array([2.5, 0.3]))
+def pareto_tail_and_half_normal_noise(theta):
+    from scipy import stats
+    b, s = theta
+    tail = stats.pareto(b, scale=0.5)            # a frozen distribution
+    return -np.sum(tail.logpdf(_TIMES)) - np.sum(stats.halfnorm.logpdf(_TIMES, scale=np.exp(s))) + tail.cdf(2.0)

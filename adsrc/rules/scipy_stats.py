@@ -16,7 +16,8 @@ from . import stats_helpers  # noqa: F401  (registers the helpers)
 from .stats_helpers import MVN_SINGULAR
 
 CONTINUOUS = {"norm": (), "t": ("df",), "gamma": ("a",), "beta": ("a", "b"), "chi2": ("df",), "expon": (),
-              "laplace": (), "cauchy": (), "logistic": ()}
+              "laplace": (), "cauchy": (), "logistic": (), "lognorm": ("s",), "weibull_min": ("c",), "pareto": ("b",),
+              "halfnorm": ()}
 METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 
 for _dist, _shape in CONTINUOUS.items():

@@ -135,8 +135,66 @@ class Logistic:
         return []
 
 
+class LogNorm:
+    nshape = 1      # s: log z is normal with standard deviation s
+
+    def logpdf(self, z, s):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logz = np.log(z)
+        u = logz / s
+        l = -logz - np.log(s) - LOG_SQRT_2PI - 0.5 * u * u
+        return l, -(1.0 + u / s) / z, [(u * u - 1.0) / s]
+
+    def cdf_shape(self, z, s):
+        """F = Phi(log z / s): dF/ds = -phi(log z / s) log z / s^2."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            u = np.log(z) / s
+        return [np.where(z > 0, -np.exp(-0.5 * u * u - LOG_SQRT_2PI) * u / s, 0.0)]
+
+
+class WeibullMin:
+    nshape = 1      # c
+
+    def logpdf(self, z, c):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logz = np.log(z)
+        zc = z ** c
+        return np.log(c) + (c - 1.0) * logz - zc, (c - 1.0) / z - c * zc / z, [1.0 / c + logz - zc * logz]
+
+    def cdf_shape(self, z, c):
+        """F = 1 - exp(-z^c): dF/dc = exp(-z^c) z^c log z."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            zc = np.maximum(z, 0.0) ** c
+            return [np.where(z > 0, np.exp(-zc) * zc * np.log(z), 0.0)]
+
+
+class Pareto:
+    nshape = 1      # b, on z >= 1
+
+    def logpdf(self, z, b):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logz = np.log(z)
+        return np.log(b) - (b + 1.0) * logz, -(b + 1.0) / z, [1.0 / b - logz]
+
+    def cdf_shape(self, z, b):
+        """F = 1 - z^-b: dF/db = z^-b log z."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return [np.where(z >= 1.0, z ** -b * np.log(z), 0.0)]
+
+
+class HalfNorm:
+    nshape = 0
+
+    def logpdf(self, z):
+        return -0.5 * z * z - LOG_SQRT_2PI + np.log(2.0), -z, []
+
+    def cdf_shape(self, z):
+        return []
+
+
 FAMILIES = {"norm": Norm(), "t": StudentT(), "gamma": Gamma(), "beta": Beta(), "chi2": Chi2(), "expon": Expon(),
-            "laplace": Laplace(), "cauchy": Cauchy(), "logistic": Logistic()}
+            "laplace": Laplace(), "cauchy": Cauchy(), "logistic": Logistic(), "lognorm": LogNorm(),
+            "weibull_min": WeibullMin(), "pareto": Pareto(), "halfnorm": HalfNorm()}
 NSHAPE = {name: fam.nshape for name, fam in FAMILIES.items()}
 
 
@@ -160,6 +218,14 @@ def family_logpdf(dist, z, args):
         return FAMILIES["cauchy"].logpdf(z)
     if dist == "logistic":
         return FAMILIES["logistic"].logpdf(z)
+    if dist == "lognorm":
+        return FAMILIES["lognorm"].logpdf(z, args[1])
+    if dist == "weibull_min":
+        return FAMILIES["weibull_min"].logpdf(z, args[1])
+    if dist == "pareto":
+        return FAMILIES["pareto"].logpdf(z, args[1])
+    if dist == "halfnorm":
+        return FAMILIES["halfnorm"].logpdf(z)
     return FAMILIES["norm"].logpdf(z)
 
 
@@ -172,6 +238,12 @@ def family_cdf_shape(dist, z, args):
         return FAMILIES["beta"].cdf_shape(z, args[1], args[2])
     if dist == "chi2":
         return FAMILIES["chi2"].cdf_shape(z, args[1])
+    if dist == "lognorm":
+        return FAMILIES["lognorm"].cdf_shape(z, args[1])
+    if dist == "weibull_min":
+        return FAMILIES["weibull_min"].cdf_shape(z, args[1])
+    if dist == "pareto":
+        return FAMILIES["pareto"].cdf_shape(z, args[1])
     return []
 
 
