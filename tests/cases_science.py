@@ -138,3 +138,24 @@ def pareto_tail_and_half_normal_noise(theta):
     b, s = theta
     tail = stats.pareto(b, scale=0.5)            # a frozen distribution
     return -np.sum(tail.logpdf(_TIMES)) - np.sum(stats.halfnorm.logpdf(_TIMES, scale=np.exp(s))) + tail.cdf(2.0)
+
+
+# -- `with ... as (a, b)`: what __enter__ returns, unpacked
+
+class _Units:
+    def __init__(self, length, time):
+        self.factors = (length, time)
+
+    def __enter__(self):
+        return self.factors
+
+    def __exit__(self, *exc):
+        return False
+
+
+@case(np.array([1.0, 0.5, -0.3]))
+def context_manager_value_unpacked_after_as(v):
+    with _Units(1e-3, 60.0) as (metres, seconds):
+        speed = v * metres / seconds
+        energy = 0.5 * np.sum(speed ** 2) * 1e6
+    return energy + np.sum(v) * metres
