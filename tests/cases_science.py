@@ -159,3 +159,21 @@ def context_manager_value_unpacked_after_as(v):
         speed = v * metres / seconds
         energy = 0.5 * np.sum(speed ** 2) * 1e6
     return energy + np.sum(v) * metres
+
+
+# -- functools.partial objects in a table of functions, chosen when the code runs, and passed to a nested function
+
+def _norm_p(z, p=2.0):
+    return np.sum(np.abs(z) ** p) ** (1.0 / p)
+
+
+@case(np.array([0.3, -0.7, 1.2]), 0, label="first")
+@case(np.array([0.3, -0.7, 1.2]), 1, label="second")
+@case(np.array([0.3, -0.7, 1.2]), 2, label="plain")
+def partial_objects_chosen_from_a_list_when_it_runs(x, k):
+    import functools
+    penalties = [functools.partial(_norm_p, p=3.0), functools.partial(np.power, 2.0), np.sin]
+    def weighted(f, v, w=0.5):
+        return w * np.sum(f(v))
+    total = np.sum(penalties[k](x)) + weighted(penalties[k], x)
+    return total + weighted(functools.partial(_norm_p, p=1.5), x, w=2.0)

@@ -60,7 +60,9 @@ class PassedFunctions:
                 return None
             fn = self.passed_function(value)
             if fn is not rules_mod.NOT_STATIC and not _rebound(fdef, p):
-                known[p] = fn
+                known[p] = astutil.name(self.bind(_stem(fn), fn))
+            elif self.passed_partial(value) and not _rebound(fdef, p):
+                known[p] = value        # functools.partial(np.power, 2.0): read as written where it is called
             elif p in given or astutil.is_constant_literal(value):
                 rest.append((p, value))
             else:
@@ -73,10 +75,7 @@ class PassedFunctions:
         made.args = gast.arguments(args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
                                          for p in keep], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                                    kwarg=None, defaults=[])
-        bound = {p: self.bind(_stem(fn), fn) for p, fn in known.items()}
-        for n in astutil.walk(made):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in bound:
-                n.id = bound[n.id]
+        made.body = [_Substituted(known).visit(b) for b in made.body]
         self.local_defs.add(made.name)
         self.stmt_FunctionDef(made)
         call = gast.Call(func=astutil.name(made.name), args=[],
@@ -96,6 +95,11 @@ class PassedFunctions:
             return lam[0] if lam[1] is self.fdefs[-1] else None
         return _own_def(self.fdefs[-1], name) if name in self.def_names else None
 
+    def passed_partial(self, value):
+        """Is value `functools.partial(f, ...)` of a function known when transforming, with arguments known then?"""
+        return isinstance(value, gast.Call) and self.function_entry(value) and \
+            self.passed_function(value.args[0]) is not rules_mod.NOT_STATIC
+
     def passed_function(self, value):
         """The function an argument (or default) written as a name or attribute means when transforming (a
         module's or NumPy's function, a class's), or NOT_STATIC (a local, a def or lambda of this function)."""
@@ -109,6 +113,18 @@ class PassedFunctions:
             return rules_mod.NOT_STATIC
         fn = self.static(value)
         return fn if fn is not rules_mod.NOT_STATIC and callable(fn) else rules_mod.NOT_STATIC
+
+
+class _Substituted(gast.NodeTransformer):
+    """The parameters' reads replaced by (copies of) the expressions of the functions passed."""
+
+    def __init__(self, known):
+        self.known = known
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.known:
+            return gast.copy_location(astutil.clone(self.known[node.id]), node)
+        return node
 
 
 def _own_def(fdef, name):

@@ -18,6 +18,7 @@ A list's entry k also answers the key k - len (Python's negative indices). The a
 before the branches.
 """
 
+import functools
 import inspect
 import types
 
@@ -74,8 +75,23 @@ class Tables:
             return True
         if isinstance(node, gast.Name) and (node.id in self.def_names or node.id in self.local_defs):
             return True
+        if isinstance(node, gast.Call):         # functools.partial(f, 2.0, p=3.0): its arguments known here
+            return self.static(node.func) is functools.partial and bool(node.args) and \
+                self.function_entry(node.args[0]) and \
+                all(not isinstance(a, gast.Starred) and self.fixed_value(a) for a in node.args[1:]) and \
+                all(k.arg is not None and self.fixed_value(k.value) for k in node.keywords)
         value = self.static(node) if isinstance(node, (gast.Name, gast.Attribute)) else rules_mod.NOT_STATIC
         return value is not rules_mod.NOT_STATIC and callable(value)
+
+    def fixed_value(self, node):
+        """Is node a literal or a name (or attribute) of a value known when transforming, not a local?"""
+        if astutil.is_constant_literal(node):
+            return True
+        root = node
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        return isinstance(root, gast.Name) and not self.is_local(root.id) and \
+            self.static(node) is not rules_mod.NOT_STATIC
 
     def table_entries(self, node):
         """(is a dict, [(key, the expression of its function)], length) of the table node names, or None."""
