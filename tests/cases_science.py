@@ -177,3 +177,26 @@ def partial_objects_chosen_from_a_list_when_it_runs(x, k):
         return w * np.sum(f(v))
     total = np.sum(penalties[k](x)) + weighted(penalties[k], x)
     return total + weighted(functools.partial(_norm_p, p=1.5), x, w=2.0)
+
+
+# -- numpy.polynomial series evaluated at points: in the coefficients and in x
+
+@case(np.array([0.5, 1.0, -0.4, 0.25, 0.1]))
+def chebyshev_and_legendre_least_squares_residuals(c):
+    from numpy.polynomial import chebyshev, legendre
+    x = np.linspace(-1.0, 1.0, 9)
+    target = np.exp(x)
+    r1 = chebyshev.chebval(x, c) - target
+    r2 = legendre.legval(x, c[:3]) - target
+    return np.sum(r1 ** 2) + 0.5 * np.sum(r2 ** 2)
+
+
+@case(np.array([0.3, -0.8, 1.1]))
+def hermite_gauss_expectation_and_laguerre_in_x(x):
+    from numpy.polynomial import hermite, hermite_e, laguerre
+    nodes, weights = hermite.hermgauss(6)
+    m = x[0]
+    expectation = np.sum(weights * np.sin(np.sqrt(2.0) * nodes + m)) / np.sqrt(np.pi)
+    basis = np.array([[1.0, 0.5], [0.2, -0.3], [0.1, 0.4]])       # two series at once (tensor=True)
+    return expectation + np.sum(hermite_e.hermeval(x, basis) ** 2) + np.sum(laguerre.lagval(x, [1.0, -0.5, 0.25])) \
+        + np.sum(hermite.hermval(x[1:], [0.5, 0.1, 0.02]) * x[1:])
