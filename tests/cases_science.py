@@ -200,3 +200,27 @@ def hermite_gauss_expectation_and_laguerre_in_x(x):
     basis = np.array([[1.0, 0.5], [0.2, -0.3], [0.1, 0.4]])       # two series at once (tensor=True)
     return expectation + np.sum(hermite_e.hermeval(x, basis) ** 2) + np.sum(laguerre.lagval(x, [1.0, -0.5, 0.25])) \
         + np.sum(hermite.hermval(x[1:], [0.5, 0.1, 0.02]) * x[1:])
+
+
+# -- a namedtuple unpacked with `*` into a call
+
+import collections                                   # noqa: E402
+import math                                          # noqa: E402
+
+_Vec = collections.namedtuple("_Vec", ["x", "y", "z"])
+
+
+def _kinetic(vx, vy, vz, m=2.0):
+    return 0.5 * m * (vx * vx + vy * vy + vz * vz)
+
+
+@case(np.array([0.3, -0.4, 1.2]))
+def namedtuple_made_here_unpacked_into_calls(v):
+    p = _Vec(v[0], v[1], v[2])
+    q = p._replace(z=p.z * v[0])
+    return math.hypot(*q[1:]) + _kinetic(*q, m=3.0) + np.hypot(*p[:2]) + sum(p)
+
+
+@case(_Vec(0.3, -0.4, 1.2))
+def namedtuple_argument_unpacked_into_a_call(p):
+    return math.hypot(*p[:2]) + _kinetic(*p)

@@ -404,6 +404,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords and \
                 self.static(node.func) in (builtins.list, builtins.tuple):                  # list(args)
             return self.known_length(node.args[0])
+        cls = self.known_class(node) if isinstance(node, gast.Name) else None
+        if isinstance(cls, type) and issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple):
+            return len(cls._fields)         # a namedtuple of a class known here: math.hypot(*point)
         if isinstance(node, (gast.Name, gast.Attribute)):
             from ..frontend import static_sequence
             seq = static_sequence(node, self.uf, self.is_local)
