@@ -224,3 +224,43 @@ def namedtuple_made_here_unpacked_into_calls(v):
 @case(_Vec(0.3, -0.4, 1.2))
 def namedtuple_argument_unpacked_into_a_call(p):
     return math.hypot(*p[:2]) + _kinetic(*p)
+
+
+# -- dataclasses.asdict / astuple of a dataclass whose class is known when transforming
+
+import dataclasses                                   # noqa: E402
+
+
+@dataclasses.dataclass
+class _Spring:
+    k: np.ndarray
+    rest: float = 1.0
+
+
+@dataclasses.dataclass
+class _Chain:
+    spring: _Spring
+    masses: np.ndarray
+
+
+@case(np.array([0.3, 1.4, 2.2]))
+def asdict_of_parameters_then_changed_in_place(k):
+    params = _Spring(k * 2.0, rest=0.5)
+    d = dataclasses.asdict(params)
+    d["k"][0] = 1.0                      # a copy: params.k is unchanged
+    d["k"] *= 3.0
+    return np.sum(d["k"] * k) + np.sum(params.k ** 2) * d["rest"]
+
+
+@case(np.array([0.3, 1.4, 2.2]))
+def asdict_of_a_nested_dataclass_and_astuple(x):
+    chain = _Chain(_Spring(x, rest=2.0), masses=x ** 2)
+    d = dataclasses.asdict(chain)
+    k, rest = dataclasses.astuple(chain.spring)
+    return np.sum(d["spring"]["k"] * d["masses"]) + rest * np.sum(k) + d["spring"]["rest"]
+
+
+@case(_Spring(np.array([0.5, 1.5]), 0.7))
+def astuple_of_a_dataclass_argument(s):
+    k, rest = dataclasses.astuple(s)
+    return np.sum(k ** 2) * rest

@@ -59,3 +59,43 @@ def _copy_reads_late(x):
 def test_a_copy_for_a_passed_function_reads_free_variables_when_called():
     x = np.array([0.3, -0.2])
     np.testing.assert_allclose(adsrc.grad(_copy_reads_late)(x), 3.0 * np.cos(x), rtol=1e-12)
+
+
+import dataclasses                                   # noqa: E402
+
+
+@dataclasses.dataclass
+class _Inner:
+    k: np.ndarray
+
+
+@dataclasses.dataclass
+class _Outer:
+    part: object
+    w: np.ndarray
+
+
+def _asdict_of_an_unknown_inner(x, i):
+    parts = [_Inner(x), _Inner(2.0 * x)]
+    chosen = parts[i] if i < 2 else 3.0           # an _Inner or a float: its class is not known
+    outer = _Outer(chosen, x)
+    return np.sum(dataclasses.asdict(outer)["w"] ** 2)
+
+
+def _asdict_of_a_construction(x):
+    return np.sum(dataclasses.asdict(_Inner(x))["k"] ** 2)
+
+
+def test_asdict_of_an_object_whose_class_is_not_known_is_refused_saying_what_to_write():
+    with pytest.raises(adsrc.TransformError) as info:
+        adsrc.grad(_asdict_of_a_construction)(np.array([0.3, -0.2]))
+    message = str(info.value)
+    assert "test_science_programs.py" in message and "dataclasses.asdict(_Inner(x))" in message
+    assert "Bind the object to a name first" in message
+
+
+def test_asdict_with_a_field_holding_a_dataclass_of_a_class_unknown_when_transforming_is_refused_when_it_runs():
+    with pytest.raises(adsrc.TransformError) as info:
+        adsrc.grad(_asdict_of_an_unknown_inner)(np.array([0.3, -0.2]), 1)
+    message = str(info.value)
+    assert "test_science_programs.py" in message and "_Inner" in message and "Write the dict" in message

@@ -51,7 +51,7 @@ from .deques import Deques
 from .spread_calls import SpreadCalls
 from .jacobian_calls import JacobianCalls
 from .vmap_calls import VmapCalls
-from .record_replace import RecordReplace
+from .record_replace import RecordContainers, RecordReplace
 from .library_objects import LibraryObjects
 from .local_classes import is_record_maker
 from .tables import LOCAL_FUNCTION_HINT, UNRESOLVED_HINT, Tables
@@ -143,8 +143,8 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
 
 
 class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls,
-            JacobianCalls, VmapCalls, RecordReplace, LibraryObjects, ClassChoices, MethodCalls, RuleCalls,
-            PassedFunctions):
+            JacobianCalls, VmapCalls, RecordReplace, RecordContainers, LibraryObjects, ClassChoices, MethodCalls,
+            RuleCalls, PassedFunctions):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -156,6 +156,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return self.static_call(gast.Call(func=astutil.name(self.bind(f.id, fn)), args=e.args, keywords=[]),
                                     fn, target)
         if self.record_replace(e, target):             # s._replace(h=v), dataclasses.replace(o, w=v)
+            return None
+        if self.record_container(e, target):           # dataclasses.asdict(o), dataclasses.astuple(o)
             return None
         if self.chosen_arguments(e, target):          # apply(act, x), act = np.tanh if c else relu
             return None
