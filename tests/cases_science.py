@@ -264,3 +264,20 @@ def asdict_of_a_nested_dataclass_and_astuple(x):
 def astuple_of_a_dataclass_argument(s):
     k, rest = dataclasses.astuple(s)
     return np.sum(k ** 2) * rest
+
+
+# -- **kwargs with a keyword named like an attribute the function reads (`clip=` and np.clip)
+
+def _series(x, *coeffs, scale=1.0, **options):
+    out = 0.0
+    for i, c in enumerate(coeffs):
+        out = out + c * x ** i
+    if options.get("clip"):
+        out = np.clip(out, -options["clip"], options["clip"])
+    return scale * out
+
+
+@case(np.array([0.3, -0.4, 1.4]))
+def keyword_arguments_named_like_numpy_functions(x):
+    coefficients = (1.0, -0.5, 0.25)
+    return np.sum(_series(x, *coefficients, scale=2.0, clip=1.2)) + np.sum(_series(x, 1.0, 2.0, sqrt=True))
