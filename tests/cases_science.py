@@ -281,3 +281,4 @@ def _series(x, *coeffs, scale=1.0, **options):
 def keyword_arguments_named_like_numpy_functions(x):
     coefficients = (1.0, -0.5, 0.25)
     return np.sum(_series(x, *coefficients, scale=2.0, clip=1.2)) + np.sum(_series(x, 1.0, 2.0, sqrt=True))
+

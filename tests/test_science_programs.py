@@ -99,3 +99,22 @@ def test_asdict_with_a_field_holding_a_dataclass_of_a_class_unknown_when_transfo
         adsrc.grad(_asdict_of_an_unknown_inner)(np.array([0.3, -0.2]), 1)
     message = str(info.value)
     assert "test_science_programs.py" in message and "_Inner" in message and "Write the dict" in message
+
+
+def _rows_normalized(X):
+    n = np.linalg.norm(X, axis=1, keepdims=True)
+    unit = X / np.where(n > 0, n, 1.0)
+    w = np.array([1.0, -2.0, 0.5])
+    return np.sum((unit @ w) ** 2) + np.sum(np.where(n > 0, n, 0.0) * np.array([[1.0], [2.0], [3.0]]))
+
+
+def test_a_zero_norm_guarded_by_where_has_a_finite_gradient():
+    # (the norm's cotangent was g * x / 0 at the zero row: 0 * NaN = NaN through the unselected branch; now 0 there,
+    # as |x|'s is at 0, which central differences also give); first order only: the row's Hessian does not exist
+    from casekit import central_grad
+    X = np.array([[0.0, 0.0, 0.0], [0.3, -0.4, 1.2], [2.0, 0.5, -1.0]])
+    g = adsrc.grad(_rows_normalized)(X)
+    assert np.all(np.isfinite(g))
+    np.testing.assert_allclose(g, central_grad(_rows_normalized, X), rtol=1e-6, atol=1e-7)
+    _, t = adsrc.jvp(_rows_normalized, (X,), (np.ones_like(X),))
+    assert np.isfinite(t)
