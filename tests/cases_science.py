@@ -282,3 +282,35 @@ def keyword_arguments_named_like_numpy_functions(x):
     coefficients = (1.0, -0.5, 0.25)
     return np.sum(_series(x, *coefficients, scale=2.0, clip=1.2)) + np.sum(_series(x, 1.0, 2.0, sqrt=True))
 
+
+
+# -- a function that picks a function by a name, with if/elif (NumPy's, a module function or a lambda)
+
+def _relu(z):
+    return np.maximum(z, 0.0)
+
+
+def _activation(name, slope=0.1):
+    """Returns the activation called `name`."""
+    if name == "tanh":
+        return np.tanh
+    elif name == "relu":
+        return _relu
+    elif name == "leaky":
+        return lambda z: np.where(z > 0, z, slope * z)
+    raise ValueError(f"unknown activation {name}")
+
+
+@case(np.array([0.5, -1.0, 2.0]))
+def activation_picked_by_a_factory_with_a_constant_name(x):
+    f = _activation("leaky", slope=0.2)
+    g = _activation("tanh")
+    return np.sum(f(x) * g(x)) + np.sum(_activation("relu")(x) ** 2)
+
+
+@case(np.array([0.5, -1.0, 2.0]), "tanh", label="numpy")
+@case(np.array([0.5, -1.0, 2.0]), "relu", label="module")
+@case(np.array([0.5, -1.0, 2.0]), "leaky", label="lambda")
+def activation_picked_by_a_factory_with_a_name_known_when_it_runs(x, name):
+    act = _activation(name)
+    return np.sum(act(x) * x) + np.sum(_activation(name, slope=0.3)(2.0 * x))

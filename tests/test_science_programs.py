@@ -118,3 +118,19 @@ def test_a_zero_norm_guarded_by_where_has_a_finite_gradient():
     np.testing.assert_allclose(g, central_grad(_rows_normalized, X), rtol=1e-6, atol=1e-7)
     _, t = adsrc.jvp(_rows_normalized, (X,), (np.ones_like(X),))
     assert np.isfinite(t)
+
+
+def _compose(f, g):
+    return lambda x: g(f(x))
+
+
+def _composed_with_a_lambda(x):
+    h = _compose(np.sin, lambda z: z * 2)
+    return np.sum(h(x))
+
+
+def test_a_factory_given_a_module_function_and_a_lambda_is_refused_not_crashed():
+    # (an AttributeError inside adsrc: np.sin held as a copy of a name)
+    with pytest.raises(adsrc.TransformError) as info:
+        adsrc.grad(_composed_with_a_lambda)(np.array([0.3, -0.2]))
+    assert "test_science_programs.py" in str(info.value) and "return np.sum(h(x))" in str(info.value)

@@ -260,8 +260,11 @@ class FunctionValues:
         """a computed into a name of its own that nothing rebinds (a constant as it is)."""
         if astutil.is_constant_literal(a):
             return a
+        value = self.atom(a)
+        if not isinstance(value, gast.Name):
+            return value            # a module's function or constant (np.sin, np.pi): read as written
         held = self.temp("held")
-        self.emit(ir.Copy(held, self.atom(a)), a)
+        self.emit(ir.Copy(held, value), a)
         self.held_arguments.add(held)
         return astutil.name(held)
 
