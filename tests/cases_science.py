@@ -314,3 +314,13 @@ def activation_picked_by_a_factory_with_a_constant_name(x):
 def activation_picked_by_a_factory_with_a_name_known_when_it_runs(x, name):
     act = _activation(name)
     return np.sum(act(x) * x) + np.sum(_activation(name, slope=0.3)(2.0 * x))
+
+
+# -- scipy.stats.entropy: Shannon entropy and KL divergence of unnormalized weights
+
+@case(np.array([0.3, 0.5, 0.2, 0.9]))
+def entropy_and_kl_divergence_of_weights(w):
+    from scipy.stats import entropy
+    q = np.array([0.25, 0.25, 0.3, 0.2])
+    table = np.vstack([w, w[::-1] ** 2])
+    return entropy(w) + 2.0 * entropy(w, q, base=2) + np.sum(entropy(table, axis=1))

@@ -72,10 +72,29 @@ def cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None):
     return np.moveaxis(out, -1, axis)
 
 
+def entropy(pk, qk=None, base=None, axis=0, keepdims=False):
+    """scipy.stats.entropy: -sum p log p of pk normalized along axis, or the relative entropy sum p log(p / q)
+    with qk normalized too (scipy.special's entr and rel_entr: 0 log 0 = 0)."""
+    import scipy.special as sp
+    pk = np.asarray(pk) * 1.0
+    pk = pk / np.sum(pk, axis=axis, keepdims=True)
+    if qk is None:
+        vec = sp.entr(pk)
+    else:
+        qk = np.asarray(qk) * 1.0
+        qk = qk / np.sum(qk, axis=axis, keepdims=True)
+        vec = sp.rel_entr(pk, qk)
+    total = np.sum(vec, axis=axis, keepdims=keepdims)
+    if base is not None:
+        total = total / np.log(base)
+    return total
+
+
 # scipy_linalg.py adds scipy.linalg.lu once the program has imported scipy.linalg
 SCIPY_LINALG = {"toeplitz": toeplitz, "circulant": circulant, "hankel": hankel, "block_diag": block_diag}
 _NAMES = {"scipy.linalg": SCIPY_LINALG,
-          "scipy.integrate": {"cumulative_trapezoid": cumulative_trapezoid}}
+          "scipy.integrate": {"cumulative_trapezoid": cumulative_trapezoid},
+          "scipy.stats": {"entropy": entropy}}
 
 
 def implementation(obj):
