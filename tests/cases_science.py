@@ -324,3 +324,14 @@ def entropy_and_kl_divergence_of_weights(w):
     q = np.array([0.25, 0.25, 0.3, 0.2])
     table = np.vstack([w, w[::-1] ** 2])
     return entropy(w) + 2.0 * entropy(w, q, base=2) + np.sum(entropy(table, axis=1))
+
+
+# -- scipy.signal: an IIR filter (lfilter) and an FFT convolution, in the signal and the filter's coefficients
+
+@case(np.array([1.0, 0.5, -0.3, 0.8, 0.2, -0.6]), np.array([0.4, 0.3]), argnums=(0, 1))
+def filtered_signal_energy(x, b):
+    from scipy.signal import fftconvolve, lfilter
+    y = lfilter(b, [1.0, -0.5, 0.1], x)
+    smooth = fftconvolve(x, np.array([0.25, 0.5, 0.25]), mode="same")
+    two = lfilter([0.5, 0.5], [1.0], np.vstack([x, x ** 2]), axis=1)
+    return np.sum(y ** 2) + np.sum(smooth * y) + np.sum(two[1])

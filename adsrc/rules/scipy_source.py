@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 
+from ..errors import TransformError
 from . import nondiff
 
 
@@ -90,11 +91,43 @@ def entropy(pk, qk=None, base=None, axis=0, keepdims=False):
     return total
 
 
+def lfilter(b, a, x, axis=-1, zi=None):
+    """scipy.signal.lfilter without initial conditions: a[0] y[n] = sum_k b[k] x[n - k] - sum_{k >= 1} a[k] y[n - k]
+    along axis, a step at a time (differentiable in b, a and x)."""
+    if zi is not None:
+        raise TransformError("adsrc differentiates `scipy.signal.lfilter` without zi= (initial conditions). Write "
+                             "the recursion out in NumPy.")
+    b = np.atleast_1d(np.asarray(b) * 1.0)
+    a = np.atleast_1d(np.asarray(a) * 1.0)
+    b = b / a[0]
+    a = a / a[0]
+    xs = np.moveaxis(np.asarray(x) * 1.0, axis, 0)
+    ys = []
+    for t in range(xs.shape[0]):
+        acc = b[0] * xs[t]
+        for k in range(1, min(len(b), t + 1)):
+            acc = acc + b[k] * xs[t - k]
+        for k in range(1, min(len(a), t + 1)):
+            acc = acc - a[k] * ys[t - k]
+        ys.append(acc)
+    return np.moveaxis(np.stack(ys), 0, axis)
+
+
+def fftconvolve(in1, in2, mode="full", axes=None):
+    """scipy.signal.fftconvolve is scipy.signal.convolve (which has a rule) computed another way."""
+    if axes is not None:
+        raise TransformError("adsrc differentiates `scipy.signal.fftconvolve` without axes=. Use "
+                             "scipy.signal.convolve, or write the convolution out in NumPy.")
+    import scipy.signal as signal
+    return signal.convolve(in1, in2, mode=mode)
+
+
 # scipy_linalg.py adds scipy.linalg.lu once the program has imported scipy.linalg
 SCIPY_LINALG = {"toeplitz": toeplitz, "circulant": circulant, "hankel": hankel, "block_diag": block_diag}
 _NAMES = {"scipy.linalg": SCIPY_LINALG,
           "scipy.integrate": {"cumulative_trapezoid": cumulative_trapezoid},
-          "scipy.stats": {"entropy": entropy}}
+          "scipy.stats": {"entropy": entropy},
+          "scipy.signal": {"lfilter": lfilter, "fftconvolve": fftconvolve}}
 
 
 def implementation(obj):
