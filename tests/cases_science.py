@@ -335,3 +335,13 @@ def filtered_signal_energy(x, b):
     smooth = fftconvolve(x, np.array([0.25, 0.5, 0.25]), mode="same")
     two = lfilter([0.5, 0.5], [1.0], np.vstack([x, x ** 2]), axis=1)
     return np.sum(y ** 2) + np.sum(smooth * y) + np.sum(two[1])
+
+
+# -- scipy.linalg.pinv: a least-squares fit through the pseudo-inverse of a wide and a tall matrix
+
+@case(np.array([[1.0, 0.5, -0.3], [0.2, 1.5, 0.4]]))
+def least_squares_through_scipy_pinv(A):
+    import scipy.linalg as sla
+    b = np.array([1.0, -2.0])
+    x = sla.pinv(A) @ b
+    return np.sum(x ** 2) + np.sum(sla.pinv(A.T) * np.arange(6.0).reshape(2, 3))

@@ -122,8 +122,18 @@ def fftconvolve(in1, in2, mode="full", axes=None):
     return signal.convolve(in1, in2, mode=mode)
 
 
+def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
+    """scipy.linalg.pinv with its default tolerances is np.linalg.pinv (which has a rule): singular values below
+    max(M, N) * eps times the largest are cut in both."""
+    if atol is not None or rtol is not None or return_rank:
+        raise TransformError("adsrc differentiates `scipy.linalg.pinv` without atol=, rtol= or return_rank=. Use "
+                             "np.linalg.pinv(a, rcond=...).")
+    return np.linalg.pinv(a)
+
+
 # scipy_linalg.py adds scipy.linalg.lu once the program has imported scipy.linalg
-SCIPY_LINALG = {"toeplitz": toeplitz, "circulant": circulant, "hankel": hankel, "block_diag": block_diag}
+SCIPY_LINALG = {"toeplitz": toeplitz, "circulant": circulant, "hankel": hankel, "block_diag": block_diag,
+                "pinv": pinv}
 _NAMES = {"scipy.linalg": SCIPY_LINALG,
           "scipy.integrate": {"cumulative_trapezoid": cumulative_trapezoid},
           "scipy.stats": {"entropy": entropy},
