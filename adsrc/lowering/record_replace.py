@@ -11,6 +11,9 @@ rebuilt by appends), each named field is replaced in turn (`runtime.replace_fiel
 rule), after a check when the code runs that the object is a namedtuple (for `._replace`) or a dataclass whose
 `replace` that is: one with its generated `__init__`, no `__post_init__` and no `init=False` fields (others
 are refused there, naming the class).
+
+`dataclasses.asdict(o)` and `astuple(o)` of a dataclass known when transforming are written as the display of
+deep copies of its fields (RecordContainers).
 """
 
 import dataclasses
