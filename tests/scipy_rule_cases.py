@@ -260,6 +260,21 @@ def families_without_a_shape(x, loc, scale):
                            _all_methods(st.gumbel_r, x, loc, scale), _all_methods(st.rayleigh, x, loc, scale)])
 
 
+@case(tuple(f"scipy.stats.{d}.{m}" for d in ("lognorm", "weibull_min", "pareto")
+            for m in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")),
+      np.array([1.4, 2.1, 2.9, 3.6]), 0.8, 1.7, 0.15, 1.2)
+def one_shape_positive_families(x, s, c, loc, scale):
+    return np.concatenate([getattr(st.lognorm, m)(x, s, loc, scale) for m in _METHODS] +
+                          [getattr(st.weibull_min, m)(x, c, loc, scale) for m in _METHODS] +
+                          [getattr(st.pareto, m)(x, c, loc, scale) for m in _METHODS])
+
+
+@case(tuple(f"scipy.stats.halfnorm.{m}" for m in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")),
+      np.array([0.7, 1.5, 2.6, 3.3]), 0.2, 1.3)
+def halfnorm_methods(x, loc, scale):
+    return np.concatenate([getattr(st.halfnorm, m)(x, loc, scale) for m in _METHODS])
+
+
 # -- scipy.stats, discrete and multivariate --------------------------------------------------------------------------
 
 K = np.array([0, 2, 3, 7])

@@ -156,9 +156,12 @@ def test_a_differentiated_as_value_is_refused_naming_the_line():
     assert "test_contexts.py" in str(info.value) and "with Doubled(x) as d" in str(info.value)
 
 
-def test_unpacking_after_as_is_refused():
+def test_unpacking_after_as_unpacks_what_enter_returns():
+    # (it was refused: "one name"); scope("ef") enters with "EF", unpacked into its two letters
     def unpacked(x):
-        with scope("e") as (a, b):
-            return np.sum(x) * len(a + b)
-    with pytest.raises(adsrc.TransformError, match="one name"):
-        adsrc.grad(unpacked)(np.ones(2))
+        with scope("ef") as (a, b):
+            return np.sum(x ** 2) * len(a + b + b)
+    del LOG[:]
+    x = np.array([1.0, -2.0])
+    np.testing.assert_allclose(adsrc.grad(unpacked)(x), 6.0 * x)
+    assert LOG == [("enter", "ef"), ("exit", "ef", None)]

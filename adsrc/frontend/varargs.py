@@ -52,8 +52,16 @@ def call_shape(callee, n_args, keywords):
     return extra, keys
 
 
+_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME", "STORE_NAME", "DELETE_NAME",
+                         "LOAD_FROM_DICT_OR_GLOBALS"})
+
+
 def _code_names(code):
-    out = set(code.co_varnames) | set(code.co_names) | set(code.co_cellvars) | set(code.co_freevars)
+    """The names code (and the code nested in it) uses as variables: its locals, cells and globals, not the
+    names of attributes it reads (`np.clip` leaves `clip` free for a keyword)."""
+    import dis
+    out = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+    out |= {i.argval for i in dis.get_instructions(code) if i.opname in _GLOBAL_OPS and isinstance(i.argval, str)}
     for c in code.co_consts:
         if inspect.iscode(c):
             out |= _code_names(c)

@@ -15,6 +15,7 @@ import gast
 from .. import astutil
 from .. import rules as rules_mod
 from ..ir import nodes as ir
+from .tables import _defaults_read_variables
 
 
 class Primitives:
@@ -143,6 +144,16 @@ class Primitives:
             raise self.error(e, "adsrc follows `functools.reduce(f, xs[, initial])` only with its arguments "
                                 "written out by position.", None)
         fn = self._fn(e.args[0])
+        entries = self.table_entries(e.args[1]) if len(e.args) == 3 else None
+        if entries is not None and not entries[0] and \
+                not any(_defaults_read_variables(v) for _, v in entries[1]):
+            # over a list of functions (`reduce(lambda acc, f: f(acc), [np.sin, g], x)`): one call per function,
+            # each followed
+            acc = self.temp("acc")
+            self.value(e.args[2], acc)
+            for _, entry in entries[1]:
+                self._call_fn(fn, [astutil.name(acc), astutil.clone(entry)], acc)
+            return self.emit_op(ir.Copy, target, astutil.name(acc), e)
         it = self.iteration(e.args[1])
         acc, index, item = self.temp("acc"), self.temp("i"), self.temp("item")
         if len(e.args) == 3:

@@ -34,15 +34,16 @@ from .builtins import Primitives
 from .method_calls import MUTATING_METHODS, REFUSED_METHODS, MethodCalls
 from .rule_calls import RuleCalls
 from .function_values import FunctionValues
+from .passed_functions import PassedFunctions
+from .nested_calls import NestedCalls
 from ..rules import by_source
 from ..rules.runtime_rules import COPYING
 from ..rules.sharing import call_changing
-from . import closures, factories, lifting, object_classes, unpacked_dicts
+from . import closures, factories, object_classes, unpacked_dicts
 from .objects import Objects, summed
 from .object_classes import _plain_class, _record_type, is_user_function, user_class
 from .checkpoint import checkpoint_call
 from .class_choices import ClassChoices
-from ..frontend.source import lambda_to_def
 from .derivatives import FUNCTIONAL, Derivatives, is_derivative
 from .namespaces import Namespaces, is_namespace_function
 from .written import Written
@@ -50,7 +51,7 @@ from .deques import Deques
 from .spread_calls import SpreadCalls
 from .jacobian_calls import JacobianCalls
 from .vmap_calls import VmapCalls
-from .record_replace import RecordReplace
+from .record_replace import RecordContainers, RecordReplace
 from .library_objects import LibraryObjects
 from .local_classes import is_record_maker
 from .tables import LOCAL_FUNCTION_HINT, UNRESOLVED_HINT, Tables
@@ -142,7 +143,8 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
 
 
 class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls,
-            JacobianCalls, VmapCalls, RecordReplace, LibraryObjects, ClassChoices, MethodCalls, RuleCalls):
+            JacobianCalls, VmapCalls, RecordReplace, RecordContainers, LibraryObjects, ClassChoices, MethodCalls,
+            RuleCalls, PassedFunctions, NestedCalls):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -155,7 +157,11 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                                     fn, target)
         if self.record_replace(e, target):             # s._replace(h=v), dataclasses.replace(o, w=v)
             return None
+        if self.record_container(e, target):           # dataclasses.asdict(o), dataclasses.astuple(o)
+            return None
         if self.chosen_arguments(e, target):          # apply(act, x), act = np.tanh if c else relu
+            return None
+        if self.entry_arguments(e, target):           # apply(fs[i], x), fs a table of functions (tables.py)
             return None
         if isinstance(f, gast.Call):
             getter = self.made_getter(f)                # operator.itemgetter(0)(pair): pair[0] (a sort key)
@@ -196,6 +202,9 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                 (not shadowed or self.functions[f.id][0] == "entry"):       # (entries of a nested def's own tables)
             return self.local_function(e, self.functions[f.id], target)
         if isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs or self.is_local(f.id)):
+            special = self.with_passed_functions(e) if f.id in self.def_names or f.id in self.local_defs else None
+            if special is not None:         # apply(x, np.cos): a copy of apply reading np.cos (passed_functions.py)
+                return self.call(special, target)
             lifted = self.recursive_nested(e) if f.id in self.def_names else None
             if lifted is not None:
                 return self.call(lifted, target)
@@ -262,52 +271,6 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return None
         cls = self.known_class(obj) if isinstance(obj, gast.Name) else None
         return cls if cls is not None and object_classes.made_class(cls) is not None else None
-
-    def gradient_of_nested(self, e):
-        """`adsrc.grad(inner, ...)(w)` with inner a nested def or lambda of this function (its options known
-        when transforming): the call of the gradient of its lifted copy (lifting.py), or None."""
-        from .. import api
-        f = e.func
-        if self.static(f.func) not in (api.grad, api.value_and_grad) or not f.args or \
-                any(isinstance(a, gast.Starred) for a in list(f.args) + list(e.args)) or \
-                any(k.arg is None for k in list(f.keywords) + list(e.keywords)):
-            return None
-        inner = f.args[0]
-        if isinstance(inner, gast.Lambda):
-            fdef = lambda_to_def(astutil.clone(inner), "inner")
-        elif isinstance(inner, gast.Name) and self.is_local(inner.id):
-            fdef = lifting.nested_def(self.uf.node, inner.id)
-        else:
-            return None
-        options = [self.static(a) if not astutil.is_constant_literal(a) else astutil.literal_value(a)
-                   for a in f.args[1:]]
-        keywords = {k.arg: self.static(k.value) if not astutil.is_constant_literal(k.value) else
-                    astutil.literal_value(k.value) for k in f.keywords}
-        if fdef is None or any(v is rules_mod.NOT_STATIC for v in options + list(keywords.values())):
-            return None
-        lifted = lifting.lift(fdef, self.uf, self.is_local)
-        if lifted is None:
-            return None
-        made = lifting.gradient(self.static(f.func), lifted[0], options, keywords)
-        if made is None:
-            return None
-        passed = [gast.keyword(arg=p, value=astutil.name(p)) for p in lifted[1]]
-        return gast.Call(func=astutil.name(self.bind(fdef.name + "_grad", made)), args=list(e.args),
-                         keywords=list(e.keywords) + passed)
-
-    def recursive_nested(self, e):
-        """A call of a nested def that calls itself: the call of its lifted copy (lifting.py), or None."""
-        fdef = lifting.nested_def(self.uf.node, e.func.id)
-        if fdef is None or not isinstance(getattr(fdef, "body", None), list) or not lifting.calls_itself(fdef):
-            return None
-        lifted = lifting.lift(fdef, self.uf, self.is_local, recursive=True)
-        made = closures.with_functions(self, *lifted) if lifted is not None else None
-        if made is None:
-            return None
-        fn, _, kws = made        # (a function of this one it calls is passed on: closures.py)
-        passed = [gast.keyword(arg=k, value=v) for k, v in kws]
-        return gast.Call(func=astutil.name(self.bind(fn.__name__, fn)), args=list(e.args),
-                         keywords=list(e.keywords) + passed)
 
     def sort_arguments(self, e):
         """[reverse, axis] of `v.sort(...)`: a list's `reverse=`, an array's `axis` (by position or keyword; `kind=`
@@ -379,29 +342,6 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
         """`*xs` of a length known only when the code runs, as `*tuple(xs)`: a nested function's `*args`."""
         seq = self.atom(astutil.call(self.bind("tuple", builtins.tuple), [starred.value]))
         return gast.Starred(value=seq, ctx=gast.Load())
-
-    def known_length(self, node):
-        """The length of a tuple or list known when transforming (a local tuple display bound once,
-        or a global, closure or static sequence), else None."""
-        if isinstance(node, gast.Name) and node.id in self.tuple_lengths:
-            return self.tuple_lengths[node.id]
-        if isinstance(node, (gast.Tuple, gast.List)) and not any(isinstance(x, gast.Starred) for x in node.elts):
-            return len(node.elts)
-        if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice):     # args[1:]
-            n = self.known_length(node.value)
-            parts = (node.slice.lower, node.slice.upper, node.slice.step)
-            if n is None or any(b is not None and not (isinstance(b, gast.Constant) and type(b.value) is int)
-                                for b in parts):
-                return None
-            return len(range(*slice(*(b.value if b is not None else None for b in parts)).indices(n)))
-        if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords and \
-                self.static(node.func) in (builtins.list, builtins.tuple):                  # list(args)
-            return self.known_length(node.args[0])
-        if isinstance(node, (gast.Name, gast.Attribute)):
-            from ..frontend import static_sequence
-            seq = static_sequence(node, self.uf, self.is_local)
-            return None if seq is None else len(seq)
-        return None
 
     def bind(self, base, obj):
         """A name generated code can use for obj (a value known when transforming)."""

@@ -52,10 +52,10 @@ class Contexts:
 
     def context_block(self, s, item, body):
         """`with item: body` (body: the block, or a `with` statement of the items after this one)."""
-        target = item.optional_vars
+        target = unpacked = item.optional_vars
         if target is not None and not isinstance(target, gast.Name):
-            raise self.error(s, "adsrc follows `with ... as name` (one name), not an unpacking after `as`.",
-                             "Write `as name` and unpack name in the block.")
+            # `with pair() as (a, b)`, `as self.t`: the value into a name of its own, then assigned as written
+            target = gast.Name(id=self.temp("entered"), ctx=gast.Store(), annotation=None, type_comment=None)
         ctx = item.context_expr
         manager = self.temp("context")
         made = self.plain_call(ctx, self.atom(ctx.func)) if isinstance(ctx, gast.Call) else self.atom(ctx)
@@ -66,6 +66,9 @@ class Contexts:
         else:
             self.emit_op(ir.Opaque, target.id, enter, s, describe="the value of a context manager's __enter__",
                          hint=_HINT)
+            if unpacked is not target:
+                self.statement(gast.fix_missing_locations(gast.copy_location(gast.Assign(
+                    targets=[unpacked], value=astutil.name(target.id), type_comment=None), s)))
 
         def exit_call():
             return gast.copy_location(gast.Expr(value=astutil.call(

@@ -60,6 +60,7 @@ class Expressions:
         self.local_defs.add(fname)
         fdef = lambda_to_def(lam, fname)
         fdef.lineno = getattr(lam, "lineno", self.stmt.lineno)
+        self.note_lambda(fname, fdef)       # (its copies: passed_functions.py)
         written = self.bind_defaults(fdef)
         self.emit(ir.Def(fname, self.function(fdef), written), lam)
 

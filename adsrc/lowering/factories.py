@@ -66,23 +66,44 @@ def _only_makes_a_function(fun):
     node = _find_def(tree, fun.__code__)
     if node is None or node.decorator_list:
         return False
-    defs = set()
     body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+    if not body or not isinstance(body[-1], (ast.Return, ast.If, ast.Raise)):
         return False
-    for s in body[:-1]:
+    bound = {n.id for n in _own_nodes(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)} | \
+        {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    return _makes_only(body, set(), fun, bound)
+
+
+def _makes_only(body, defs, fun, bound):
+    """Does body only define functions and return one, maybe chosen by `if` tests that call nothing (`if kind ==
+    "tanh": return np.tanh`), or raise? defs: the names of the functions defined so far."""
+    for s in body:
         if isinstance(s, ast.FunctionDef) and not s.decorator_list and _no_calls(s.args):
             defs.add(s.name)
         elif isinstance(s, ast.Assign) and isinstance(s.value, ast.Lambda) and _no_calls(s.value.args) and \
                 all(isinstance(t, ast.Name) for t in s.targets):
             defs.update(t.id for t in s.targets)
+        elif isinstance(s, ast.If):
+            if not _no_calls(s.test) or not _makes_only(s.body, set(defs), fun, bound) or \
+                    not _makes_only(s.orelse, set(defs), fun, bound):
+                return False
+        elif isinstance(s, ast.Raise) or isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant):
+            continue
+        elif isinstance(s, ast.Return) and s.value is not None:
+            if not _made_function(s.value, defs, fun, bound):
+                return False
         else:
             return False
-    value = body[-1].value
+    return True
+
+
+def _made_function(value, defs, fun, bound):
     if isinstance(value, ast.Lambda):
         return _no_calls(value.args)            # (default values are computed when it is made)
-    if isinstance(value, ast.Name):
-        return value.id in defs
+    if isinstance(value, ast.Name) and value.id in defs:
+        return True
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        return _known_function(value, fun, bound)
     return isinstance(value, ast.Call) and _is_maker(value.func, fun) and \
         all(_no_calls(a) for a in list(value.args) + [k.value for k in value.keywords])
 
@@ -159,10 +180,24 @@ def _returns_functions(fun):
     node = _find_def(tree, fun.__code__)
     if node is None or node.decorator_list or not node.body or not isinstance(node.body[-1], ast.Return):
         return False
-    defs = {n.name for n in _own_nodes(node) if isinstance(n, ast.FunctionDef)}
-    returns = [n for n in _own_nodes(node) if isinstance(n, ast.Return)]
-    return all(isinstance(r.value, ast.Lambda) or isinstance(r.value, ast.Name) and r.value.id in defs
-               for r in returns)
+    own = _own_nodes(node)
+    defs = {n.name for n in own if isinstance(n, ast.FunctionDef)}
+    bound = {n.id for n in own if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)} | \
+        {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    returns = [n for n in own if isinstance(n, ast.Return)]
+    return all(isinstance(r.value, ast.Lambda) or isinstance(r.value, ast.Name) and r.value.id in defs or
+               _known_function(r.value, fun, bound) for r in returns)
+
+
+def _known_function(value, fun, bound):
+    """Is value (a returned expression) a module's function, a global name or attribute (`np.tanh`, `relu`) that
+    the factory does not bind itself?"""
+    root = value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name) or root.id in bound:
+        return False
+    return callable(_lookup(value, fun)) and not isinstance(_lookup(value, fun), type)
 
 
 def _own_nodes(fdef):
@@ -214,6 +249,7 @@ def fixed_arguments(call, single, fdef, held=()):
     for a in list(call.args) + [k.value for k in call.keywords]:
         if astutil.is_constant_literal(a) or isinstance(a, gast.Name) and a.id in held:
             continue
+
         if not isinstance(a, gast.Name) or isinstance(a, gast.Starred):
             return False
         if a.id in params and a.id in single or a.id not in params and a.id not in single:

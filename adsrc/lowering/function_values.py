@@ -33,7 +33,7 @@ class FunctionValues:
             return self.call(gast.copy_location(gast.Call(func=func, args=e.args, keywords=e.keywords), e), target)
         if kind in ("alias", "applied"):          # act = np.tanh; act(x)   step = make_step(a); step(x)
             call = gast.Call(func=astutil.clone(what[1]), args=e.args, keywords=e.keywords)
-            return self.call(call, target)
+            return self.call(gast.fix_missing_locations(gast.copy_location(call, e)), target)
         # partial: f = functools.partial(g, a, k=b); f(x)  is  g(a, x, k=b)
         _, func, args, keywords = what
         call = gast.Call(func=func, args=list(args) + list(e.args), keywords=list(keywords) + list(e.keywords))
@@ -260,8 +260,11 @@ class FunctionValues:
         """a computed into a name of its own that nothing rebinds (a constant as it is)."""
         if astutil.is_constant_literal(a):
             return a
+        value = self.atom(a)
+        if not isinstance(value, gast.Name):
+            return value            # a module's function or constant (np.sin, np.pi): read as written
         held = self.temp("held")
-        self.emit(ir.Copy(held, self.atom(a)), a)
+        self.emit(ir.Copy(held, value), a)
         self.held_arguments.add(held)
         return astutil.name(held)
 
@@ -306,6 +309,13 @@ class FunctionValues:
                 obj = self.made_by_factory(value)
             if obj is not rules_mod.NOT_STATIC:
                 self.functions[target] = ("alias", astutil.name(self.bind(target, obj)))
+            elif self.static(value.func) is getattr and len(value.args) == 2 and not value.keywords and \
+                    self.static(value.args[0]) is not rules_mod.NOT_STATIC and \
+                    factories.fixed_arguments(gast.Call(func=value.func, args=value.args[1:], keywords=[]),
+                                              self.single, self.uf.node, self.held_arguments):
+                # act = getattr(Acts, name) with Acts a class or module known when transforming: act(x) is
+                # getattr(Acts, name)(x) (tables.method_dispatch)
+                self.functions[target] = ("applied", value)
             elif factories.fixed_arguments(value, self.single, self.uf.node, self.held_arguments) and \
                     not factories.computes_first(self.static(value.func)):
                 # step = make_step(a); step(x), with make_step only making the function: running its body again

@@ -59,7 +59,8 @@ class Inliner:
                 out.append(s)
             elif isinstance(s, ir.CallLocal):
                 out.extend(self.inline(s, visible))
-            elif isinstance(s, ir.Copy) and isinstance(s.target, str) and s.expr.id in visible:
+            elif isinstance(s, ir.Copy) and isinstance(s.target, str) and isinstance(s.expr, gast.Name) and \
+                    s.expr.id in visible:
                 visible[s.target] = visible[s.expr.id]      # f = g: calls of f are calls of g
                 out.append(s)
             elif isinstance(s, ir.If):

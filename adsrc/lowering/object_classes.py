@@ -29,6 +29,12 @@ def is_user_function(obj):
     return module.split(".")[0] not in ("numpy", "builtins", "math", "adsrc")
 
 
+def user_module(module):
+    """Is module a module of the user's own code (not an installed library's or the standard library's)?"""
+    path = getattr(module, "__file__", None) or ""
+    return bool(path) and not any(part in path for part in _LIBRARY_PATHS) or module.__name__ == "__main__"
+
+
 def user_class(cls):
     """Is cls a class of the user's own code (not of an installed library or the standard library)?"""
     module = sys.modules.get(getattr(cls, "__module__", None) or "")

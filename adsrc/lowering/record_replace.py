@@ -11,6 +11,9 @@ rebuilt by appends), each named field is replaced in turn (`runtime.replace_fiel
 rule), after a check when the code runs that the object is a namedtuple (for `._replace`) or a dataclass whose
 `replace` that is: one with its generated `__init__`, no `__post_init__` and no `init=False` fields (others
 are refused there, naming the class).
+
+`dataclasses.asdict(o)` and `astuple(o)` of a dataclass known when transforming are written as the display of
+deep copies of its fields (RecordContainers).
 """
 
 import dataclasses
@@ -71,4 +74,71 @@ class RecordReplace:
                              keywords=[])
             self.call(gast.copy_location(call, e), out)
             current = astutil.name(out)
+        return True
+
+
+def check_no_records(value, where):
+    """Raise where `dataclasses.asdict`/`astuple` would have turned a dataclass in a field into a dict or tuple
+    that adsrc wrote as a copy of the field (the field's class was not known when transforming)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            from ..errors import TransformError
+            raise TransformError(
+                f"{where}: adsrc wrote this dataclasses.asdict/astuple with a copy of each field, but a field holds "
+                f"a {type(v).__name__} dataclass, whose class adsrc did not know when transforming (asdict would "
+                "have made it a dict). Write the dict (or tuple) of its fields out.")
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+
+
+class RecordContainers:
+    """Mixin of the Normalizer's Calls: `dataclasses.asdict(o)` and `dataclasses.astuple(o)`."""
+
+    def record_container(self, e, target):
+        """`dataclasses.asdict(o)` (or astuple) with o of a dataclass known when transforming: the display of its
+        fields, each a deep copy (as asdict makes), a field of a dataclass known then in turn as its dict:
+
+            dataclasses.asdict(p)      ->   {"a": copy.deepcopy(p.a), "b": copy.deepcopy(p.b)}
+
+        True, or False if e is not such a call."""
+        import copy
+        f = e.func
+        kind = self.static(f) if isinstance(f, (gast.Name, gast.Attribute)) else None
+        if kind not in (dataclasses.asdict, dataclasses.astuple) or len(e.args) != 1 or e.keywords or \
+                isinstance(e.args[0], gast.Starred):
+            return False
+        obj = e.args[0]
+        cls = self.known_class(obj) if isinstance(obj, gast.Name) else self.attribute_class(obj)
+        if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+            name = kind.__name__
+            raise self.error(e, f"adsrc follows `dataclasses.{name}(o)` when it knows o's class when transforming "
+                                "(o a name bound to an object made in the function, a dataclass argument, or a field "
+                                "its class's __init__ makes so); here it does not.",
+                             "Bind the object to a name first (`o = Params(...)`, then "
+                             f"`dataclasses.{name}(o)`), or write the {'dict' if name == 'asdict' else 'tuple'} "
+                             "of its fields out.")
+        where = f"{self.uf.filename}, line {getattr(e, 'lineno', self.stmt.lineno)}"
+        deep = astutil.name(self.bind("deepcopy", copy.deepcopy))
+        check = astutil.name(self.bind("check_no_records", check_no_records))
+
+        def shown(value, cls):
+            parts = []
+            for fld in dataclasses.fields(cls):
+                read = gast.Attribute(value=astutil.clone(value), attr=fld.name, ctx=gast.Load())
+                inner = self.attribute_class(read)
+                if isinstance(inner, type) and dataclasses.is_dataclass(inner):
+                    parts.append((fld.name, shown(read, inner)))
+                    continue
+                self.emit(ir.Effect(astutil.call(astutil.clone(check), [astutil.clone(read),
+                                                                          astutil.const(where)])), e)
+                parts.append((fld.name, astutil.call(astutil.clone(deep), [read])))
+            if kind is dataclasses.asdict:
+                return gast.Dict(keys=[astutil.const(n) for n, _ in parts], values=[v for _, v in parts])
+            return gast.Tuple(elts=[v for _, v in parts], ctx=gast.Load())
+        value = gast.fix_missing_locations(gast.copy_location(shown(obj, cls), e))
+        self.value(value, target if target is not None else self.temp("record"))
         return True

@@ -18,7 +18,9 @@ A list's entry k also answers the key k - len (Python's negative indices). The a
 before the branches.
 """
 
+import functools
 import inspect
+import types
 
 import gast
 
@@ -27,7 +29,7 @@ from .. import rules as rules_mod
 from ..errors import TransformError
 from ..frontend.source import load
 from ..frontend.static_values import static_sequence
-from .object_classes import is_user_function
+from .object_classes import is_user_function, user_class, user_module
 
 _MOST = 32                      # entries: more would make a long chain of branches
 _READING = frozenset({"zip", "enumerate", "reversed", "len", "list", "tuple", "isinstance", "print", "sum", "sorted",
@@ -63,7 +65,7 @@ class Tables:
                 return
             keys, items = list(range(len(value.elts))), value.elts
         if not items or len(items) > _MOST or not all(self.function_entry(v) for v in items) or \
-                not _never_changed(fdef, target):
+                not _never_changed(fdef, target, self.static):
             return
         self.tables[target] = (type(value) is gast.Dict, list(zip(keys, items)), len(items))
 
@@ -73,8 +75,23 @@ class Tables:
             return True
         if isinstance(node, gast.Name) and (node.id in self.def_names or node.id in self.local_defs):
             return True
+        if isinstance(node, gast.Call):         # functools.partial(f, 2.0, p=3.0): its arguments known here
+            return self.static(node.func) is functools.partial and bool(node.args) and \
+                self.function_entry(node.args[0]) and \
+                all(not isinstance(a, gast.Starred) and self.fixed_value(a) for a in node.args[1:]) and \
+                all(k.arg is not None and self.fixed_value(k.value) for k in node.keywords)
         value = self.static(node) if isinstance(node, (gast.Name, gast.Attribute)) else rules_mod.NOT_STATIC
         return value is not rules_mod.NOT_STATIC and callable(value)
+
+    def fixed_value(self, node):
+        """Is node a literal or a name (or attribute) of a value known when transforming, not a local?"""
+        if astutil.is_constant_literal(node):
+            return True
+        root = node
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        return isinstance(root, gast.Name) and not self.is_local(root.id) and \
+            self.static(node) is not rules_mod.NOT_STATIC
 
     def table_entries(self, node):
         """(is a dict, [(key, the expression of its function)], length) of the table node names, or None."""
@@ -206,6 +223,47 @@ class Tables:
         self.statement(_chain(e, target, cases, last, args, keywords))
         return True
 
+    def entry_arguments(self, e, target):
+        """`apply(fs[i], y)` (or `apply(f, y)` with `f = fs[i]`): a call of a nested function or a function of
+        the user's given an entry of a table of functions chosen when the code runs, written as a branch per
+        entry calling it with that entry (`if i == 0: t = apply(np.sin, y) elif ...`), so that the function each
+        branch passes is followed; False if e is not such a call."""
+        f = e.func
+        if not (target is None or isinstance(target, str)) or not isinstance(f, gast.Name) or \
+                any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
+            return False
+        if not (f.id in self.def_names or f.id in self.local_defs or is_user_function(self.static(f))):
+            return False
+        slots = [a for a in e.args] + [k.value for k in e.keywords]
+        which = next((i for i, a in enumerate(slots) if _entry_argument(self, a) is not None), None)
+        if which is None:
+            return False
+        table, key = _entry_argument(self, slots[which])
+        is_dict, entries, length = self.table_entries(table)
+        if any(_defaults_read_variables(v) for _, v in entries):
+            return False
+        values = []
+        for i, a in enumerate(slots):       # in order, each once, before the branches
+            values.append(None if i == which else self.atom(a))
+        key = self.atom(key)
+        local = isinstance(table, gast.Name) and table.id in self.tables
+        stand_in = astutil.name(self.bind("keys", dict.fromkeys(k for k, _ in entries) if is_dict else
+                                          [None] * length)) if local else self.atom(table)
+        chain = [gast.Expr(value=astutil.call(astutil.name(self.namer.helper("table_miss")),
+                                              [stand_in, astutil.clone(key)]))] + \
+            ([_assign(target, astutil.const(None))] if target is not None else [])
+        n = len(e.args)
+        for k, entry in reversed(entries):
+            given = [astutil.clone(entry) if i == which else astutil.clone(v) for i, v in enumerate(values)]
+            call = gast.Call(func=astutil.clone(f), args=given[:n],
+                             keywords=[gast.keyword(arg=kw.arg, value=v) for kw, v in zip(e.keywords, given[n:])])
+            test = _equals(key, k) if is_dict else _among(key, (k, k - length))
+            chain = [gast.If(test=test, body=[_assign(target, call)], orelse=chain)]
+        stmt = gast.copy_location(chain[0], e)
+        gast.fix_missing_locations(stmt)
+        self.statement(stmt)
+        return True
+
     def method_dispatch(self, e, target):
         """`getattr(obj, name)(args)` with a name computed when the code runs and obj of a class known when
         transforming: a branch per method of the class (`if name == "relu": y = obj.relu(x) elif ...`), each
@@ -219,6 +277,8 @@ class Tables:
         cls = self.known_class(f.args[0])
         names = sorted({n for k in getattr(cls, "__mro__", ())[:-1] for n in vars(k)
                         if not n.startswith("__") and is_user_function(inspect.getattr_static(cls, n))})
+        if cls is None:         # getattr(Acts, name)(x), getattr(my_module, name)(x): the class or module itself
+            names = _functions_of(self.static(f.args[0]))
         if not names or len(names) > _MOST:
             return False
         args = [self.atom(a) for a in e.args]
@@ -232,6 +292,35 @@ class Tables:
         self.statement(_chain(e, target, cases, [_assign(target, _call_of(other, args, keywords))], args,
                               keywords))
         return True
+
+
+def _entry_argument(norm, a):
+    """(table, key) of an argument `fs[i]` (or a name bound to it, `f = fs[i]`) with fs a table of functions
+    and the key known only when the code runs, else None."""
+    if isinstance(a, gast.Subscript) and not isinstance(a.slice, gast.Slice) and \
+            norm.known_key(a.slice) is rules_mod.NOT_STATIC and norm.table_entries(a.value) is not None:
+        return a.value, a.slice
+    if isinstance(a, gast.Name) and norm.functions.get(a.id, (None,))[0] == "entry" and not norm.shadowed(a.id):
+        return norm.functions[a.id][1], norm.functions[a.id][2]
+    return None
+
+
+def _functions_of(obj):
+    """The names of the functions of the user's that a class of the user's (its own and inherited attributes:
+    functions, staticmethods, classmethods) or a module of the user's (the functions defined in it) holds."""
+    if isinstance(obj, type) and user_class(obj):
+        found = set()
+        for k in obj.__mro__[:-1]:
+            for n, raw in vars(k).items():
+                raw = inspect.getattr_static(obj, n)
+                fn = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+                if not n.startswith("__") and is_user_function(fn):
+                    found.add(n)
+        return sorted(found)
+    if isinstance(obj, types.ModuleType) and user_module(obj):
+        return sorted(n for n, v in vars(obj).items()
+                      if not n.startswith("__") and is_user_function(v) and v.__module__ == obj.__name__)
+    return []
 
 
 def _defaults_read_variables(fn):
@@ -293,12 +382,22 @@ def _never_changed(fdef, name, static=None):
             return False
         passed = list(node.args) + [k.value for k in node.keywords] if isinstance(node, gast.Call) else []
         if passed and not (isinstance(node.func, gast.Name) and node.func.id in _READING) and \
+                not (static is not None and _static_reading(static, node.func)) and \
                 any(isinstance(a, gast.Name) and a.id == name for a in passed) and \
                 not (static is not None and _reads_only(node, name, static)):
             return False
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and node.target.id == name:
             return False
     return True
+
+
+def _static_reading(static, func):
+    """Is func functools.reduce, map or filter (which only read the list they are given)?"""
+    import functools
+    try:
+        return static(func) in (functools.reduce, map, filter)
+    except TypeError:
+        return False
 
 
 def _reads_only(call, name, static):

@@ -14,7 +14,7 @@ IMPLEMENTATIONS maps the NumPy callable (and Python's, from python_source.py) to
 import numpy as np
 
 from ..errors import TransformError
-from . import by_source_more, nondiff, scipy_source
+from . import by_source_more, by_source_series, nondiff, scipy_source
 from .by_source_arrays import (VECTORIZED, add_reduceat, along_axis_index, apply_along_axis, block, choose,  # noqa: F401
                                polyadd, polyder, polyint, polysub,
                                ediff1d, insert, insert_positions, piecewise_conditions, piecewise_part,
@@ -332,6 +332,7 @@ if hasattr(np, "astype"):
     IMPLEMENTATIONS[np.astype] = astype
 IMPLEMENTATIONS.update(PYTHON_IMPLEMENTATIONS)
 IMPLEMENTATIONS.update(by_source_more.IMPLEMENTATIONS)
+IMPLEMENTATIONS.update(by_source_series.IMPLEMENTATIONS)
 ARGUMENT_FORMS.update(by_source_more.ARGUMENT_FORMS)
 ufunc_where1, ufunc_where2 = by_source_more.ufunc_where1, by_source_more.ufunc_where2
 prod_with, var_with, std_with = by_source_more.prod_with, by_source_more.var_with, by_source_more.std_with

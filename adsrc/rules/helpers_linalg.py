@@ -263,10 +263,12 @@ def _csign(x):
 
 def _vector_norm_vjp(g, x, ans, ord, axis, keepdims):
     """Cotangent of a vector p-norm over `axis` (an int, a tuple, or None for all axes); complex x too (the
-    norm of |x|: each element's |.| contributes conj(x) / |x|)."""
+    norm of |x|: each element's |.| contributes conj(x) / |x|). At x = 0 it is 0, as |x|'s is (_csign): a
+    norm guarded by `np.where(n > 0, n, 0)` then has a finite gradient, not 0 * NaN."""
     x = x if np.iscomplexobj(x) else as_float(x)
     ge = expand_to(g, x, axis, keepdims)
     ae = expand_to(ans, x, axis, keepdims)
+    ae = np.where(ae == 0, 1.0, ae)     # (every element of such a fiber is 0: its cotangent is 0)
     if ord is None or ord == 2:
         return np.broadcast_to(ge * np.conjugate(x) / ae, x.shape)
     if ord == 0:

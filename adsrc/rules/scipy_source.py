@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 
+from ..errors import TransformError
 from . import nondiff, scipy_linalg_source
 
 
@@ -72,11 +73,62 @@ def cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None):
     return np.moveaxis(out, -1, axis)
 
 
+def entropy(pk, qk=None, base=None, axis=0, keepdims=False):
+    """scipy.stats.entropy: -sum p log p of pk normalized along axis, or the relative entropy sum p log(p / q)
+    with qk normalized too (scipy.special's entr and rel_entr: 0 log 0 = 0)."""
+    import scipy.special as sp
+    pk = np.asarray(pk) * 1.0
+    pk = pk / np.sum(pk, axis=axis, keepdims=True)
+    if qk is None:
+        vec = sp.entr(pk)
+    else:
+        qk = np.asarray(qk) * 1.0
+        qk = qk / np.sum(qk, axis=axis, keepdims=True)
+        vec = sp.rel_entr(pk, qk)
+    total = np.sum(vec, axis=axis, keepdims=keepdims)
+    if base is not None:
+        total = total / np.log(base)
+    return total
+
+
+def lfilter(b, a, x, axis=-1, zi=None):
+    """scipy.signal.lfilter without initial conditions: a[0] y[n] = sum_k b[k] x[n - k] - sum_{k >= 1} a[k] y[n - k]
+    along axis, a step at a time (differentiable in b, a and x)."""
+    if zi is not None:
+        raise TransformError("adsrc differentiates `scipy.signal.lfilter` without zi= (initial conditions). Write "
+                             "the recursion out in NumPy.")
+    b = np.atleast_1d(np.asarray(b) * 1.0)
+    a = np.atleast_1d(np.asarray(a) * 1.0)
+    b = b / a[0]
+    a = a / a[0]
+    xs = np.moveaxis(np.asarray(x) * 1.0, axis, 0)
+    ys = []
+    for t in range(xs.shape[0]):
+        acc = b[0] * xs[t]
+        for k in range(1, min(len(b), t + 1)):
+            acc = acc + b[k] * xs[t - k]
+        for k in range(1, min(len(a), t + 1)):
+            acc = acc - a[k] * ys[t - k]
+        ys.append(acc)
+    return np.moveaxis(np.stack(ys), 0, axis)
+
+
+def fftconvolve(in1, in2, mode="full", axes=None):
+    """scipy.signal.fftconvolve is scipy.signal.convolve (which has a rule) computed another way."""
+    if axes is not None:
+        raise TransformError("adsrc differentiates `scipy.signal.fftconvolve` without axes=. Use "
+                             "scipy.signal.convolve, or write the convolution out in NumPy.")
+    import scipy.signal as signal
+    return signal.convolve(in1, in2, mode=mode)
+
+
 # scipy_linalg.py adds scipy.linalg.lu once the program has imported scipy.linalg
 SCIPY_LINALG = {"toeplitz": toeplitz, "circulant": circulant, "hankel": hankel, "block_diag": block_diag,
                 **scipy_linalg_source.FUNCTIONS}
 _NAMES = {"scipy.linalg": SCIPY_LINALG,
-          "scipy.integrate": {"cumulative_trapezoid": cumulative_trapezoid}}
+          "scipy.integrate": {"cumulative_trapezoid": cumulative_trapezoid},
+          "scipy.stats": {"entropy": entropy},
+          "scipy.signal": {"lfilter": lfilter, "fftconvolve": fftconvolve}}
 
 
 def implementation(obj):
