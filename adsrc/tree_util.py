@@ -4,7 +4,8 @@
     n = sum(np.size(leaf) for leaf in tree_leaves(params))
 
 The nodes are the ones adsrc's gradients go through: tuples, lists, dicts (in the order of their sorted
-keys, as JAX orders them), namedtuples, dataclasses and classes registered with
+keys, as JAX orders them; a defaultdict so too, rebuilt with its default_factory; an OrderedDict in its own
+order), namedtuples, dataclasses and classes registered with
 `adsrc.register_pytree_node` (or `register_pytree_node_class`, `register_dataclass`). None is a node
 without children, as in JAX. Everything else is a leaf.
 
@@ -56,6 +57,8 @@ def _show(d):
         return "[" + ", ".join(parts) + "]"
     if d.kind is tuple:
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    if d.kind is collections.defaultdict:
+        return f"defaultdict({d.aux.factory!r}, {{" + ", ".join(f"{k!r}: {p}" for k, p in zip(d.aux, parts)) + "})"
     if d.kind is dict or d.kind is collections.OrderedDict:
         return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(d.aux, parts)) + "}"
     name = d.kind.name if isinstance(d.kind, pytree_nodes.Node) else d.kind.__qualname__
@@ -67,6 +70,24 @@ def _sorted_keys(d):
         return tuple(sorted(d))
     except TypeError:       # keys that cannot be compared: insertion order
         return tuple(d)
+
+
+class _FactoryKeys(tuple):
+    """A defaultdict's sorted keys, with its default_factory (part of its structure, as in JAX)."""
+
+    def __new__(cls, keys, factory):
+        out = super().__new__(cls, keys)
+        out.factory = factory
+        return out
+
+    def __eq__(self, other):
+        return isinstance(other, _FactoryKeys) and tuple(self) == tuple(other) and self.factory == other.factory
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash((tuple(self), "defaultdict"))
 
 
 def _split(x):
@@ -83,6 +104,9 @@ def _split(x):
     if type(x) is collections.OrderedDict:        # in its own order, rebuilt as one (as in JAX)
         keys = tuple(x)
         return collections.OrderedDict, keys, [x[k] for k in keys]
+    if type(x) is collections.defaultdict:       # a node, in its sorted keys, rebuilt with its factory (as JAX)
+        keys = _sorted_keys(x)
+        return collections.defaultdict, _FactoryKeys(keys, x.default_factory), [x[k] for k in keys]
     if type(x) in (list, tuple):
         return type(x), None, list(x)
     if isinstance(x, tuple) and hasattr(x, "_fields"):
@@ -100,6 +124,8 @@ def _build(kind, aux, children):
         return pytree_nodes.unflatten(kind, aux, children)
     if kind is dict or kind is collections.OrderedDict:
         return kind(zip(aux, children))
+    if kind is collections.defaultdict:
+        return collections.defaultdict(aux.factory, zip(aux, children))
     if kind in (list, tuple):
         return kind(children)
     if issubclass(kind, tuple):             # a namedtuple
@@ -157,7 +183,7 @@ def tree_unflatten(treedef, leaves):
 def _same_node(d, x, path):
     """x's children when x is a node of d's kind and keys, else a ValueError naming the path."""
     kind, aux, children = _split(x)
-    if kind != d.kind or (d.kind in (dict, collections.OrderedDict) and aux != d.aux) or len(children or ()) != len(d.children):
+    if kind != d.kind or (d.kind in (dict, collections.OrderedDict, collections.defaultdict) and tuple(aux) != tuple(d.aux)) or len(children or ()) != len(d.children):
         raise ValueError(f"tree_map: the trees differ at {path or 'the top'}: expected {_show(d)}, got "
                          f"{_show(tree_structure(x))}")
     return children
@@ -182,11 +208,15 @@ def tree_map(f, tree, *rest, is_leaf=None):
     return go(treedef, [tree, *rest], "")
 
 
-def tree_reduce(function, tree, initializer=None, is_leaf=None):
-    """functools.reduce of function over tree's leaves (from initializer when it is given)."""
+_NO_INITIALIZER = object()
+
+
+def tree_reduce(function, tree, initializer=_NO_INITIALIZER, is_leaf=None):
+    """functools.reduce of function over tree's leaves (from initializer when it is given: an explicit None
+    is an initializer, as in JAX)."""
     import functools
     leaves = tree_leaves(tree, is_leaf)
-    return functools.reduce(function, leaves) if initializer is None else \
+    return functools.reduce(function, leaves) if initializer is _NO_INITIALIZER else \
         functools.reduce(function, leaves, initializer)
 
 

@@ -66,25 +66,49 @@ def _only_makes_a_function(fun):
     node = _find_def(tree, fun.__code__)
     if node is None or node.decorator_list:
         return False
-    defs = set()
     body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+    if not body:
         return False
-    for s in body[:-1]:
+    return _only_makes(body, set(), fun) is True
+
+
+def _only_makes(body, defs, fun):
+    """Do the statements only define functions, choose among them by tests that call nothing (`if name ==
+    "relu": return relu elif ...: raise ValueError(name)`) and return one? True when every path ends in a
+    return or a raise, "open" when the last path falls through (to the statements after an if), False when
+    some statement could do something else."""
+    defs = set(defs)
+    for i, s in enumerate(body):
+        last = i == len(body) - 1
         if isinstance(s, ast.FunctionDef) and not s.decorator_list and _no_calls(s.args):
             defs.add(s.name)
         elif isinstance(s, ast.Assign) and isinstance(s.value, ast.Lambda) and _no_calls(s.value.args) and \
                 all(isinstance(t, ast.Name) for t in s.targets):
             defs.update(t.id for t in s.targets)
+        elif isinstance(s, ast.Return):
+            return s.value is not None and _made_or_read(s.value, defs, fun) and (True if last else False)
+        elif isinstance(s, ast.Raise):
+            return True if last else False
+        elif isinstance(s, ast.If) and _no_calls(s.test):
+            arms = [_only_makes(s.body, defs, fun), _only_makes(s.orelse, defs, fun) if s.orelse else "open"]
+            if False in arms:
+                return False
+            if all(a is True for a in arms):
+                return True if last else False
         else:
             return False
-    value = body[-1].value
+    return "open"
+
+
+def _made_or_read(value, defs, fun):
+    """Is value a function the factory makes or names: a lambda, a def of it, a name or attribute read
+    (`relu`, `np.tanh`, `ACTS[name]`), or one of adsrc's makers called on such values?"""
     if isinstance(value, ast.Lambda):
         return _no_calls(value.args)            # (default values are computed when it is made)
-    if isinstance(value, ast.Name):
-        return value.id in defs
-    return isinstance(value, ast.Call) and _is_maker(value.func, fun) and \
-        all(_no_calls(a) for a in list(value.args) + [k.value for k in value.keywords])
+    if isinstance(value, ast.Call):
+        return _is_maker(value.func, fun) and \
+            all(_no_calls(a) for a in list(value.args) + [k.value for k in value.keywords])
+    return _no_calls(value)
 
 
 def _no_calls(node):

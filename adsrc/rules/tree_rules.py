@@ -116,6 +116,26 @@ def tree_map_3(f, tree, a, b):
 TREE_MAPS = {1: tree_map_1, 2: tree_map_2, 3: tree_map_3}        # by the number of trees
 
 
+def tree_reduce_1(f, tree):
+    leaves = tree_util.tree_leaves(tree)
+    if not leaves:
+        raise TypeError("tree_reduce() of a tree without leaves and no initializer")
+    out = leaves[0]
+    for x in leaves[1:]:
+        out = f(out, x)
+    return out
+
+
+def tree_reduce_2(f, tree, initializer):
+    out = initializer
+    for x in tree_util.tree_leaves(tree):
+        out = f(out, x)
+    return out
+
+
+TREE_REDUCES = {1: tree_reduce_1, 2: tree_reduce_2}             # without and with an initializer
+
+
 # (function, signature, its differentiated parameter: reverse template, forward template). The helpers that
 # the derivatives run are linear in their cotangent or tangent, each pair the other's transpose, so that
 # derivatives of any order go through them.
@@ -143,3 +163,4 @@ def install():
     for fn in (tree_util.tree_structure, same_structure):
         nondiff(fn, fn.__name__)
     by_source.IMPLEMENTATIONS[tree_util.tree_map] = TREE_MAPS
+    by_source.IMPLEMENTATIONS[tree_util.tree_reduce] = TREE_REDUCES

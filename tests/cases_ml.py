@@ -1,0 +1,82 @@
+"""Machine-learning programs as PyTorch, JAX and autograd users write them, that adsrc refused or got
+wrong (found by probing with MLPs, layer classes, attention, RNN cells, optimisers' losses ...). Checked
+against central finite differences by test_changes.py and in forward mode by test_forward.py.
+"""
+
+import numpy as np
+
+import adsrc
+from casekit import Registry, rand
+
+CASES = Registry()
+case = CASES.case
+
+
+# -- an activation chosen by a function that returns one of several by a name (an if/elif chain)
+
+def get_activation(name):
+    if name == "relu":
+        return lambda z: np.where(z > 0, z, 0.0)
+    elif name == "leaky_relu":
+        return lambda z: np.where(z > 0, z, 0.01 * z)
+    elif name == "softplus":
+        return lambda z: np.logaddexp(0.0, z)
+    elif name == "tanh":
+        return np.tanh
+    raise ValueError(f"unknown activation {name}")
+
+
+def _swish(z):
+    return z / (1.0 + np.exp(-z))
+
+
+def activation_by_name(name):
+    """Returns a module function or one defined here, by an if without else (falling through)."""
+    if name == "swish":
+        return _swish
+
+    def cube(z):
+        return z ** 3
+    if name == "cube":
+        return cube
+    return np.cos
+
+
+_W = rand(3, 4)
+
+
+@case(rand(5, 3), _W, "relu", label="relu")
+@case(rand(5, 3), _W, "leaky_relu", label="leaky_relu")
+@case(rand(5, 3), _W, "softplus", label="softplus")
+@case(rand(5, 3), _W, "tanh", label="tanh")
+def activation_from_a_factory_with_an_if_chain(x, W, act):
+    f = get_activation(act)
+    h = f(x @ W)
+    return np.sum(h ** 2) + np.sum(get_activation(act)(x[:, :1] * 2.0))
+
+
+@case(rand(4, 3), "swish", label="module_function")
+@case(rand(4, 3), "cube", label="nested_def")
+@case(rand(4, 3), "cos", label="numpy_function")
+def activation_from_a_factory_falling_through(x, name):
+    act = activation_by_name(name)
+    return np.sum(act(x) * x)
+
+
+# -- weight decay by tree_reduce over a tree_map of the parameters
+
+_P = {"enc": {"W": rand(3, 2), "b": rand(2)}, "dec": {"W": rand(2, 3), "b": rand(3)}}
+
+
+@case(_P, rand(4, 3))
+def weight_decay_by_tree_reduce_with_an_initializer(p, x):
+    sq = adsrc.tree_util.tree_map(lambda w: np.sum(w * w), p)
+    l2 = adsrc.tree_util.tree_reduce(lambda a, b: a + b, sq, 0.0)
+    z = np.tanh(x @ p["enc"]["W"] + p["enc"]["b"])
+    return np.mean((z @ p["dec"]["W"] + p["dec"]["b"] - x) ** 2) + 0.1 * l2
+
+
+@case(_P)
+def products_by_tree_reduce_without_an_initializer(p):
+    total = adsrc.tree_util.tree_reduce(lambda a, b: a * np.sum(b), p, )
+    return np.sum(total) + adsrc.tree_util.tree_reduce(lambda a, b: a + np.sum(b ** 2), p, 1.0)

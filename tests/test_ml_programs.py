@@ -1,0 +1,51 @@
+"""API behaviour met by machine-learning programs (pytrees of parameters, optimisers' loops): adsrc
+follows JAX where they differ for no good reason. Expected values are derived by hand."""
+
+import collections
+
+import numpy as np
+import pytest
+
+import adsrc
+from adsrc import tree_util as tu
+
+
+def test_a_defaultdict_is_a_node_rebuilt_with_its_factory():
+    d = collections.defaultdict(list, {"b": np.ones(2), "a": 3.0})
+    assert len(tu.tree_leaves(d)) == 2
+    assert tu.tree_leaves(d)[0] == 3.0          # sorted keys, as a dict's
+    m = tu.tree_map(lambda x: x * 2, d)
+    assert type(m) is collections.defaultdict and m.default_factory is list
+    assert m["a"] == 6.0 and np.array_equal(m["b"], [2.0, 2.0])
+    assert m["missing"] == []                   # the factory still works
+    leaves, treedef = tu.tree_flatten(d)
+    back = tu.tree_unflatten(treedef, leaves)
+    assert type(back) is collections.defaultdict and back.default_factory is list
+    assert tu.tree_structure(d) == tu.tree_structure(collections.defaultdict(list, {"a": 1, "b": 2}))
+    assert tu.tree_structure(d) != tu.tree_structure({"a": 1, "b": 2})
+    assert tu.tree_structure(d) != tu.tree_structure(collections.defaultdict(float, {"a": 1, "b": 2}))
+
+
+def test_gradient_of_a_defaultdict_of_parameters():
+    p = collections.defaultdict(float, {"w": np.array([1.0, -2.0]), "b": 0.5})
+    g = adsrc.grad(lambda p: np.sum(p["w"] ** 2) + 3.0 * p["b"])(p)
+    assert np.allclose(g["w"], [2.0, -4.0]) and np.isclose(g["b"], 3.0)
+    new = tu.tree_map(lambda w, d: w - 0.1 * d, p, g)
+    assert type(new) is collections.defaultdict
+
+
+def test_tree_reduce_with_an_explicit_none_initializer_uses_it():
+    # as in JAX: None given is the initial value, not "no initializer"
+    assert tu.tree_reduce(lambda a, b: (a, b), [1, 2], None) == ((None, 1), 2)
+    assert tu.tree_reduce(lambda a, b: (a, b), [1, 2]) == (1, 2)
+    assert tu.tree_reduce(lambda a, b: a + b, {"x": 1, "y": [2, 3]}, 10) == 16
+
+
+def test_tree_reduce_in_a_differentiated_function():
+    def loss(p):
+        sq = tu.tree_map(lambda w: np.sum(w * w), p)
+        return tu.tree_reduce(lambda a, b: a + b, sq, 0.0) + tu.tree_reduce(lambda a, b: np.sum(a) + np.sum(b), p)
+    p = {"a": np.array([1.0, 2.0]), "b": [np.array([[0.5]]), -1.5]}
+    g = adsrc.grad(loss)(p)
+    # d/dw (w^2 + w) = 2w + 1 for every entry
+    assert np.allclose(g["a"], [3.0, 5.0]) and np.allclose(g["b"][0], [[2.0]]) and np.isclose(g["b"][1], -2.0)
