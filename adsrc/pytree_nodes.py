@@ -27,6 +27,7 @@ FIELDS = "*fields"     # and ((parameter, ((field, function), ...)), ...): field
 # and ((parameter, ((field, class, element class, its own field classes), ...)), ...): fields holding objects of
 # known classes, or lists of objects of one known class
 FIELD_CLASSES = "*field_classes"
+ELEMENT_CLASSES = "*element_classes"   # and ((parameter, class), ...): lists or tuples of registered objects of one class
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,7 +144,21 @@ def with_classes(statics, kinds, others=None):
     known = [(p, k[1]) for p, k in kinds.items() if isinstance(k, tuple) and
              (k[0] == "node" or k[0] == "fields" and _has_python_methods(k[1]))]
     known = tuple(sorted(known + list((others or {}).items()), key=lambda item: item[0]))
+    elements = tuple(sorted((p, c) for p, c in ((p, _element_class(k)) for p, k in kinds.items()) if c is not None))
+    if elements:
+        statics = {**(statics or {}), ELEMENT_CLASSES: elements}
     return {**(statics or {}), CLASSES: known} if known else statics
+
+
+def _element_class(kind):
+    """The class of the elements of a list or tuple argument (its key entry) when all are registered-pytree
+    objects of one class (`layers = [Dense(W1, b1), Dense(W2, b2)]`), else None."""
+    if not (isinstance(kind, tuple) and len(kind) == 2 and kind[0] in ("list", "tuple") and kind[1]):
+        return None
+    classes = {k[1] if isinstance(k, tuple) and k and (k[0] == "node" or k[0] == "fields" and
+                                                      _has_python_methods(k[1])) else None
+               for _, k in kind[1]}
+    return classes.pop() if len(classes) == 1 and None not in classes else None
 
 
 def _has_python_methods(cls):

@@ -3,6 +3,8 @@ wrong (found by probing with MLPs, layer classes, attention, RNN cells, optimise
 against central finite differences by test_changes.py and in forward mode by test_forward.py.
 """
 
+import dataclasses
+
 import numpy as np
 
 import adsrc
@@ -80,3 +82,75 @@ def weight_decay_by_tree_reduce_with_an_initializer(p, x):
 def products_by_tree_reduce_without_an_initializer(p):
     total = adsrc.tree_util.tree_reduce(lambda a, b: a * np.sum(b), p, )
     return np.sum(total) + adsrc.tree_util.tree_reduce(lambda a, b: a + np.sum(b ** 2), p, 1.0)
+
+
+# -- a nested def called with a function known when transforming, which it calls
+
+@case(rand(3, 2), rand(4, 3))
+def nested_layer_with_an_activation_keyword(W, x):
+    def layer(x, W, *, activation=None, scale=1.0):
+        h = x @ W * scale
+        return activation(h) if activation is not None else h
+    return np.sum(layer(x, W, activation=np.tanh, scale=0.5) ** 2) + np.sum(layer(x, W))
+
+
+def _square(z):
+    return z ** 2
+
+
+@case(rand(3, 2), rand(4, 3))
+def nested_layer_closing_over_parameters_given_activations(W, x):
+    b = np.sum(W)
+    outs = []
+
+    def layer(x, act):
+        h = act(x @ W + b)
+        outs.append(h)
+        return h
+    return np.sum(layer(x, np.tanh)) + np.sum(layer(x, _square) * layer(x, np.sin)) + len(outs) * np.sum(outs[0])
+
+
+@case(rand(3, 2), rand(4, 3))
+def activation_by_getattr_of_numpy_bound_to_a_name(W, x):
+    name = "tanh"
+    f = getattr(np, name)
+    g = getattr(np, "sin")
+    return np.sum(f(x @ W) ** 2) + np.sum(g(x @ W))
+
+
+# -- a list of layer objects (a dataclass; a registered pytree class in test_ml_programs.py) as the
+#    differentiated parameters
+
+@dataclasses.dataclass
+class Dense:
+    W: np.ndarray
+    b: np.ndarray
+
+    def __call__(self, x):
+        return x @ self.W + self.b
+
+
+def _layers():
+    return [Dense(rand(3, 4), rand(4)), Dense(rand(4, 2), rand(2))]
+
+
+@case(_layers(), rand(5, 3))
+def list_of_layer_objects_looped_over(layers, x):
+    for layer in layers[:-1]:
+        x = np.tanh(layer(x))
+    return np.sum(layers[-1](x) ** 2)
+
+
+@case(_layers(), rand(5, 3))
+def list_of_layer_objects_indexed_and_unpacked(layers, x):
+    enc, dec = layers
+    last = layers[-1]
+    h = np.tanh(layers[0](x))
+    return np.sum(dec(np.sin(enc(x))) * last(h)) + np.sum(last.W ** 2)
+
+
+@case(tuple(_layers()), rand(5, 3))
+def tuple_of_layer_objects(layers, x):
+    for layer in layers:
+        x = np.tanh(layer.__call__(x))
+    return np.sum(x)

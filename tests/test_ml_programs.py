@@ -49,3 +49,35 @@ def test_tree_reduce_in_a_differentiated_function():
     g = adsrc.grad(loss)(p)
     # d/dw (w^2 + w) = 2w + 1 for every entry
     assert np.allclose(g["a"], [3.0, 5.0]) and np.allclose(g["b"][0], [[2.0]]) and np.isclose(g["b"][1], -2.0)
+
+
+@adsrc.register_pytree_node_class
+class _Linear:
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def __call__(self, x):
+        return x @ self.W + self.b
+
+    def tree_flatten(self):
+        return (self.W, self.b), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+
+def test_a_list_of_registered_layer_objects_as_parameters():
+    def loss(layers, x):
+        first, second = layers
+        h = layers[0](x)
+        for layer in layers[1:]:
+            h = layer(h)
+        return np.sum(h) + np.sum(second(first(x)))
+    x = np.array([[1.0, 2.0]])
+    layers = [_Linear(np.array([[1.0], [0.5]]), np.array([0.1])), _Linear(np.array([[2.0]]), np.array([0.3]))]
+    g = adsrc.grad(loss)(layers, x)
+    # loss = 2 * sum((x @ W1 + b1) @ W2 + b2): dW1 = 2 x^T W2^T, db1 = 2 W2, dW2 = 2 (x W1 + b1), db2 = 2
+    assert type(g) is list and all(type(layer) is _Linear for layer in g)
+    assert np.allclose(g[0].W, [[4.0], [8.0]]) and np.allclose(g[0].b, [4.0])
+    assert np.allclose(g[1].W, [[2 * (1.0 + 1.0 + 0.1)]]) and np.allclose(g[1].b, [2.0])

@@ -147,7 +147,12 @@ class Assignments:
                         self.local_classes[name] = cls
             else:
                 # compute the value, then unpack it (an array's cotangent is then an array)
+                cls = self.element_class(value) if isinstance(value, gast.Name) and len(self.scopes) == 1 else None
                 self.emit(ir.Copy(spec, self.atom(value)), value)
+                for name in spec if cls is not None else ():       # enc, dec = layers: objects of one class
+                    if isinstance(name, str) and name in self.single:
+                        self.check_class(name, cls, t)
+                        self.local_classes[name] = cls
         elif isinstance(t, gast.Subscript) and self.foreign_container(t) is not None:
             self.foreign_item(t, value)           # HISTORY["last"] = loss on a global dict: an effect
         elif isinstance(t, gast.Subscript) and self.user_method(t.value, "__setitem__"):

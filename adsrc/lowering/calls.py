@@ -197,6 +197,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return self.local_function(e, self.functions[f.id], target)
         if isinstance(f, gast.Name) and (f.id in self.def_names or f.id in self.local_defs or self.is_local(f.id)):
             lifted = self.recursive_nested(e) if f.id in self.def_names else None
+            if lifted is None and f.id in self.def_names:
+                lifted = lifting.called_with_functions(self, e)     # layer(x, activation=np.tanh)
             if lifted is not None:
                 return self.call(lifted, target)
             # a nested function, or a local name that may hold one (inline.py decides; else it is Opaque)

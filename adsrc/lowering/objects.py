@@ -26,6 +26,9 @@ _OPERATOR_METHODS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Di
 _UNARY_METHODS = {gast.USub: "__neg__", gast.UAdd: "__pos__"}
 
 
+_LIST_CHANGES = frozenset({"append", "extend", "insert", "__setitem__"})
+
+
 class Objects(MadeFields):
     """Mixin of the Normalizer's Calls."""
 
@@ -149,10 +152,25 @@ class Objects(MadeFields):
                 self.element_classes = object_classes.list_element_classes(
                     list(astutil.walk(self.uf.node)), lambda t: t.id if isinstance(t, gast.Name) else None,
                     self.resolved)
-            return self.element_classes.get(v.id)
+            return self.element_classes.get(v.id) or self.parameter_element_class(v.id)
         if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Slice):
             return self.element_class(v.value)
         return self.attribute_class(v, element=True)
+
+    def parameter_element_class(self, name):
+        """The class of the elements of the parameter `name` when the call passes a list of registered objects of
+        one class and the function neither rebinds nor changes that list (checked when the code runs)."""
+        cls = self.uf.element_classes.get(name)
+        if cls is None:
+            return None
+        for n in astutil.walk(self.uf.node):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                    isinstance(n.func.value, gast.Name) and n.func.value.id == name and n.func.attr in _LIST_CHANGES:
+                return None         # layers.append(...): its elements may be of other classes
+            if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, (gast.Store, gast.Del)) and \
+                    isinstance(n.value, gast.Name) and n.value.id == name:
+                return None
+        return cls
 
     def inferred_class(self, v):
         """The class of the object `obj.attr` or `objs[i]` holds, as inferred (checked when the code runs)."""
