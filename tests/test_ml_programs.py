@@ -81,3 +81,28 @@ def test_a_list_of_registered_layer_objects_as_parameters():
     assert type(g) is list and all(type(layer) is _Linear for layer in g)
     assert np.allclose(g[0].W, [[4.0], [8.0]]) and np.allclose(g[0].b, [4.0])
     assert np.allclose(g[1].W, [[2 * (1.0 + 1.0 + 0.1)]]) and np.allclose(g[1].b, [2.0])
+
+
+class _BatchNorm:
+    def __init__(self, d):
+        self.running_mean = np.zeros(d)
+
+    def __call__(self, x):
+        m = x.mean(0)
+        self.running_mean = 0.9 * self.running_mean + 0.1 * m
+        return x - m
+
+
+_BN = _BatchNorm(2)
+
+
+def _loss_with_a_global_batchnorm(x):
+    return np.sum(_BN(x) ** 2)
+
+
+def test_running_statistics_on_a_global_layer_are_refused_with_what_to_do():
+    with pytest.raises(adsrc.TransformError) as info:
+        adsrc.grad(_loss_with_a_global_batchnorm)(np.ones((3, 2)))
+    msg = str(info.value)
+    assert "test_ml_programs.py" in msg and "self.running_mean = ..." in msg and "has_aux=True" in msg
+    assert np.array_equal(_BN.running_mean, np.zeros(2))

@@ -237,6 +237,12 @@ class Assignments:
             return t.value.id
         base = self.atom(t.value)
         if not isinstance(base, gast.Name) or not self.is_local(base.id):
+            if what == "attribute":
+                raise self.error(t, f"`{astutil.unparse(t).strip()} = ...` changes an object known when "
+                                    "transforming (a global, or the object of a method called on one); adsrc "
+                                    "does not change objects it does not own, as it never changes its inputs.",
+                                 "Return the new value from the differentiated function (`has_aux=True`: "
+                                 "running statistics, counters) and assign it after the call.")
             raise self.error(t, f"{what} assignment is only supported on local variables "
                                 "(a name assigned in this function or one of its parameters).",
                              "Copy the array into a local variable first: `a = np.array(obj)`.")
