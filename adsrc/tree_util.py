@@ -20,7 +20,8 @@ import dataclasses
 from . import pytree_nodes
 
 __all__ = ["PyTreeDef", "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
-           "tree_reduce", "tree_all"]
+           "tree_reduce", "tree_all", "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path",
+           "keystr", "DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey"]
 
 _LEAF = "*"
 
@@ -183,7 +184,8 @@ def tree_unflatten(treedef, leaves):
 def _same_node(d, x, path):
     """x's children when x is a node of d's kind and keys, else a ValueError naming the path."""
     kind, aux, children = _split(x)
-    if kind != d.kind or (d.kind in (dict, collections.OrderedDict, collections.defaultdict) and tuple(aux) != tuple(d.aux)) or len(children or ()) != len(d.children):
+    keyed = d.kind in (dict, collections.OrderedDict, collections.defaultdict)
+    if kind != d.kind or (keyed and tuple(aux) != tuple(d.aux)) or len(children or ()) != len(d.children):
         raise ValueError(f"tree_map: the trees differ at {path or 'the top'}: expected {_show(d)}, got "
                          f"{_show(tree_structure(x))}")
     return children
@@ -201,7 +203,7 @@ def tree_map(f, tree, *rest, is_leaf=None):
             return f(*xs)
         parts = [_same_node(d, x, path) for x in xs[1:]]
         own = _split(xs[0])[2]
-        keys = d.aux if d.kind in (dict, collections.OrderedDict) else range(len(d.children))
+        keys = d.aux if d.kind in (dict, collections.OrderedDict, collections.defaultdict) else range(len(d.children))
         return _build(d.kind, d.aux, [go(c, [own[i]] + [p[i] for p in parts], f"{path}[{k!r}]")
                                       for i, (c, k) in enumerate(zip(d.children, keys))])
 
@@ -225,5 +227,7 @@ def tree_all(tree):
     return all(tree_leaves(tree))
 
 
+from .tree_paths import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, keystr,  # noqa: E402,F401
+                         tree_flatten_with_path, tree_leaves_with_path, tree_map_with_path)
 from .rules import tree_rules  # noqa: E402  (their derivative rules, which read this module's functions)
 tree_rules.install()

@@ -106,3 +106,43 @@ def test_running_statistics_on_a_global_layer_are_refused_with_what_to_do():
     msg = str(info.value)
     assert "test_ml_programs.py" in msg and "self.running_mean = ..." in msg and "has_aux=True" in msg
     assert np.array_equal(_BN.running_mean, np.zeros(2))
+
+
+def test_paths_of_a_parameter_tree():
+    import dataclasses
+
+    Pair = collections.namedtuple("Pair", "a b")
+
+    @dataclasses.dataclass
+    class Box:
+        v: float
+
+    tree = {"layers": [{"W": 1.0, "b": 2.0}, (3.0, None, Pair(4.0, [5.0]))], "box": Box(6.0),
+            "od": collections.OrderedDict([("z", 7.0), ("a", 8.0)])}
+    pairs, treedef = tu.tree_flatten_with_path(tree)
+    assert [tu.keystr(p) for p, _ in pairs] == [
+        "['box'].v", "['layers'][0]['W']", "['layers'][0]['b']", "['layers'][1][0]",
+        "['layers'][1][2].a", "['layers'][1][2].b[0]", "['od']['z']", "['od']['a']"]
+    assert [x for _, x in pairs] == tu.tree_leaves(tree) and treedef == tu.tree_structure(tree)
+    assert pairs[1][0] == (tu.DictKey("layers"), tu.SequenceKey(0), tu.DictKey("W"))
+    assert tu.tree_leaves_with_path([1.0]) == [((tu.SequenceKey(0),), 1.0)]
+
+
+def test_weight_decay_mask_by_path_in_an_optimiser_step():
+    params = {"dense": {"kernel": np.array([1.0, -2.0]), "bias": np.array([0.5])}}
+    grads = adsrc.grad(lambda p: np.sum(p["dense"]["kernel"] ** 2) + np.sum(p["dense"]["bias"]))(params)
+    decayed = tu.tree_map_with_path(
+        lambda path, w, g: w - 0.1 * (g + (0.0 if "bias" in tu.keystr(path) else 0.5 * w)), params, grads)
+    assert np.allclose(decayed["dense"]["kernel"], [1.0 - 0.1 * (2.0 + 0.5), -2.0 - 0.1 * (-4.0 - 1.0)])
+    assert np.allclose(decayed["dense"]["bias"], [0.5 - 0.1])
+    # a subtree where the first tree has a leaf goes to f whole, as in tree_map
+    assert tu.tree_map_with_path(lambda p, x, y: y, {"a": 1}, {"a": [1, 2]}) == {"a": [1, 2]}
+
+
+def test_paths_agree_with_jax():
+    jtu = pytest.importorskip("jax").tree_util
+    tree = {"l": [{"W": 1.0}, (2.0, None)], "od": collections.OrderedDict([("z", 3.0), ("a", 4.0)]),
+            "dd": collections.defaultdict(list, {"k": 5.0})}
+    ours = [tu.keystr(p) for p, _ in tu.tree_flatten_with_path(tree)[0]]
+    theirs = [jtu.keystr(p) for p, _ in jtu.tree_flatten_with_path(tree)[0]]
+    assert ours == theirs
