@@ -44,6 +44,20 @@ class PyTreeDef:
     def unflatten(self, leaves):
         return tree_unflatten(self, leaves)
 
+    def flatten_up_to(self, tree):
+        """tree's parts at this structure's leaves (whole subtrees where it has leaves), as in JAX; a
+        ValueError if tree does not have this structure down to them."""
+        out = []
+
+        def go(d, x, path):
+            if d.kind == _LEAF:
+                out.append(x)
+                return
+            for i, (c, child) in enumerate(zip(d.children, _same_node(d, x, path))):
+                go(c, child, f"{path}[{i}]")
+        go(self, tree, "")
+        return out
+
     def __repr__(self):
         return f"PyTreeDef({_show(self)})"
 

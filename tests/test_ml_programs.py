@@ -146,3 +146,10 @@ def test_paths_agree_with_jax():
     ours = [tu.keystr(p) for p, _ in tu.tree_flatten_with_path(tree)[0]]
     theirs = [jtu.keystr(p) for p, _ in jtu.tree_flatten_with_path(tree)[0]]
     assert ours == theirs
+
+
+def test_treedef_flatten_up_to():
+    d = tu.tree_structure({"a": 1, "b": (2, 3)})
+    assert d.flatten_up_to({"a": [9], "b": ({"x": 1}, 4)}) == [[9], {"x": 1}, 4]
+    with pytest.raises(ValueError):
+        d.flatten_up_to({"a": 1})
