@@ -154,3 +154,39 @@ def tuple_of_layer_objects(layers, x):
     for layer in layers:
         x = np.tanh(layer.__call__(x))
     return np.sum(x)
+
+
+# -- a model object (a registered dataclass) whose field is a list of layer objects, as Equinox users write
+
+@dataclasses.dataclass
+class MLP:
+    layers: list
+    act: str = "tanh"
+
+    def __call__(self, x):
+        f = np.tanh if self.act == "tanh" else (lambda z: np.maximum(z, 0.0))
+        for layer in self.layers[:-1]:
+            x = f(layer(x))
+        return self.layers[-1](x)
+
+
+adsrc.register_dataclass(MLP, data_fields=["layers"], meta_fields=["act"])
+
+
+@case(MLP(_layers()), rand(5, 3), rand(5), label="tanh")
+@case(MLP(_layers(), act="relu"), rand(5, 3), rand(5), label="relu")
+def model_object_with_a_list_of_layers(model, x, y):
+    return np.mean((model(x)[:, 0] - y) ** 2) + np.sum(model.layers[0](x))
+
+
+# -- tree_leaves of an object the function also reads attributes of (their cotangents are added)
+
+@case(Dense(rand(3, 2), rand(2)), rand(4, 3))
+def weight_decay_by_tree_leaves_of_a_layer_object(layer, x):
+    return np.sum(layer(x) ** 2) + 0.1 * sum(np.sum(p ** 2) for p in adsrc.tree_util.tree_leaves(layer))
+
+
+@case(MLP(_layers()), rand(4, 3))
+def weight_decay_by_tree_leaves_of_a_model_object(model, x):
+    l2 = sum(np.sum(p ** 2) for p in adsrc.tree_util.tree_leaves(model))
+    return np.sum(model(x)) + np.sum(model.layers[1].W) + 0.1 * l2

@@ -153,3 +153,41 @@ def test_treedef_flatten_up_to():
     assert d.flatten_up_to({"a": [9], "b": ({"x": 1}, 4)}) == [[9], {"x": 1}, 4]
     with pytest.raises(ValueError):
         d.flatten_up_to({"a": 1})
+
+
+@adsrc.register_pytree_node_class
+class _Named:
+    """A registered class whose aux data is a tuple of strings (names that are not its attributes)."""
+
+    def __init__(self, W, b, names=("kernel", "bias")):
+        self.W, self.b, self.names = W, b, names
+
+    def tree_flatten(self):
+        return (self.W, self.b), self.names
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children, names=aux)
+
+
+def test_attribute_reads_of_a_tree_map_of_a_registered_object():
+    # (the cotangent of `doubled.W` was looked up under the aux data's names: a zero gradient)
+    def loss(m, x):
+        doubled = tu.tree_map(lambda p: 2.0 * p, m)
+        return np.sum(x @ doubled.W + doubled.b)
+    m = _Named(np.ones((3, 2)), np.ones(2))
+    x = np.arange(6.0).reshape(2, 3)
+    g = adsrc.grad(loss)(m, x)
+    assert np.allclose(g.W, 2.0 * np.repeat(x.sum(0)[:, None], 2, axis=1)) and np.allclose(g.b, [4.0, 4.0])
+
+
+def test_tree_leaves_and_attribute_reads_of_registered_layers_add_up():
+    def loss(layers, x):
+        for layer in layers:
+            x = layer(x)
+        return np.sum(x) + sum(np.sum(p ** 2) for p in tu.tree_leaves(layers))
+    layers = [_Linear(np.array([[1.0], [2.0]]), np.array([0.5]))]
+    x = np.array([[1.0, 1.0]])
+    g = adsrc.grad(loss)(layers, x)
+    # d/dW (x W + b + |W|^2 + b^2) = x^T + 2W, d/db = 1 + 2b
+    assert np.allclose(g[0].W, [[3.0], [5.0]]) and np.allclose(g[0].b, [2.0])

@@ -78,13 +78,36 @@ def tree_unflatten_tangent(treedef, t_leaves):
 
 def _child_cot(d, c, i):
     from .. import pytree_nodes
+    if isinstance(d.kind, pytree_nodes.Node):         # a registered object: as one, or as attribute reads give it
+        if pytree_nodes.node_of(c) is d.kind:
+            return pytree_nodes.flatten(d.kind, c)[0][i]
+        if isinstance(c, dict):
+            return c.get(_child_attribute(d, i), 0.0)
     if d.kind is dict or d.aux is not None and isinstance(c, dict):     # a dict; a dataclass's as a dict
         return c.get(d.aux[i], 0.0)
-    if isinstance(d.kind, pytree_nodes.Node) and pytree_nodes.node_of(c) is d.kind:
-        return pytree_nodes.flatten(d.kind, c)[0][i]
     if d.aux is not None and hasattr(c, d.aux[i]):                     # a dataclass as a dataclass
         return getattr(c, d.aux[i])
     return c[i]
+
+
+class _Marker:
+    """A stand-in child, to find the attribute a registered class's unflatten stores each child in."""
+
+
+def _child_attribute(d, i):
+    """The attribute of a registered class's object holding its child i (d its PyTreeDef)."""
+    from .. import pytree_nodes
+    node = d.kind
+    if node.data_names is not None:
+        return node.data_names[i]
+    markers = [_Marker() for _ in d.children]
+    try:
+        names = pytree_nodes.attribute_cotangents(pytree_nodes.unflatten(node, d.aux, markers))
+    except Exception as e:
+        raise TypeError(f"adsrc cannot tell which attribute of a {node.name} holds its child {i}, so it cannot "
+                        "give that child the cotangent its attribute reads gave. Register the class with "
+                        "adsrc.register_dataclass, or store each child in an attribute in unflatten.") from e
+    return next((n for n, v in names.items() if v is markers[i]), None)
 
 
 def same_structure(treedef, other):
