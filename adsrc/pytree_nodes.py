@@ -187,9 +187,9 @@ def _field_classes(kind, depth=0):
 
 
 def _element_class(kind):
-    """The class of the elements of a list or tuple argument (its key entry) when all are registered-pytree
-    objects of one class (`layers = [Dense(W1, b1), Dense(W2, b2)]`), else None."""
-    if not (isinstance(kind, tuple) and len(kind) == 2 and kind[0] in ("list", "tuple") and kind[1]):
+    """The class of the elements of a list or tuple argument (of the values of a dict) (its key entry) when all
+    are registered-pytree objects of one class (`layers = [Dense(W1, b1), Dense(W2, b2)]`), else None."""
+    if not (isinstance(kind, tuple) and len(kind) == 2 and kind[0] in ("list", "tuple", "dict") and kind[1]):
         return None
     classes = {_object_class(k) for _, k in kind[1]}
     return classes.pop() if len(classes) == 1 and None not in classes else None

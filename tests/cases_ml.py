@@ -190,3 +190,16 @@ def weight_decay_by_tree_leaves_of_a_layer_object(layer, x):
 def weight_decay_by_tree_leaves_of_a_model_object(model, x):
     l2 = sum(np.sum(p ** 2) for p in adsrc.tree_util.tree_leaves(model))
     return np.sum(model(x)) + np.sum(model.layers[1].W) + 0.1 * l2
+
+
+# -- a dict of layer objects of one class
+
+@case({"a_enc": Dense(rand(3, 2), rand(2)), "b_dec": Dense(rand(2, 3), rand(3))}, rand(4, 3))
+def dict_of_layer_objects(p, x):
+    h = np.tanh(p["a_enc"](x))
+    out = 0.0
+    for layer in p.values():
+        out = out + np.sum(layer.W ** 2)
+    for name in ["a_enc", "b_dec"]:
+        x = np.tanh(p[name](x))
+    return np.sum((p["b_dec"](h) - x) ** 2) + out

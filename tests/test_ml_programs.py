@@ -191,3 +191,15 @@ def test_tree_leaves_and_attribute_reads_of_registered_layers_add_up():
     g = adsrc.grad(loss)(layers, x)
     # d/dW (x W + b + |W|^2 + b^2) = x^T + 2W, d/db = 1 + 2b
     assert np.allclose(g[0].W, [[3.0], [5.0]]) and np.allclose(g[0].b, [2.0])
+
+
+def test_tree_leaves_and_tree_map_of_a_defaultdict_in_a_differentiated_function():
+    def loss(p):
+        q = tu.tree_map(lambda v: v * 2, p)
+        return np.sum(q["z"] ** 2) + np.sum(tu.tree_leaves(p)[0] * 3.0)     # leaves in sorted keys: "a" first
+    p = collections.defaultdict(float, {"z": np.array([1.0, 2.0]), "a": np.array([0.5, 0.5, 0.5])})
+    g = adsrc.grad(loss)(p)
+    assert type(g) is collections.defaultdict
+    assert np.allclose(g["z"], 8.0 * p["z"]) and np.allclose(g["a"], [3.0, 3.0, 3.0])
+    flat, unravel = adsrc.ravel_pytree(p)
+    assert np.allclose(flat, [0.5, 0.5, 0.5, 1.0, 2.0])

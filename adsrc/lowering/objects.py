@@ -26,7 +26,7 @@ _OPERATOR_METHODS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Di
 _UNARY_METHODS = {gast.USub: "__neg__", gast.UAdd: "__pos__"}
 
 
-_LIST_CHANGES = frozenset({"append", "extend", "insert", "__setitem__"})
+_LIST_CHANGES = frozenset({"append", "extend", "insert", "__setitem__", "update", "setdefault"})
 
 
 class Objects(MadeFields):
@@ -158,8 +158,9 @@ class Objects(MadeFields):
         return self.attribute_class(v, element=True)
 
     def parameter_element_class(self, name):
-        """The class of the elements of the parameter `name` when the call passes a list of registered objects of
-        one class and the function neither rebinds nor changes that list (checked when the code runs)."""
+        """The class of the elements of the parameter `name` when the call passes a list (tuple, dict of values) of
+        registered objects of one class and the function neither rebinds nor changes it (the class is part of
+        the specialization's key)."""
         cls = self.uf.element_classes.get(name)
         if cls is None:
             return None
@@ -311,6 +312,8 @@ class Objects(MadeFields):
         """The class of every value of a dict display of constructions (`{"enc": Linear(W1), "dec": Linear(W2)}`)
         a name is bound to once, else None."""
         value = self.bound_value(node)
+        if value is None and isinstance(node, gast.Name) and not any(node.id in s for s in self.scopes[1:]):
+            return self.parameter_element_class(node.id)      # a dict of layer objects the call passes
         classes = {self.made_by(v) for v in value.values} if isinstance(value, gast.Dict) and value.values and \
             None not in value.keys else {None}
         return classes.pop() if len(classes) == 1 else None
