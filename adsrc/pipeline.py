@@ -69,7 +69,7 @@ class Front:
         if classes:
             self.uf = self.uf.with_classes(dict(classes))
         if elements:
-            self.uf = self.uf.with_element_classes(dict(elements))
+            self.uf = self.uf.with_item_classes({p: dict(items) for p, items in elements})
         if fields:
             self.uf = self.uf.with_fields({p: dict(f) for p, f in fields})
         if field_classes:

@@ -27,7 +27,8 @@ FIELDS = "*fields"     # and ((parameter, ((field, function), ...)), ...): field
 # and ((parameter, ((field, class, element class, its own field classes), ...)), ...): fields holding objects of
 # known classes, or lists of objects of one known class
 FIELD_CLASSES = "*field_classes"
-ELEMENT_CLASSES = "*element_classes"   # and ((parameter, class), ...): lists or tuples of registered objects of one class
+# and ((parameter, ((key, class), ...)), ...): lists, tuples and dicts holding registered objects, by position or key
+ELEMENT_CLASSES = "*element_classes"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,7 +145,7 @@ def with_classes(statics, kinds, others=None):
     known = [(p, k[1]) for p, k in kinds.items() if isinstance(k, tuple) and
              (k[0] == "node" or k[0] == "fields" and _has_python_methods(k[1]))]
     known = tuple(sorted(known + list((others or {}).items()), key=lambda item: item[0]))
-    elements = tuple(sorted((p, c) for p, c in ((p, _element_class(k)) for p, k in kinds.items()) if c is not None))
+    elements = tuple(sorted((p, c) for p, c in ((p, _item_classes(k)) for p, k in kinds.items()) if c))
     if elements:
         statics = {**(statics or {}), ELEMENT_CLASSES: elements}
     fields = [(p, f) for p, f in ((p, _field_classes(k)) for p, k in kinds.items()) if f]
@@ -184,6 +185,16 @@ def _field_classes(kind, depth=0):
         if cls is not None or elem is not None:
             out.append((field, cls, elem, _field_classes(k, depth + 1) if cls is not None else ()))
     return tuple(sorted(out, key=lambda entry: entry[0]))
+
+
+def _item_classes(kind):
+    """((position or key, class), ...) of the items of a list, tuple or dict argument (its key entry) that are
+    registered-pytree or dataclass objects with methods (`layers = [Linear(W1), ReLU(), Linear(W2)]`), None for
+    the others; () when none is."""
+    if not (isinstance(kind, tuple) and len(kind) == 2 and kind[0] in ("list", "tuple", "dict") and kind[1]):
+        return ()
+    items = tuple((k, _object_class(c)) for k, c in kind[1])        # (None for an item of no such class)
+    return items if any(c is not None for _, c in items) else ()
 
 
 def _element_class(kind):

@@ -203,3 +203,47 @@ def dict_of_layer_objects(p, x):
     for name in ["a_enc", "b_dec"]:
         x = np.tanh(p[name](x))
     return np.sum((p["b_dec"](h) - x) ** 2) + out
+
+
+# -- a Sequential-style list (and a dict) of layer objects of several classes, as the parameters
+
+@dataclasses.dataclass
+class Scaled:
+    scale: np.ndarray
+
+    def __call__(self, x):
+        return np.tanh(x) * self.scale
+
+
+@dataclasses.dataclass
+class ReLU:
+    def __call__(self, x):
+        return np.maximum(x, 0.0)
+
+
+def _sequence():
+    return [Dense(rand(3, 4), rand(4)), Scaled(rand(4)), Dense(rand(4, 2), rand(2)), ReLU()]
+
+
+@case(_sequence(), rand(4, 3))
+def sequential_list_of_layers_of_several_classes(layers, x):
+    for i, layer in enumerate(layers):
+        x = layer(x) * (1.0 + 0.1 * i)
+    return np.sum(x ** 2)
+
+
+@case(_sequence(), rand(4, 3))
+def layers_of_several_classes_indexed_and_unpacked(layers, x):
+    first, act, second, relu = layers
+    h = layers[1](layers[0](x))
+    return np.sum(layers[-1](layers[-2](h))) + np.sum(relu(second(act(first(x))))) + np.sum(layers[1].scale)
+
+
+@case({"enc": Dense(rand(3, 4), rand(4)), "act": Scaled(rand(4)), "dec": Dense(rand(4, 3), rand(3))}, rand(4, 3))
+def dict_of_layers_of_several_classes(p, x):
+    return np.sum((p["dec"](p["act"](p["enc"](x))) - x) ** 2)
+
+
+@case([Dense(rand(3, 3), rand(3)), rand(3)], rand(4, 3))
+def list_of_a_layer_and_an_array(p, x):
+    return np.sum(p[0](x) * p[1]) + np.sum(p[-2].W)

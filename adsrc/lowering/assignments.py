@@ -148,11 +148,14 @@ class Assignments:
             else:
                 # compute the value, then unpack it (an array's cotangent is then an array)
                 cls = self.element_class(value) if isinstance(value, gast.Name) and len(self.scopes) == 1 else None
+                items = self.parameter_items(value.id) if isinstance(value, gast.Name) and cls is None and \
+                    len(self.scopes) == 1 else None
                 self.emit(ir.Copy(spec, self.atom(value)), value)
-                for name in spec if cls is not None else ():       # enc, dec = layers: objects of one class
-                    if isinstance(name, str) and name in self.single:
-                        self.check_class(name, cls, t)
-                        self.local_classes[name] = cls
+                for i, name in enumerate(spec):        # enc, dec = layers: objects of known classes
+                    known = cls or (items or {}).get(i) if len(spec) == len(items or spec) else cls
+                    if known is not None and isinstance(name, str) and name in self.single:
+                        self.check_class(name, known, t)
+                        self.local_classes[name] = known
         elif isinstance(t, gast.Subscript) and self.foreign_container(t) is not None:
             self.foreign_item(t, value)           # HISTORY["last"] = loss on a global dict: an effect
         elif isinstance(t, gast.Subscript) and self.user_method(t.value, "__setitem__"):

@@ -157,26 +157,47 @@ class Objects(MadeFields):
             return self.element_class(v.value)
         return self.attribute_class(v, element=True)
 
-    def parameter_element_class(self, name):
-        """The class of the elements of the parameter `name` when the call passes a list (tuple, dict of values) of
-        registered objects of one class and the function neither rebinds nor changes it (the class is part of
-        the specialization's key)."""
-        cls = self.uf.element_classes.get(name)
-        if cls is None:
+    def parameter_items(self, name):
+        """{position or key: class} of the objects the parameter `name` holds when the call passes a list, tuple
+        or dict of registered objects and the function neither rebinds nor changes it (the classes are part of
+        the specialization's key), else None."""
+        items = self.uf.item_classes.get(name)
+        if not items or any(name in s for s in self.scopes[1:]):
             return None
         for n in astutil.walk(self.uf.node):
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
                     isinstance(n.func.value, gast.Name) and n.func.value.id == name and n.func.attr in _LIST_CHANGES:
-                return None         # layers.append(...): its elements may be of other classes
+                return None         # layers.append(...): its items may be of other classes
             if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, (gast.Store, gast.Del)) and \
                     isinstance(n.value, gast.Name) and n.value.id == name:
                 return None
-        return cls
+        return items
+
+    def parameter_element_class(self, name):
+        """The class of every item of the parameter `name` (parameter_items), else None."""
+        items = self.parameter_items(name)
+        classes = set(items.values()) if items else set()
+        return classes.pop() if len(classes) == 1 and None not in classes else None
+
+    def parameter_item_class(self, v):
+        """The class of `layers[1]` or `blocks["enc"]`, a constant position or key of such a parameter, else
+        None."""
+        if not isinstance(v, gast.Subscript) or not isinstance(v.value, gast.Name) or \
+                not astutil.is_constant_literal(v.slice):
+            return None
+        key = astutil.literal_value(v.slice)         # (`layers[-1]`: a negative constant too)
+        items = self.parameter_items(v.value.id) if type(key) in (int, str) else None
+        if not items:
+            return None
+        if isinstance(key, int) and key < 0 and all(isinstance(k, int) for k in items):
+            key += len(items)           # (a list's or tuple's items are all there, by position)
+        return items.get(key)
 
     def inferred_class(self, v):
         """The class of the object `obj.attr` or `objs[i]` holds, as inferred (checked when the code runs)."""
         if isinstance(v, gast.Subscript) and not isinstance(v.slice, gast.Slice):
-            return self.element_class(v.value) or self.value_class(v.value)        # (`blocks["enc"]`)
+            return self.element_class(v.value) or self.value_class(v.value) or \
+                self.parameter_item_class(v)                                     # (`blocks["enc"]`)
         if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and self.resolved(v.func) is None or \
                 isinstance(v, gast.Call) and self.resolved(v.func) in (abs, sum) and len(v.args) in (1, 2):
             return self.expression_class(v)              # w = v.scaled(2.0); w = abs(v); w = sum([u, v])
