@@ -203,3 +203,28 @@ def test_tree_leaves_and_tree_map_of_a_defaultdict_in_a_differentiated_function(
     assert np.allclose(g["z"], 8.0 * p["z"]) and np.allclose(g["a"], [3.0, 3.0, 3.0])
     flat, unravel = adsrc.ravel_pytree(p)
     assert np.allclose(flat, [0.5, 0.5, 0.5, 1.0, 2.0])
+
+
+def test_code_written_with_autograd_numpy():
+    anp = pytest.importorskip("autograd.numpy")
+    asp = pytest.importorskip("autograd.scipy.special")
+    from casekit import assert_matches_differences
+
+    def loss(params, inputs, targets):
+        for W, b in params:
+            outputs = anp.dot(inputs, W) + b
+            inputs = anp.tanh(outputs)
+        logp = outputs - asp.logsumexp(outputs, axis=1, keepdims=True)
+        prior = sum(anp.sum(W ** 2) + anp.sum(b ** 2) for W, b in params)
+        return -anp.sum(logp * targets) + 0.1 * prior + anp.mean(anp.concatenate([inputs[0], anp.stack([b, b])[0]]))
+
+    rng = np.random.default_rng(3)
+    params = [(rng.normal(size=(3, 4)), rng.normal(size=4)), (rng.normal(size=(4, 2)), rng.normal(size=2))]
+    x, t = rng.normal(size=(5, 3)), np.eye(2)[[0, 1, 1, 0, 1]]
+    g = adsrc.grad(loss)(params, x, t)
+    flat = [g[0][0], g[0][1], g[1][0], g[1][1]]
+    leaves = [params[0][0], params[0][1], params[1][0], params[1][1]]
+
+    def of_leaves(*ls):
+        return loss([(ls[0], ls[1]), (ls[2], ls[3])], x, t)
+    assert_matches_differences(of_leaves, leaves, flat, rtol=1e-5, atol=1e-7)
