@@ -247,3 +247,11 @@ def dict_of_layers_of_several_classes(p, x):
 @case([Dense(rand(3, 3), rand(3)), rand(3)], rand(4, 3))
 def list_of_a_layer_and_an_array(p, x):
     return np.sum(p[0](x) * p[1]) + np.sum(p[-2].W)
+
+
+# -- a tree_map of a model object is an object of its class (as the tree_map rebuilds it)
+
+@case(MLP(_layers()), rand(4, 3))
+def model_object_rebuilt_by_a_tree_map(model, x):
+    half = adsrc.tree_util.tree_map(lambda p: 0.5 * p, model)
+    return np.sum(half.layers[0](x)) + np.sum(half(x) * model(x))

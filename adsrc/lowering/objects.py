@@ -301,6 +301,24 @@ class Objects(MadeFields):
             if cls is not None:
                 self.check_class(name, cls, value)
                 self.local_classes[name] = cls
+            mapped = self.tree_mapped(value)
+            if cls is None and mapped is not None:          # half = tree_map(lambda p: p / 2, model)
+                self.check_class(name, self.known_class(mapped), value)
+                self.local_classes[name] = self.known_class(mapped)
+                fields = self.known_field_classes.get(mapped.id) or self.uf.field_classes.get(mapped.id)
+                if fields:
+                    self.known_field_classes[name] = fields
+
+    def tree_mapped(self, value):
+        """The tree (a name holding an object of a known class) that `tree_map(f, tree, ...)` maps, whose
+        structure and so class the result has, else None."""
+        from .. import tree_util
+        if isinstance(value, gast.Call) and self.resolved(value.func) is tree_util.tree_map and \
+                len(value.args) >= 2 and not any(isinstance(a, gast.Starred) for a in value.args) and \
+                not any(k.arg == "is_leaf" for k in value.keywords) and isinstance(value.args[1], gast.Name) and \
+                self.known_class(value.args[1]) is not None:
+            return value.args[1]
+        return None
 
     def items_named(self, node):
         """`vs`, a name bound once to a display of new objects of one class and never changed, as the display
