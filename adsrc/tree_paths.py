@@ -4,9 +4,9 @@
     decay = tree_map_with_path(lambda path, w: 0.0 if "bias" in keystr(path) else 1e-4, params)
 
 A path is a tuple of keys from the root to a leaf: DictKey for a dict's (OrderedDict's, defaultdict's) key,
-SequenceKey for a list's or tuple's position, GetAttrKey for a namedtuple's or dataclass's field and
-FlattenedIndexKey for the position among the children of a class registered with
-adsrc.register_pytree_node, as JAX names them. Plain Python, for the code around a gradient.
+SequenceKey for a list's or tuple's position, GetAttrKey for a namedtuple's or dataclass's field (one
+registered with register_dataclass too) and FlattenedIndexKey for the position among the children of a
+class registered with adsrc.register_pytree_node, as JAX names them. Plain Python, for the code around a gradient.
 """
 
 import collections
@@ -58,6 +58,8 @@ def _keys(kind, aux, n):
         return [DictKey(k) for k in aux]
     if kind in (list, tuple):
         return [SequenceKey(i) for i in range(n)]
+    if isinstance(kind, pytree_nodes.Node) and kind.data_names is not None:     # register_dataclass
+        return [GetAttrKey(f) for f in kind.data_names]
     if isinstance(kind, pytree_nodes.Node) or kind is _LEAF:
         return [FlattenedIndexKey(i) for i in range(n)]
     if isinstance(kind, type) and issubclass(kind, tuple):        # a namedtuple

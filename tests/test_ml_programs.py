@@ -228,3 +228,16 @@ def test_code_written_with_autograd_numpy():
     def of_leaves(*ls):
         return loss([(ls[0], ls[1]), (ls[2], ls[3])], x, t)
     assert_matches_differences(of_leaves, leaves, flat, rtol=1e-5, atol=1e-7)
+
+
+def test_paths_of_a_registered_dataclass_name_its_fields():
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Lin:
+        W: object
+        b: object
+    adsrc.register_dataclass(Lin, data_fields=["W", "b"], meta_fields=[])
+    out = tu.tree_map_with_path(lambda p, x: tu.keystr(p), {"enc": Lin(1.0, 2.0)})
+    assert (out["enc"].W, out["enc"].b) == ("['enc'].W", "['enc'].b")
+    assert tu.keystr(tu.tree_leaves_with_path([_Linear(1.0, 2.0)])[1][0]) == "[0][<flat index 1>]"
