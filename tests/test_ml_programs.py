@@ -241,3 +241,21 @@ def test_paths_of_a_registered_dataclass_name_its_fields():
     out = tu.tree_map_with_path(lambda p, x: tu.keystr(p), {"enc": Lin(1.0, 2.0)})
     assert (out["enc"].W, out["enc"].b) == ("['enc'].W", "['enc'].b")
     assert tu.keystr(tu.tree_leaves_with_path([_Linear(1.0, 2.0)])[1][0]) == "[0][<flat index 1>]"
+
+
+def _loss_without_aux(w):
+    return np.sum(w ** 2)
+
+
+def _loss_with_aux_in_a_list(w):
+    out = [np.sum(w ** 2), {"n": 2}]
+    return out
+
+
+def test_has_aux_with_a_function_that_returns_no_pair():
+    with pytest.raises(TypeError, match=r"has_aux=True.*must return a pair.*returned a float"):
+        adsrc.grad(_loss_without_aux, has_aux=True)(np.ones(2))
+    with pytest.raises(TypeError, match=r"has_aux=True.*must return a pair"):
+        adsrc.value_and_grad(_loss_without_aux, has_aux=True)(np.ones(2))
+    g, aux = adsrc.grad(_loss_with_aux_in_a_list, has_aux=True)(np.ones(2))
+    assert np.allclose(g, 2.0) and aux == {"n": 2}
