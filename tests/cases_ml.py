@@ -255,3 +255,13 @@ def list_of_a_layer_and_an_array(p, x):
 def model_object_rebuilt_by_a_tree_map(model, x):
     half = adsrc.tree_util.tree_map(lambda p: 0.5 * p, model)
     return np.sum(half.layers[0](x)) + np.sum(half(x) * model(x))
+
+
+@case(rand(4, 3), rand(3, 3))
+def nested_def_given_a_numpy_reduction_changes_its_argument(x, W):
+    def centre_(h, fn):
+        h -= fn(h, axis=0)
+        return h
+    h = x @ W
+    h2 = centre_(h, np.mean)
+    return np.sum(h ** 2) + np.sum(h2 * np.arange(3.0)) + np.sum(centre_(x * 1.0, np.max))

@@ -127,10 +127,9 @@ def gradient(maker, fn, options, keywords):
 def _known_function(obj):
     """Is obj a function known when transforming that adsrc can follow as a static argument (a module
     function, a NumPy function, a builtin, a bound method), not a class or an array?"""
-    import types
     import numpy as np
-    return isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc)) or \
-        (callable(obj) and not isinstance(obj, type) and type(obj).__module__ not in ("builtins", "numpy"))
+    from ..rules import NOT_STATIC
+    return obj is not NOT_STATIC and callable(obj) and not isinstance(obj, (type, np.ndarray, np.generic))
 
 
 def called_with_functions(norm, e):
@@ -139,7 +138,6 @@ def called_with_functions(norm, e):
     the def's lifted copy (a gast.Call), where that function is an argument known when transforming as in a
     call of a module function, or None (the def is inlined as before)."""
     from . import closures
-    from ..rules import NOT_STATIC
     fdef = nested_def(norm.uf.node, e.func.id)
     if fdef is None or not isinstance(getattr(fdef, "body", None), list) or calls_itself(fdef) or \
             any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
@@ -149,7 +147,8 @@ def called_with_functions(norm, e):
     given = dict(zip(names, e.args))
     given.update((k.arg, k.value) for k in e.keywords)
     called = {n.func.id for n in astutil.walk(fdef) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)}
-    rebound = {n.id for n in astutil.walk(fdef) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+    rebound = {n.id for n in astutil.walk(fdef) if isinstance(n, gast.Name) and
+               isinstance(n.ctx, (gast.Store, gast.Del))}
     passed = [p for p, v in given.items() if p in called and p not in rebound and
               not astutil.is_constant_literal(v) and _known_function(norm.static(v))]
     if not passed:
