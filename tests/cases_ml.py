@@ -265,3 +265,21 @@ def nested_def_given_a_numpy_reduction_changes_its_argument(x, W):
     h = x @ W
     h2 = centre_(h, np.mean)
     return np.sum(h ** 2) + np.sum(h2 * np.arange(3.0)) + np.sum(centre_(x * 1.0, np.max))
+
+
+# -- tree_reduce's initializer by keyword; a weight-decay mask by the leaves' paths
+
+@case(_P)
+def tree_reduce_with_the_initializer_by_keyword(p):
+    return adsrc.tree_util.tree_reduce(lambda a, x: a + np.sum(np.sin(x)), p, initializer=0.5)
+
+
+@case(_P, rand(4, 3))
+def weight_decay_masked_by_leaf_paths(p, x):
+    decay = 0.0
+    for path, leaf in adsrc.tree_util.tree_flatten_with_path(p)[0]:
+        decay = decay + (0.0 if ".b" in adsrc.tree_util.keystr(path) or "['b']" in adsrc.tree_util.keystr(path)
+                         else 0.1) * np.sum(leaf ** 2)
+    pairs = adsrc.tree_util.tree_leaves_with_path(p)
+    z = np.tanh(x @ p["enc"]["W"] + p["enc"]["b"])
+    return np.sum(z ** 2) + decay + np.sum(pairs[0][1])

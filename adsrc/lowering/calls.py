@@ -122,8 +122,8 @@ def _no_rule_hint(obj):
                 "or call it on values that are not differentiated.")
     if getattr(obj, "__module__", None) == "adsrc.tree_util":
         return (f"adsrc follows `{name}` in a function it differentiates when its arguments are passed by position, "
-                "without is_leaf= (tree_map: a function and one to three trees of one structure). Pass them so, or "
-                "write the loop over the tree's parts.")
+                "without is_leaf= (tree_map: a function and one to three trees of one structure; tree_reduce's "
+                "initializer may be a keyword). Pass them so, or write the loop over the tree's parts.")
     if (getattr(obj, "__module__", None) or "").startswith("adsrc."):
         return (f"`{name}` is part of adsrc's own derivative of a function you called (the backward pass of a "
                 "custom rule), which adsrc does not differentiate again: a derivative of one order more through "

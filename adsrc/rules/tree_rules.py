@@ -156,7 +156,27 @@ def tree_reduce_2(f, tree, initializer):
     return out
 
 
-TREE_REDUCES = {1: tree_reduce_1, 2: tree_reduce_2}             # without and with an initializer
+def tree_reduce_any(function, tree, initializer=tree_util._NO_INITIALIZER):
+    """tree_reduce called with its initializer by keyword (`initializer=0.0`)."""
+    if initializer is tree_util._NO_INITIALIZER:
+        return tree_reduce_1(function, tree)
+    return tree_reduce_2(function, tree, initializer)
+
+
+TREE_REDUCES = {1: tree_reduce_1, 2: tree_reduce_2, "keywords": tree_reduce_any}   # without and with an initializer
+
+
+def leaf_paths(tree):
+    """The paths of tree's leaves (constants: no derivative flows through them)."""
+    return [p for p, _ in tree_util.tree_flatten_with_path(tree)[0]]
+
+
+def tree_flatten_with_path_1(tree):
+    return list(zip(leaf_paths(tree), tree_util.tree_leaves(tree))), tree_util.tree_structure(tree)
+
+
+def tree_leaves_with_path_1(tree):
+    return list(zip(leaf_paths(tree), tree_util.tree_leaves(tree)))
 
 
 # (function, signature, its differentiated parameter: reverse template, forward template). The helpers that
@@ -187,3 +207,7 @@ def install():
         nondiff(fn, fn.__name__)
     by_source.IMPLEMENTATIONS[tree_util.tree_map] = TREE_MAPS
     by_source.IMPLEMENTATIONS[tree_util.tree_reduce] = TREE_REDUCES
+    nondiff(leaf_paths, "leaf_paths")
+    # (keyed by the number of arguments after the first)
+    by_source.IMPLEMENTATIONS[tree_util.tree_flatten_with_path] = {0: tree_flatten_with_path_1}
+    by_source.IMPLEMENTATIONS[tree_util.tree_leaves_with_path] = {0: tree_leaves_with_path_1}
