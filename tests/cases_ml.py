@@ -283,3 +283,23 @@ def weight_decay_masked_by_leaf_paths(p, x):
     pairs = adsrc.tree_util.tree_leaves_with_path(p)
     z = np.tanh(x @ p["enc"]["W"] + p["enc"]["b"])
     return np.sum(z ** 2) + decay + np.sum(pairs[0][1])
+
+
+# -- an activation looked up in a dict display by a factory, with the name in a configuration object
+
+def act_fn(name):
+    return {"relu": lambda z: np.maximum(z, 0.0), "tanh": np.tanh, "sin": _swish, "sin": np.sin}[name]
+
+
+@dataclasses.dataclass
+class Config:
+    act: str = "relu"
+    dropout: float = 0.0
+
+
+@case(rand(3, 4), rand(5, 3), Config(act="tanh"), label="tanh")
+@case(rand(3, 4), rand(5, 3), Config(act="relu"), label="relu")
+@case(rand(3, 4), rand(5, 3), Config(act="sin"), label="last_of_a_repeated_key")
+def activation_looked_up_in_a_dict_by_a_configuration(W, x, cfg):
+    f = act_fn(cfg.act)
+    return np.sum(f(x @ W) ** 2) * (1 - cfg.dropout) + np.sum(act_fn("tanh")(x))
