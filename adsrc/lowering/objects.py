@@ -17,6 +17,7 @@ from .. import rules as rules_mod
 from ..ir import nodes as ir
 from ..runtime import own_setattr
 from . import object_classes
+from .argument_items import ArgumentItems
 from .made_fields import MadeFields
 from .object_classes import is_user_function
 
@@ -26,10 +27,7 @@ _OPERATOR_METHODS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Di
 _UNARY_METHODS = {gast.USub: "__neg__", gast.UAdd: "__pos__"}
 
 
-_LIST_CHANGES = frozenset({"append", "extend", "insert", "__setitem__", "update", "setdefault"})
-
-
-class Objects(MadeFields):
+class Objects(MadeFields, ArgumentItems):
     """Mixin of the Normalizer's Calls."""
 
     def construct_object(self, e, cls, target):
@@ -157,42 +155,6 @@ class Objects(MadeFields):
             return self.element_class(v.value)
         return self.attribute_class(v, element=True)
 
-    def parameter_items(self, name):
-        """{position or key: class} of the objects the parameter `name` holds when the call passes a list, tuple
-        or dict of registered objects and the function neither rebinds nor changes it (the classes are part of
-        the specialization's key), else None."""
-        items = self.uf.item_classes.get(name)
-        if not items or any(name in s for s in self.scopes[1:]):
-            return None
-        for n in astutil.walk(self.uf.node):
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
-                    isinstance(n.func.value, gast.Name) and n.func.value.id == name and n.func.attr in _LIST_CHANGES:
-                return None         # layers.append(...): its items may be of other classes
-            if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, (gast.Store, gast.Del)) and \
-                    isinstance(n.value, gast.Name) and n.value.id == name:
-                return None
-        return items
-
-    def parameter_element_class(self, name):
-        """The class of every item of the parameter `name` (parameter_items), else None."""
-        items = self.parameter_items(name)
-        classes = set(items.values()) if items else set()
-        return classes.pop() if len(classes) == 1 and None not in classes else None
-
-    def parameter_item_class(self, v):
-        """The class of `layers[1]` or `blocks["enc"]`, a constant position or key of such a parameter, else
-        None."""
-        if not isinstance(v, gast.Subscript) or not isinstance(v.value, gast.Name) or \
-                not astutil.is_constant_literal(v.slice):
-            return None
-        key = astutil.literal_value(v.slice)         # (`layers[-1]`: a negative constant too)
-        items = self.parameter_items(v.value.id) if type(key) in (int, str) else None
-        if not items:
-            return None
-        if isinstance(key, int) and key < 0 and all(isinstance(k, int) for k in items):
-            key += len(items)           # (a list's or tuple's items are all there, by position)
-        return items.get(key)
-
     def inferred_class(self, v):
         """The class of the object `obj.attr` or `objs[i]` holds, as inferred (checked when the code runs)."""
         if isinstance(v, gast.Subscript) and not isinstance(v.slice, gast.Slice):
@@ -308,17 +270,6 @@ class Objects(MadeFields):
                 fields = self.known_field_classes.get(mapped.id) or self.uf.field_classes.get(mapped.id)
                 if fields:
                     self.known_field_classes[name] = fields
-
-    def tree_mapped(self, value):
-        """The tree (a name holding an object of a known class) that `tree_map(f, tree, ...)` maps, whose
-        structure and so class the result has, else None."""
-        from .. import tree_util
-        if isinstance(value, gast.Call) and self.resolved(value.func) is tree_util.tree_map and \
-                len(value.args) >= 2 and not any(isinstance(a, gast.Starred) for a in value.args) and \
-                not any(k.arg == "is_leaf" for k in value.keywords) and isinstance(value.args[1], gast.Name) and \
-                self.known_class(value.args[1]) is not None:
-            return value.args[1]
-        return None
 
     def items_named(self, node):
         """`vs`, a name bound once to a display of new objects of one class and never changed, as the display
