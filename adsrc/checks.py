@@ -1,5 +1,7 @@
 """check_grads: compare adsrc's gradient with central finite differences."""
 
+import collections
+
 import numpy as np
 
 from . import api, pytree_nodes, runtime
@@ -53,7 +55,8 @@ def _map(x, fn, other=None):
             return pytree_nodes.unflatten(node, aux, [go(c, _child_path(node, path, i))
                                                       for i, c in enumerate(children)])
         if isinstance(v, dict):
-            return type(v)((k, go(v[k], f"{path}[{k!r}]")) for k in v)
+            items = ((k, go(v[k], f"{path}[{k!r}]")) for k in v)
+            return type(v)(v.default_factory, items) if isinstance(v, collections.defaultdict) else type(v)(items)
         if isinstance(v, tuple) and hasattr(v, "_fields"):
             return type(v)(*(go(e, f"{path}.{k}") for k, e in zip(v._fields, v)))
         if isinstance(v, (tuple, list)):

@@ -10,6 +10,8 @@ classes, in order, a dict's by its sorted keys as JAX and autograd order them (i
 cannot be sorted); other leaves are kept as they are by `unravel`, which gives dicts with sorted keys.
 """
 
+import collections
+
 import numpy as np
 
 
@@ -28,12 +30,13 @@ flatten = ravel_pytree
 
 def sorted_dicts(tree):
     """tree with its dicts (in lists, tuples and namedtuples too) in the order of their sorted keys."""
-    if type(tree) is dict:
+    if type(tree) is dict or type(tree) is collections.defaultdict:      # (a defaultdict keeps its factory)
         try:
             keys = sorted(tree)
         except TypeError:
             keys = list(tree)
-        return {k: sorted_dicts(tree[k]) for k in keys}
+        items = {k: sorted_dicts(tree[k]) for k in keys}
+        return items if type(tree) is dict else collections.defaultdict(tree.default_factory, items)
     if type(tree) in (list, tuple):
         return type(tree)(sorted_dicts(v) for v in tree)
     if isinstance(tree, tuple) and hasattr(tree, "_fields"):

@@ -29,7 +29,7 @@ from .frontend.iterators import check_iterators
 from .frontend.next_calls import rewrite_next_calls
 from .lowering.refused_branches import refuse_in_branches
 from .ir import verify as verify_mod
-from .pytree_nodes import CLASSES, FIELD_CLASSES, FIELDS
+from .pytree_nodes import CLASSES, ELEMENT_CLASSES, FIELD_CLASSES, FIELDS
 from .ir.printer import Printer
 from .lowering.cleanup import eliminate_dead_code
 from .lowering.functionalize import functionalize
@@ -61,12 +61,15 @@ class Front:
         classes = self.statics.pop(CLASSES, None)
         fields = self.statics.pop(FIELDS, None)
         field_classes = self.statics.pop(FIELD_CLASSES, None)
+        elements = self.statics.pop(ELEMENT_CLASSES, None)
         uf = load(fun)
         if shape is not None:
             uf = specialize_signature(uf, shape)      # *args/**kwargs as the call passes them
         self.uf = uf.with_known(self.statics) if self.statics else uf
         if classes:
             self.uf = self.uf.with_classes(dict(classes))
+        if elements:
+            self.uf = self.uf.with_item_classes({p: dict(items) for p, items in elements})
         if fields:
             self.uf = self.uf.with_fields({p: dict(f) for p, f in fields})
         if field_classes:

@@ -27,6 +27,8 @@ FIELDS = "*fields"     # and ((parameter, ((field, function), ...)), ...): field
 # and ((parameter, ((field, class, element class, its own field classes), ...)), ...): fields holding objects of
 # known classes, or lists of objects of one known class
 FIELD_CLASSES = "*field_classes"
+# and ((parameter, ((key, class), ...)), ...): lists, tuples and dicts holding registered objects, by position or key
+ELEMENT_CLASSES = "*element_classes"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,7 +145,65 @@ def with_classes(statics, kinds, others=None):
     known = [(p, k[1]) for p, k in kinds.items() if isinstance(k, tuple) and
              (k[0] == "node" or k[0] == "fields" and _has_python_methods(k[1]))]
     known = tuple(sorted(known + list((others or {}).items()), key=lambda item: item[0]))
+    elements = tuple(sorted((p, c) for p, c in ((p, _item_classes(k)) for p, k in kinds.items()) if c))
+    if elements:
+        statics = {**(statics or {}), ELEMENT_CLASSES: elements}
+    fields = [(p, f) for p, f in ((p, _field_classes(k)) for p, k in kinds.items()) if f]
+    if fields:
+        given = dict((statics or {}).get(FIELD_CLASSES, ()))
+        merged = {**dict(fields), **given}        # (what the caller made the object with comes first)
+        statics = {**(statics or {}), FIELD_CLASSES: tuple(sorted(merged.items(), key=lambda item: item[0]))}
     return {**(statics or {}), CLASSES: known} if known else statics
+
+
+def _object_class(kind):
+    """The class of a registered-pytree or dataclass argument (its key entry) whose methods are followed."""
+    if isinstance(kind, tuple) and kind and (kind[0] == "node" or kind[0] == "fields" and _has_python_methods(kind[1])):
+        return kind[1]
+    return None
+
+
+def _field_classes(kind, depth=0):
+    """((field, class, element class, its own field classes), ...) of the fields of a registered dataclass or a
+    dataclass argument (its key entry) that hold objects of known classes or lists of objects of one class
+    (`model.layers`, a list of Linear), as pytree_nodes.FIELD_CLASSES gives them; () if none."""
+    if not isinstance(kind, tuple) or not kind or depth > 8:
+        return ()
+    if kind[0] == "node":
+        node = _NODES.get(kind[1])
+        names = node.data_names if node is not None else None
+        if not names or len(names) != len(kind[3]):
+            return ()
+        children = [(f, k) for f, (_, k) in zip(names, kind[3])]
+    elif kind[0] == "fields" and len(kind) == 3 and not issubclass(kind[1], tuple):
+        children = list(kind[2])
+    else:
+        return ()
+    out = []
+    for field, k in children:
+        cls, elem = _object_class(k), _element_class(k)
+        if cls is not None or elem is not None:
+            out.append((field, cls, elem, _field_classes(k, depth + 1) if cls is not None else ()))
+    return tuple(sorted(out, key=lambda entry: entry[0]))
+
+
+def _item_classes(kind):
+    """((position or key, class), ...) of the items of a list, tuple or dict argument (its key entry) that are
+    registered-pytree or dataclass objects with methods (`layers = [Linear(W1), ReLU(), Linear(W2)]`), None for
+    the others; () when none is."""
+    if not (isinstance(kind, tuple) and len(kind) == 2 and kind[0] in ("list", "tuple", "dict") and kind[1]):
+        return ()
+    items = tuple((k, _object_class(c)) for k, c in kind[1])        # (None for an item of no such class)
+    return items if any(c is not None for _, c in items) else ()
+
+
+def _element_class(kind):
+    """The class of the elements of a list or tuple argument (of the values of a dict) (its key entry) when all
+    are registered-pytree objects of one class (`layers = [Dense(W1, b1), Dense(W2, b2)]`), else None."""
+    if not (isinstance(kind, tuple) and len(kind) == 2 and kind[0] in ("list", "tuple", "dict") and kind[1]):
+        return None
+    classes = {_object_class(k) for _, k in kind[1]}
+    return classes.pop() if len(classes) == 1 and None not in classes else None
 
 
 def _has_python_methods(cls):
@@ -200,6 +260,35 @@ def node_gradient(node, g, x, grad_output, add_cot, is_zero):
     children, aux = flatten(node, x)
     cots = child_cotangents(node, x, children, aux, g, add_cot, is_zero)
     return unflatten(node, aux, [grad_output(c, v) for c, v in zip(cots, children)])
+
+
+def attribute_cotangents(g):
+    """An object cotangent (a registered object or a dataclass of cotangents, as tree_leaves' rule and an
+    output's cotangent give) as the dict of attribute cotangents that attribute reads accumulate; a
+    registered class's children are found among its attributes (by name for register_dataclass)."""
+    node = node_of(g)
+    if node is None:
+        return {f.name: getattr(g, f.name) for f in dataclasses.fields(g)}
+    children, _ = flatten(node, g)
+    if node.data_names is not None:
+        return dict(zip(node.data_names, children))
+    attrs = dict(vars(g)) if hasattr(g, "__dict__") else {}
+    for k in type(g).__mro__:
+        for name in getattr(k, "__slots__", ()):
+            if hasattr(g, name):
+                attrs[name] = getattr(g, name)
+    out = {}
+    for i, c in enumerate(children):
+        if isinstance(c, float) and c == 0.0:
+            continue
+        hit = next((n for n, v in attrs.items() if v is c), None)
+        if hit is None:
+            raise TypeError(f"adsrc cannot tell which attribute of a {node.name} holds its child {i} (its "
+                            "unflatten function does not store its children as attributes), so it cannot add "
+                            "that child's cotangent to the ones its attribute reads gave. Register the class with "
+                            "adsrc.register_dataclass, or store each child in an attribute in unflatten.")
+        out[hit] = c
+    return out
 
 
 def _holds_float(v):

@@ -178,9 +178,18 @@ def add_cot(a, b):
         for k, v in b.items():
             out[k] = add_cot(out[k], v) if k in out else v
         return out
+    if isinstance(a, dict) and _object_cot(b) or isinstance(b, dict) and _object_cot(a):
+        # an object's cotangent as its own class (tree_leaves' rule) and as attribute reads give it (a dict)
+        return add_cot(a if isinstance(a, dict) else pytree_nodes.attribute_cotangents(a),
+                       b if isinstance(b, dict) else pytree_nodes.attribute_cotangents(b))
     if isinstance(a, (tuple, list, dict)) or isinstance(b, (tuple, list, dict)):
         return _add_mixed(a, b)
     return a + b
+
+
+def _object_cot(g):
+    """Is g a cotangent held as an object (a registered class's or a dataclass's)?"""
+    return pytree_nodes.is_node(g) or _is_dataclass_instance(g) and not isinstance(g, type)
 
 
 def _add_mixed(a, b):
@@ -210,7 +219,8 @@ def owned(g, x):
         base = [0.0] * len(x) if is_zero(g) else [_part(g, i, None) for i in range(len(x))]
         return base
     if isinstance(x, dict) or _is_dataclass_instance(x) or pytree_nodes.is_node(x):
-        return {} if is_zero(g) else dict(g)
+        return {} if is_zero(g) else dict(g) if isinstance(g, dict) else \
+            pytree_nodes.attribute_cotangents(g) if _object_cot(g) else dict(g)
     return g
 
 

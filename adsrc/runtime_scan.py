@@ -375,6 +375,17 @@ class NonScalarOutput(TypeError):
 
 
 @helper
+def check_pair(out, fname):
+    """out, the result of a function given to grad with has_aux=True, checked to be a pair (value, aux)."""
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        what = f"a {type(out).__name__} of {len(out)} items" if isinstance(out, (tuple, list)) else \
+            f"a {type(out).__name__}"
+        raise TypeError(f"with has_aux=True, `{fname}` must return a pair (value, aux), as in JAX; it returned "
+                        f"{what}. Return `loss, aux`, or drop has_aux.")
+    return out
+
+
+@helper
 def check_scalar(out, fname):
     """The seed of the backward pass for out, the output of a function given to grad: 1.0, or ones of its shape
     for an array of one element (as autograd and PyTorch accept); raise unless out is a real scalar or that."""

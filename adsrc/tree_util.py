@@ -4,7 +4,8 @@
     n = sum(np.size(leaf) for leaf in tree_leaves(params))
 
 The nodes are the ones adsrc's gradients go through: tuples, lists, dicts (in the order of their sorted
-keys, as JAX orders them), namedtuples, dataclasses and classes registered with
+keys, as JAX orders them; a defaultdict so too, rebuilt with its default_factory; an OrderedDict in its own
+order), namedtuples, dataclasses and classes registered with
 `adsrc.register_pytree_node` (or `register_pytree_node_class`, `register_dataclass`). None is a node
 without children, as in JAX. Everything else is a leaf.
 
@@ -19,7 +20,8 @@ import dataclasses
 from . import pytree_nodes
 
 __all__ = ["PyTreeDef", "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
-           "tree_reduce", "tree_all"]
+           "tree_reduce", "tree_all", "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path",
+           "keystr", "DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey"]
 
 _LEAF = "*"
 
@@ -42,6 +44,20 @@ class PyTreeDef:
     def unflatten(self, leaves):
         return tree_unflatten(self, leaves)
 
+    def flatten_up_to(self, tree):
+        """tree's parts at this structure's leaves (whole subtrees where it has leaves), as in JAX; a
+        ValueError if tree does not have this structure down to them."""
+        out = []
+
+        def go(d, x, path):
+            if d.kind == _LEAF:
+                out.append(x)
+                return
+            for i, (c, child) in enumerate(zip(d.children, _same_node(d, x, path))):
+                go(c, child, f"{path}[{i}]")
+        go(self, tree, "")
+        return out
+
     def __repr__(self):
         return f"PyTreeDef({_show(self)})"
 
@@ -56,6 +72,8 @@ def _show(d):
         return "[" + ", ".join(parts) + "]"
     if d.kind is tuple:
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    if d.kind is collections.defaultdict:
+        return f"defaultdict({d.aux.factory!r}, {{" + ", ".join(f"{k!r}: {p}" for k, p in zip(d.aux, parts)) + "})"
     if d.kind is dict or d.kind is collections.OrderedDict:
         return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(d.aux, parts)) + "}"
     name = d.kind.name if isinstance(d.kind, pytree_nodes.Node) else d.kind.__qualname__
@@ -67,6 +85,24 @@ def _sorted_keys(d):
         return tuple(sorted(d))
     except TypeError:       # keys that cannot be compared: insertion order
         return tuple(d)
+
+
+class _FactoryKeys(tuple):
+    """A defaultdict's sorted keys, with its default_factory (part of its structure, as in JAX)."""
+
+    def __new__(cls, keys, factory):
+        out = super().__new__(cls, keys)
+        out.factory = factory
+        return out
+
+    def __eq__(self, other):
+        return isinstance(other, _FactoryKeys) and tuple(self) == tuple(other) and self.factory == other.factory
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash((tuple(self), "defaultdict"))
 
 
 def _split(x):
@@ -83,6 +119,9 @@ def _split(x):
     if type(x) is collections.OrderedDict:        # in its own order, rebuilt as one (as in JAX)
         keys = tuple(x)
         return collections.OrderedDict, keys, [x[k] for k in keys]
+    if type(x) is collections.defaultdict:       # a node, in its sorted keys, rebuilt with its factory (as JAX)
+        keys = _sorted_keys(x)
+        return collections.defaultdict, _FactoryKeys(keys, x.default_factory), [x[k] for k in keys]
     if type(x) in (list, tuple):
         return type(x), None, list(x)
     if isinstance(x, tuple) and hasattr(x, "_fields"):
@@ -100,6 +139,8 @@ def _build(kind, aux, children):
         return pytree_nodes.unflatten(kind, aux, children)
     if kind is dict or kind is collections.OrderedDict:
         return kind(zip(aux, children))
+    if kind is collections.defaultdict:
+        return collections.defaultdict(aux.factory, zip(aux, children))
     if kind in (list, tuple):
         return kind(children)
     if issubclass(kind, tuple):             # a namedtuple
@@ -157,7 +198,8 @@ def tree_unflatten(treedef, leaves):
 def _same_node(d, x, path):
     """x's children when x is a node of d's kind and keys, else a ValueError naming the path."""
     kind, aux, children = _split(x)
-    if kind != d.kind or (d.kind in (dict, collections.OrderedDict) and aux != d.aux) or len(children or ()) != len(d.children):
+    keyed = d.kind in (dict, collections.OrderedDict, collections.defaultdict)
+    if kind != d.kind or (keyed and tuple(aux) != tuple(d.aux)) or len(children or ()) != len(d.children):
         raise ValueError(f"tree_map: the trees differ at {path or 'the top'}: expected {_show(d)}, got "
                          f"{_show(tree_structure(x))}")
     return children
@@ -175,18 +217,22 @@ def tree_map(f, tree, *rest, is_leaf=None):
             return f(*xs)
         parts = [_same_node(d, x, path) for x in xs[1:]]
         own = _split(xs[0])[2]
-        keys = d.aux if d.kind in (dict, collections.OrderedDict) else range(len(d.children))
+        keys = d.aux if d.kind in (dict, collections.OrderedDict, collections.defaultdict) else range(len(d.children))
         return _build(d.kind, d.aux, [go(c, [own[i]] + [p[i] for p in parts], f"{path}[{k!r}]")
                                       for i, (c, k) in enumerate(zip(d.children, keys))])
 
     return go(treedef, [tree, *rest], "")
 
 
-def tree_reduce(function, tree, initializer=None, is_leaf=None):
-    """functools.reduce of function over tree's leaves (from initializer when it is given)."""
+_NO_INITIALIZER = object()
+
+
+def tree_reduce(function, tree, initializer=_NO_INITIALIZER, is_leaf=None):
+    """functools.reduce of function over tree's leaves (from initializer when it is given: an explicit None
+    is an initializer, as in JAX)."""
     import functools
     leaves = tree_leaves(tree, is_leaf)
-    return functools.reduce(function, leaves) if initializer is None else \
+    return functools.reduce(function, leaves) if initializer is _NO_INITIALIZER else \
         functools.reduce(function, leaves, initializer)
 
 
@@ -195,5 +241,7 @@ def tree_all(tree):
     return all(tree_leaves(tree))
 
 
+from .tree_paths import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, keystr,  # noqa: E402,F401
+                         tree_flatten_with_path, tree_leaves_with_path, tree_map_with_path)
 from .rules import tree_rules  # noqa: E402  (their derivative rules, which read this module's functions)
 tree_rules.install()

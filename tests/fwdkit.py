@@ -19,7 +19,7 @@ import adsrc
 CASE_FILES = ["cases_core", "cases_control", "cases_methods", "cases_ordinary", "cases_programs", "cases_changes",
               "cases_nested", "cases_passed", "cases_numpy_written", "cases_python_features", "cases_try",
               "cases_syntax", "cases_composed", "cases_user_programs", "cases_idioms",
-              "cases_user_programs_more", "cases_science"]
+              "cases_user_programs_more", "cases_science", "cases_ml"]
 
 
 def all_cases():

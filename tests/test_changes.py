@@ -19,10 +19,11 @@ from cases_user_programs import CASES as USER_PROGRAMS
 from cases_idioms import CASES as IDIOMS
 from cases_user_programs_more import CASES as USER_PROGRAMS_MORE
 from cases_science import CASES as SCIENCE
+from cases_ml import CASES as ML
 
 ALL = list(CHANGES) + list(ORDINARY) + list(METHODS) + list(NESTED) + list(PASSED) + list(WRITTEN) + list(FEATURES) + \
     list(TRY) + list(SYNTAX) + list(COMPOSED) + list(USER_PROGRAMS) + list(IDIOMS) + list(USER_PROGRAMS_MORE) + \
-    list(SCIENCE)
+    list(SCIENCE) + list(ML)
 
 
 @pytest.mark.parametrize("case", ALL, ids=[c.id for c in ALL])

@@ -51,6 +51,8 @@ def assemble_grad(adj, fn, name, options):
     res = fn.result
     value, aux = result_parts(fn, 2) if has_aux else (res, None)
     tail = []
+    if has_aux and isinstance(value, gast.Subscript):      # (not a pair written out: checked when it runs)
+        tail.append(astutil.expr_stmt(adj.hcall("check_pair", astutil.clone(res), astutil.const(fn.uf.qualname))))
     one = astutil.const(1.0)
     if not adj.values.scalar(value):
         # the output is checked when it runs: the seed is 1.0, or ones for an array of one element

@@ -49,6 +49,7 @@ class UserFunction:
         self.locals = local_names(node)
         self.known = {}          # parameters whose values are known when transforming (static ones)
         self.classes = {}        # parameters whose class is known when transforming (registered pytrees)
+        self.item_classes = {}   # parameter -> {position or key: class} of the objects a list, tuple or dict holds
         self.fields = {}         # parameter -> {field: the function it holds}, as the caller made the object
         self.field_classes = {}  # parameter -> {field: (class of the object it holds, class of a list's elements,
         #                        the object's own field classes)}
@@ -69,6 +70,14 @@ class UserFunction:
         methods are then calls adsrc can follow (registered pytree classes, pytree_nodes.py)."""
         view = copy.copy(self)
         view.classes = {k: v for k, v in classes.items() if k not in self._assigned()}
+        return view
+
+    def with_item_classes(self, classes):
+        """A view in which the given parameters (never assigned) hold lists, tuples or dicts of objects of known
+        classes ({position or key: class}), whose methods are then followed (`for layer in layers: x =
+        layer(x)`, `layers[-1](x)`, `blocks["enc"](x)`)."""
+        view = copy.copy(self)
+        view.item_classes = {k: v for k, v in classes.items() if k not in self._assigned()}
         return view
 
     def with_fields(self, fields):

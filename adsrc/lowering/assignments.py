@@ -147,7 +147,15 @@ class Assignments:
                         self.local_classes[name] = cls
             else:
                 # compute the value, then unpack it (an array's cotangent is then an array)
+                cls = self.element_class(value) if isinstance(value, gast.Name) and len(self.scopes) == 1 else None
+                items = self.parameter_items(value.id) if isinstance(value, gast.Name) and cls is None and \
+                    len(self.scopes) == 1 else None
                 self.emit(ir.Copy(spec, self.atom(value)), value)
+                for i, name in enumerate(spec):        # enc, dec = layers: objects of known classes
+                    known = cls or (items or {}).get(i) if len(spec) == len(items or spec) else cls
+                    if known is not None and isinstance(name, str) and name in self.single:
+                        self.check_class(name, known, t)
+                        self.local_classes[name] = known
         elif isinstance(t, gast.Subscript) and self.foreign_container(t) is not None:
             self.foreign_item(t, value)           # HISTORY["last"] = loss on a global dict: an effect
         elif isinstance(t, gast.Subscript) and self.user_method(t.value, "__setitem__"):
@@ -232,6 +240,12 @@ class Assignments:
             return t.value.id
         base = self.atom(t.value)
         if not isinstance(base, gast.Name) or not self.is_local(base.id):
+            if what == "attribute":
+                raise self.error(t, f"`{astutil.unparse(t).strip()} = ...` changes an object known when "
+                                    "transforming (a global, or the object of a method called on one); adsrc "
+                                    "does not change objects it does not own, as it never changes its inputs.",
+                                 "Return the new value from the differentiated function (`has_aux=True`: "
+                                 "running statistics, counters) and assign it after the call.")
             raise self.error(t, f"{what} assignment is only supported on local variables "
                                 "(a name assigned in this function or one of its parameters).",
                              "Copy the array into a local variable first: `a = np.array(obj)`.")

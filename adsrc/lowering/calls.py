@@ -123,8 +123,8 @@ def _no_rule_hint(obj):
                 "or call it on values that are not differentiated.")
     if getattr(obj, "__module__", None) == "adsrc.tree_util":
         return (f"adsrc follows `{name}` in a function it differentiates when its arguments are passed by position, "
-                "without is_leaf= (tree_map: a function and one to three trees of one structure). Pass them so, or "
-                "write the loop over the tree's parts.")
+                "without is_leaf= (tree_map: a function and one to three trees of one structure; tree_reduce's "
+                "initializer may be a keyword). Pass them so, or write the loop over the tree's parts.")
     if (getattr(obj, "__module__", None) or "").startswith("adsrc."):
         return (f"`{name}` is part of adsrc's own derivative of a function you called (the backward pass of a "
                 "custom rule), which adsrc does not differentiate again: a derivative of one order more through "
@@ -206,6 +206,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             if special is not None:         # apply(x, np.cos): a copy of apply reading np.cos (passed_functions.py)
                 return self.call(special, target)
             lifted = self.recursive_nested(e) if f.id in self.def_names else None
+            if lifted is None and f.id in self.def_names:
+                lifted = lifting.called_with_functions(self, e)     # layer(x, activation=np.tanh)
             if lifted is not None:
                 return self.call(lifted, target)
             # a nested function, or a local name that may hold one (inline.py decides; else it is Opaque)

@@ -104,6 +104,10 @@ def _made_function(value, defs, fun, bound):
         return True
     if isinstance(value, (ast.Name, ast.Attribute)):
         return _known_function(value, fun, bound)
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Dict) and _no_calls(value.slice):
+        # `return {"relu": lambda z: ..., "tanh": np.tanh}[name]`
+        return all(k is not None and _no_calls(k) for k in value.value.keys) and \
+            all(_made_function(v, defs, fun, bound) for v in value.value.values)
     return isinstance(value, ast.Call) and _is_maker(value.func, fun) and \
         all(_no_calls(a) for a in list(value.args) + [k.value for k in value.keywords])
 
@@ -218,13 +222,34 @@ def _make_then_call(fun, nargs):
     names = [f"_arg{i}" for i in range(nargs)]
     node.args.kwonlyargs = list(node.args.kwonlyargs) + [ast.arg(arg=n) for n in names]
     node.args.kw_defaults = list(node.args.kw_defaults) + [None] * nargs
+    def applied(value):
+        return ast.Call(func=value, args=[ast.Name(id=n, ctx=ast.Load()) for n in names], keywords=[])
     for ret in [n for n in _own_nodes(node) if isinstance(n, ast.Return)]:
-        ret.value = ast.Call(func=ret.value, args=[ast.Name(id=n, ctx=ast.Load()) for n in names], keywords=[])
+        if isinstance(ret.value, ast.Subscript) and isinstance(ret.value.value, ast.Dict) and \
+                None not in ret.value.value.keys:
+            ret.value = _chosen(ret.value, applied)       # {"relu": ..., "tanh": ...}[name]: a chain of ifs
+        else:
+            ret.value = applied(ret.value)
     module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
     source = ast.unparse(module) + "\n"
     made = define(source, node.name, fun.__globals__, f"{node.name} from {fun.__code__.co_filename}")
     made.__qualname__ = f"{fun.__qualname__}_then_call"
     return made
+
+
+def _chosen(sub, applied):
+    """`{k1: f1, k2: f2}[key](args)` as the expression `f1(args) if key == k1 else f2(args) if key == k2 else
+    <KeyError>` (the dict's entries compared in order; a key not there raises KeyError, as the lookup does)."""
+    missing = ast.Call(func=ast.Attribute(value=ast.Dict(keys=[], values=[]), attr="__getitem__", ctx=ast.Load()),
+                       args=[copy.deepcopy(sub.slice)], keywords=[])
+    out = missing
+    entries = list(zip(sub.value.keys, sub.value.values))
+    later = [ast.dump(k) for k, _ in entries]
+    entries = [(k, v) for i, (k, v) in enumerate(entries) if ast.dump(k) not in later[i + 1:]]   # (the last wins)
+    for k, v in reversed(entries):
+        test = ast.Compare(left=copy.deepcopy(sub.slice), ops=[ast.Eq()], comparators=[copy.deepcopy(k)])
+        out = ast.IfExp(test=test, body=applied(copy.deepcopy(v)), orelse=out)
+    return out
 
 
 def lifted_call(e, static, bind):

@@ -1,8 +1,8 @@
 """Calls of names bound to functions: `act = np.tanh; act(x)`, `f = functools.partial(g, a); f(x)`,
 `step = make_step(2.0); step(x)` (factories.py), and functools.partial objects known when transforming."""
 
+import builtins
 import functools
-
 import operator
 
 import gast
@@ -240,6 +240,15 @@ class FunctionValues:
         except (KeyError, IndexError, TypeError):
             return rules_mod.NOT_STATIC
 
+    def getattr_function(self, value):
+        """`getattr(obj, name)` with the name and the attribute known when transforming and a function: the
+        expression `obj.name`, else None."""
+        read = self.getattr_read(value)
+        if not isinstance(read, gast.Attribute):
+            return None
+        obj = self.static(read)
+        return read if obj is not rules_mod.NOT_STATIC and callable(obj) and not isinstance(obj, type) else None
+
     def hold_factory_arguments(self, target, value):
         """`step = make_step(x[0])`, a factory called with values computed here: its arguments are computed once,
         into names of their own that nothing rebinds, so that each call `step(v)` can pass them again
@@ -298,6 +307,9 @@ class FunctionValues:
             if obj is not rules_mod.NOT_STATIC and callable(obj):
                 self.functions[target] = ("alias", astutil.name(self.bind(target, obj)))
                 self.static_locals[target] = obj        # (cls = REGISTRY["normal"]; cls(x).nll(v))
+        elif isinstance(target, str) and target in self.single and isinstance(value, gast.Call) and \
+                self.static(value.func) is builtins.getattr and self.getattr_function(value) is not None:
+            self.functions[target] = ("alias", self.getattr_function(value))     # f = getattr(np, "tanh")
         elif isinstance(target, str) and target in self.single and isinstance(value, gast.Call) and \
                 self.gradient_of_local(value):
             self.functions[target] = ("applied", value)        # g = adsrc.grad(lambda z: ...); g(q)

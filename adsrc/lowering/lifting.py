@@ -50,11 +50,13 @@ def nested_def(root, name):
     return found[0] if len(found) == 1 else None
 
 
-def free_names(fdef):
+def free_names(fdef, global_default=None):
     """Names fdef reads and does not bind itself, in order; None if it declares `global`/`nonlocal`, has
-    decorators, or has default values that are not constants (they would be computed in the wrong scope)."""
-    if fdef.decorator_list or any(not astutil.is_constant_literal(d) for d in
-                                  list(fdef.args.defaults) + [d for d in fdef.args.kw_defaults if d is not None]):
+    decorators, or has default values that are not constants (they would be computed in the wrong scope) or,
+    with global_default, reads of the module's globals (`act=np.tanh`) that global_default accepts."""
+    defaults = list(fdef.args.defaults) + [d for d in fdef.args.kw_defaults if d is not None]
+    if fdef.decorator_list or any(not astutil.is_constant_literal(d) and
+                                  not (global_default is not None and global_default(d)) for d in defaults):
         return None
     bound, loaded = set(), {}
     for n in astutil.walk(fdef):
@@ -85,7 +87,13 @@ def lift(fdef, uf, is_local, recursive=False):
     A free name becomes a parameter when it is a local of the enclosing function, one of its closure's
     variables, or nothing the module or builtins define; other free names stay the module's globals.
     recursive: fdef calls itself (calls_itself), and the copy calls the copy."""
-    free = free_names(fdef)
+    def global_default(d):          # a global's value or attribute (`act=np.tanh`, `act=relu`): the same there
+        base = d
+        while isinstance(base, gast.Attribute):
+            base = base.value
+        return isinstance(base, gast.Name) and not is_local(base.id) and base.id not in uf.cells and \
+            (base.id in uf.globals or hasattr(builtins, base.id))
+    free = free_names(fdef, global_default)
     if free is None:
         return None
     free = [n for n in free if not (recursive and n == fdef.name)]
@@ -122,3 +130,46 @@ def gradient(maker, fn, options, keywords):
         return made_once(_GRADIENTS, key, lambda: maker(fn, *options, **keywords))
     except TypeError:
         return None
+
+
+def _known_function(obj):
+    """Is obj a function known when transforming that adsrc can follow as a static argument (a module
+    function, a NumPy function, a builtin, a bound method), not a class or an array?"""
+    import numpy as np
+    from ..rules import NOT_STATIC
+    return obj is not NOT_STATIC and callable(obj) and not isinstance(obj, (type, np.ndarray, np.generic))
+
+
+def called_with_functions(norm, e):
+    """A call of a nested def passing a function known when transforming to a parameter the def calls
+    (`layer(x, W, activation=np.tanh)`, `def layer(x, W, activation=None): ... activation(h)`): the call of
+    the def's lifted copy (a gast.Call), where that function is an argument known when transforming as in a
+    call of a module function, or None (the def is inlined as before)."""
+    from . import closures
+    fdef = nested_def(norm.uf.node, e.func.id)
+    if fdef is None or not isinstance(getattr(fdef, "body", None), list) or calls_itself(fdef) or \
+            any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
+        return None
+    a = fdef.args
+    names = [p.id for p in list(a.posonlyargs) + list(a.args)]
+    given = dict(zip(names, e.args))
+    given.update((k.arg, k.value) for k in e.keywords)
+    called = {n.func.id for n in astutil.walk(fdef) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)}
+    rebound = {n.id for n in astutil.walk(fdef) if isinstance(n, gast.Name) and
+               isinstance(n.ctx, (gast.Store, gast.Del))}
+    pos = names[len(names) - len(a.defaults):] if a.defaults else []
+    defaults = dict(zip(pos, a.defaults))
+    defaults.update((p.id, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+    for p, d in defaults.items():
+        given.setdefault(p, d)          # (a default function, `act=np.tanh`, is passed as one)
+    passed = [p for p, v in given.items() if p in called and p not in rebound and
+              not astutil.is_constant_literal(v) and _known_function(norm.static(v))]
+    if not passed:
+        return None
+    lifted = lift(fdef, norm.uf, norm.is_local)
+    made = closures.with_functions(norm, *lifted) if lifted is not None else None
+    if made is None:
+        return None
+    fn, _, kws = made
+    return gast.Call(func=astutil.name(norm.bind(fn.__name__, fn)), args=list(e.args),
+                     keywords=list(e.keywords) + [gast.keyword(arg=k, value=v) for k, v in kws])

@@ -209,6 +209,10 @@ class Loops:
         loop over one class keeps its loop) is unrolled with each object's class known; else None."""
         if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
             return self.objects_held(node, mixed)
+        items = self.parameter_items(node.id) if isinstance(node, gast.Name) else None
+        if items and all(isinstance(k, int) for k in items) and None not in items.values() and len(items) <= 32:
+            classes = [items[k] for k in range(len(items))]      # layers = [Linear(W), Tanh()], as the call passes
+            return None if mixed and len(set(classes)) == 1 else ("objects", node, classes)
         if not isinstance(node, gast.Name) or node.id not in self.single or self.shadowed(node.id):
             return None
         value = self.bound_value(node)

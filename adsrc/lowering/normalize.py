@@ -27,7 +27,7 @@ from ..frontend import local_names, static_value
 from ..ir import nodes as ir
 from ..names import Namer
 from .. import rules as rules_mod
-from . import factories
+from . import autograd_numpy, factories
 from .assignments import Assignments
 from .calls import Calls
 from .expressions import Expressions
@@ -198,6 +198,8 @@ class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Mat
             obj = static_value(node, self.uf, self.is_local)
         except LookupError:
             return rules_mod.NOT_STATIC
+        if type(obj) is types.FunctionType and (obj.__module__ or "").startswith("autograd."):
+            obj = autograd_numpy.numpy_function(obj)      # `import autograd.numpy as np`: NumPy's own function
         # a helper or facade function made to dispatch on array-API arrays (xp/dispatch.py) is the helper itself
         return getattr(obj, "_adsrc_numpy_helper", obj) if type(obj) is types.FunctionType else obj
 

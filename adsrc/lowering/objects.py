@@ -17,6 +17,7 @@ from .. import rules as rules_mod
 from ..ir import nodes as ir
 from ..runtime import own_setattr
 from . import object_classes
+from .argument_items import ArgumentItems
 from .made_fields import MadeFields
 from .object_classes import is_user_function
 
@@ -26,7 +27,7 @@ _OPERATOR_METHODS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Di
 _UNARY_METHODS = {gast.USub: "__neg__", gast.UAdd: "__pos__"}
 
 
-class Objects(MadeFields):
+class Objects(MadeFields, ArgumentItems):
     """Mixin of the Normalizer's Calls."""
 
     def construct_object(self, e, cls, target):
@@ -149,7 +150,7 @@ class Objects(MadeFields):
                 self.element_classes = object_classes.list_element_classes(
                     list(astutil.walk(self.uf.node)), lambda t: t.id if isinstance(t, gast.Name) else None,
                     self.resolved)
-            return self.element_classes.get(v.id)
+            return self.element_classes.get(v.id) or self.parameter_element_class(v.id)
         if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Slice):
             return self.element_class(v.value)
         return self.attribute_class(v, element=True)
@@ -157,7 +158,8 @@ class Objects(MadeFields):
     def inferred_class(self, v):
         """The class of the object `obj.attr` or `objs[i]` holds, as inferred (checked when the code runs)."""
         if isinstance(v, gast.Subscript) and not isinstance(v.slice, gast.Slice):
-            return self.element_class(v.value) or self.value_class(v.value)        # (`blocks["enc"]`)
+            return self.element_class(v.value) or self.value_class(v.value) or \
+                self.parameter_item_class(v)                                     # (`blocks["enc"]`)
         if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and self.resolved(v.func) is None or \
                 isinstance(v, gast.Call) and self.resolved(v.func) in (abs, sum) and len(v.args) in (1, 2):
             return self.expression_class(v)              # w = v.scaled(2.0); w = abs(v); w = sum([u, v])
@@ -261,6 +263,13 @@ class Objects(MadeFields):
             if cls is not None:
                 self.check_class(name, cls, value)
                 self.local_classes[name] = cls
+            mapped = self.tree_mapped(value)
+            if cls is None and mapped is not None:          # half = tree_map(lambda p: p / 2, model)
+                self.check_class(name, self.known_class(mapped), value)
+                self.local_classes[name] = self.known_class(mapped)
+                fields = self.known_field_classes.get(mapped.id) or self.uf.field_classes.get(mapped.id)
+                if fields:
+                    self.known_field_classes[name] = fields
 
     def items_named(self, node):
         """`vs`, a name bound once to a display of new objects of one class and never changed, as the display
@@ -293,6 +302,8 @@ class Objects(MadeFields):
         """The class of every value of a dict display of constructions (`{"enc": Linear(W1), "dec": Linear(W2)}`)
         a name is bound to once, else None."""
         value = self.bound_value(node)
+        if value is None and isinstance(node, gast.Name) and not any(node.id in s for s in self.scopes[1:]):
+            return self.parameter_element_class(node.id)      # a dict of layer objects the call passes
         classes = {self.made_by(v) for v in value.values} if isinstance(value, gast.Dict) and value.values and \
             None not in value.keys else {None}
         return classes.pop() if len(classes) == 1 else None

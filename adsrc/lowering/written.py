@@ -52,8 +52,9 @@ class Written:
             return False
         fn, first = written
         if isinstance(fn, dict):         # one version per number of arguments (np.vectorize, tree_map)
-            fn = None if e.keywords or any(isinstance(a, gast.Starred) for a in e.args) else \
-                fn.get(len(e.args) - (first == ""))
+            starred = any(isinstance(a, gast.Starred) for a in e.args)
+            fn = None if starred or e.keywords and "keywords" not in fn else fn["keywords"] if e.keywords else \
+                fn.get(len(e.args) - (first == ""))     # ("keywords": the version that takes them)
             if fn is None:
                 return False
         args = []

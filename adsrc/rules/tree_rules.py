@@ -78,13 +78,36 @@ def tree_unflatten_tangent(treedef, t_leaves):
 
 def _child_cot(d, c, i):
     from .. import pytree_nodes
+    if isinstance(d.kind, pytree_nodes.Node):         # a registered object: as one, or as attribute reads give it
+        if pytree_nodes.node_of(c) is d.kind:
+            return pytree_nodes.flatten(d.kind, c)[0][i]
+        if isinstance(c, dict):
+            return c.get(_child_attribute(d, i), 0.0)
     if d.kind is dict or d.aux is not None and isinstance(c, dict):     # a dict; a dataclass's as a dict
         return c.get(d.aux[i], 0.0)
-    if isinstance(d.kind, pytree_nodes.Node) and pytree_nodes.node_of(c) is d.kind:
-        return pytree_nodes.flatten(d.kind, c)[0][i]
     if d.aux is not None and hasattr(c, d.aux[i]):                     # a dataclass as a dataclass
         return getattr(c, d.aux[i])
     return c[i]
+
+
+class _Marker:
+    """A stand-in child, to find the attribute a registered class's unflatten stores each child in."""
+
+
+def _child_attribute(d, i):
+    """The attribute of a registered class's object holding its child i (d its PyTreeDef)."""
+    from .. import pytree_nodes
+    node = d.kind
+    if node.data_names is not None:
+        return node.data_names[i]
+    markers = [_Marker() for _ in d.children]
+    try:
+        names = pytree_nodes.attribute_cotangents(pytree_nodes.unflatten(node, d.aux, markers))
+    except Exception as e:
+        raise TypeError(f"adsrc cannot tell which attribute of a {node.name} holds its child {i}, so it cannot "
+                        "give that child the cotangent its attribute reads gave. Register the class with "
+                        "adsrc.register_dataclass, or store each child in an attribute in unflatten.") from e
+    return next((n for n, v in names.items() if v is markers[i]), None)
 
 
 def same_structure(treedef, other):
@@ -116,6 +139,46 @@ def tree_map_3(f, tree, a, b):
 TREE_MAPS = {1: tree_map_1, 2: tree_map_2, 3: tree_map_3}        # by the number of trees
 
 
+def tree_reduce_1(f, tree):
+    leaves = tree_util.tree_leaves(tree)
+    if not leaves:
+        raise TypeError("tree_reduce() of a tree without leaves and no initializer")
+    out = leaves[0]
+    for x in leaves[1:]:
+        out = f(out, x)
+    return out
+
+
+def tree_reduce_2(f, tree, initializer):
+    out = initializer
+    for x in tree_util.tree_leaves(tree):
+        out = f(out, x)
+    return out
+
+
+def tree_reduce_any(function, tree, initializer=tree_util._NO_INITIALIZER):
+    """tree_reduce called with its initializer by keyword (`initializer=0.0`)."""
+    if initializer is tree_util._NO_INITIALIZER:
+        return tree_reduce_1(function, tree)
+    return tree_reduce_2(function, tree, initializer)
+
+
+TREE_REDUCES = {1: tree_reduce_1, 2: tree_reduce_2, "keywords": tree_reduce_any}   # without and with an initializer
+
+
+def leaf_paths(tree):
+    """The paths of tree's leaves (constants: no derivative flows through them)."""
+    return [p for p, _ in tree_util.tree_flatten_with_path(tree)[0]]
+
+
+def tree_flatten_with_path_1(tree):
+    return list(zip(leaf_paths(tree), tree_util.tree_leaves(tree))), tree_util.tree_structure(tree)
+
+
+def tree_leaves_with_path_1(tree):
+    return list(zip(leaf_paths(tree), tree_util.tree_leaves(tree)))
+
+
 # (function, signature, its differentiated parameter: reverse template, forward template). The helpers that
 # the derivatives run are linear in their cotangent or tangent, each pair the other's transpose, so that
 # derivatives of any order go through them.
@@ -143,3 +206,8 @@ def install():
     for fn in (tree_util.tree_structure, same_structure):
         nondiff(fn, fn.__name__)
     by_source.IMPLEMENTATIONS[tree_util.tree_map] = TREE_MAPS
+    by_source.IMPLEMENTATIONS[tree_util.tree_reduce] = TREE_REDUCES
+    nondiff(leaf_paths, "leaf_paths")
+    # (keyed by the number of arguments after the first)
+    by_source.IMPLEMENTATIONS[tree_util.tree_flatten_with_path] = {0: tree_flatten_with_path_1}
+    by_source.IMPLEMENTATIONS[tree_util.tree_leaves_with_path] = {0: tree_leaves_with_path_1}
