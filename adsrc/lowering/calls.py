@@ -39,7 +39,7 @@ from .nested_calls import NestedCalls
 from ..rules import by_source
 from ..rules.runtime_rules import COPYING
 from ..rules.sharing import call_changing
-from . import closures, factories, object_classes, unpacked_dicts
+from . import closures, factories, lifting, object_classes, unpacked_dicts
 from .objects import Objects, summed
 from .object_classes import _plain_class, _record_type, is_user_function, user_class
 from .checkpoint import checkpoint_call
