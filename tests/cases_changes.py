@@ -841,3 +841,14 @@ def shape_assigned_then_a_broadcast_weight(x):
     y = x.copy()
     y.shape = (4, 3)
     return np.sum(y * np.arange(3.0)) + np.sum(y[0] ** 2)
+
+
+@case(rand(4))
+def array_without_a_copy_is_the_array_itself(x):
+    # np.array(y, copy=False) (and copy=None) is y itself when no copy is needed: a change through it reaches y
+    # (was refused: np.array's rule took copy=True only)
+    y = x * 1.0
+    z = np.array(y, copy=False)
+    z *= 2.0
+    w = np.array(y, dtype=float, copy=None)
+    return np.sum(y * x) + np.sum(w ** 2)
