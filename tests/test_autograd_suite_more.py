@@ -53,3 +53,46 @@ def test_const_graph_fixes_arguments_and_differentiates():
     fixed = const_graph(scaled_sine, 3.0, shift=2.0)
     assert fixed(0.5) == scaled_sine(3.0, 0.5, shift=2.0)
     assert np.isclose(adsrc.grad(fixed)(0.5), 3.0 * np.cos(0.5), rtol=1e-12, atol=0)
+
+
+# -- third derivatives through the gradient of a product of a tuple's items ---------------------------------
+# h(x) = sum(sin(grad(p)((x, x)))) with p(y) = y[0] * y[1] is 2 sin(x): its derivatives cycle 2cos, -2sin, -2cos
+
+def product_of_items(y):
+    return y[0] * y[1]
+
+
+def sine_of_item_gradients(x):
+    return np.sum(np.sin(np.array(adsrc.grad(product_of_items)((x, 2.0 * x)))))   # sin(2x) + sin(x)
+
+
+def test_third_derivative_through_a_product_of_tuple_items():
+    x = 0.7
+    d1 = adsrc.grad(sine_of_item_gradients)
+    d3 = adsrc.grad(adsrc.grad(d1))
+    assert np.isclose(d1(x), 2 * np.cos(2 * x) + np.cos(x), rtol=1e-12, atol=0)
+    expect = -8 * np.cos(2 * x) - np.cos(x)
+    got = d3(x)
+    assert not np.isnan(got) and np.isclose(got, expect, rtol=1e-10, atol=1e-12)
+    d2 = adsrc.grad(d1)
+    numeric = (d2(x + 1e-5) - d2(x - 1e-5)) / 2e-5
+    assert np.isclose(got, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_third_derivative_through_a_product_of_list_items_of_arrays():
+    w = np.array([0.3, -1.2, 0.7])
+
+    def inner(y):
+        return np.sum(y[0] * y[1] * w)
+
+    def outer(x):
+        g = adsrc.grad(inner)([x, x * x])          # [x**2 * w, x * w]
+        return np.sum(np.sin(g[0]) * g[1])
+
+    def second(v):
+        return np.sum(np.cos(adsrc.grad(outer)(v)))
+
+    x = np.array([0.4, 1.1, -0.6])
+    g = adsrc.grad(second)(x)
+    assert not np.isnan(g).any()
+    np.testing.assert_allclose(g, central_grad(second, x), rtol=1e-6, atol=1e-8)
