@@ -80,7 +80,9 @@ def scatter_add(out, idx, values):
     memory it never wrote (`np.add.at(zeros(3), [[0, 1], [1, 2]], [1.0, 10.0])`)."""
     if np.ndim(values) > 0:
         key = idx if isinstance(idx, tuple) else (idx,)
-        want = np.empty((0,) + out.shape)[(slice(None),) + key].shape[1:]   # out[idx]'s shape, nothing copied
+        # out[idx]'s shape, read off a zero-strided stand-in (a leading extra axis would move the advanced-index
+        # axes of an index like [3, 2:, [1, 3]], whose advanced parts a slice separates, and change the shape)
+        want = np.broadcast_to(np.zeros((), dtype=out.dtype), out.shape)[key].shape
         if np.shape(values) != want:
             values = np.broadcast_to(values, want)
     np.add.at(out, idx, values)

@@ -255,8 +255,8 @@ def install_linear_helpers():
     rule.jvp_joint = "apply_linear_tangent(fn, k, u, args, t_u, t_args)"
     rule.any_output = True
     rule = general(transpose_linear_args_cot, "transpose_linear_args_cot", "fn, k, g_, args, h, /",
-                   g_="multilinear_refused(fn)", h="multilinear_refused(fn)")
-    rule.jvp_joint = "multilinear_refused(fn)"
+                   g_="args_cot_g_cot(fn, k, args, h, g)", h="args_cot_h_cot(fn, k, g_, args, g)")
+    rule.jvp_joint = "args_cot_tangent(fn, k, g_, args, h, t_g_, t_h)"
     rule.any_output = True
 
 
@@ -315,6 +315,44 @@ def apply_linear_args_cot(fn, k, u, args, h):
 def apply_linear_tangent(fn, k, u, args, tu, targs):
     """The tangent of apply_linear(fn, k, u, args)."""
     return _cross_terms(apply_linear, fn, k, u, args, targs, apply_linear(fn, k, tu, args))
+
+
+# transpose_linear_args_cot(fn, k, g, args, h) of a multilinear fn: entry j (a linear position other than k) is
+# transpose_linear(fn, j, g, args with h at k), linear in g and in h. Its output's cotangent c (one entry per
+# argument) then gives g the cotangent sum_j fn(args with h at k, c[j] at j), and h sum_j transpose_linear(fn,
+# k, g, args with c[j] at j); args' other entries only say where (and entry j is replaced): none.
+
+def _entries(fn, k, c):
+    positions, multilinear = _linear_of(fn, (None, False))
+    if not multilinear or runtime.is_zero(c):
+        return ()
+    return tuple(j for j in positions if j != k and not runtime.is_zero(c[j]))
+
+
+@runtime.helper
+def args_cot_g_cot(fn, k, args, h, c):
+    out = 0.0
+    for j in _entries(fn, k, c):
+        out = runtime.add_cot(out, apply_linear(fn, j, c[j], _with(args, k, h)))
+    return out
+
+
+@runtime.helper
+def args_cot_h_cot(fn, k, g, args, c):
+    out = 0.0
+    for j in _entries(fn, k, c):
+        out = runtime.add_cot(out, transpose_linear(fn, k, g, _with(args, j, c[j])))
+    return out
+
+
+@runtime.helper
+def args_cot_tangent(fn, k, g, args, h, tg, th):
+    """The tangent of transpose_linear_args_cot(fn, k, g, args, h): its tangent in g plus its tangent in h."""
+    a = transpose_linear_args_cot(fn, k, tg, args, h) if not runtime.is_zero(tg) else None
+    b = transpose_linear_args_cot(fn, k, g, args, th) if not runtime.is_zero(th) else None
+    if a is None or b is None:
+        return (a if b is None else b) if (a is not None or b is not None) else tuple(0.0 for _ in args)
+    return tuple(runtime.add_cot(x, y) for x, y in zip(a, b))
 
 
 @runtime.helper
