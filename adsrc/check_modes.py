@@ -55,7 +55,7 @@ def check_modes(f, scalar_f, args, argnums, modes, order, options):
     if "rev" in modes:
         _check_rev(paired, args, argnums,
                    what=f"second derivative (reverse over reverse) of {name}: the gradient of "
-                        f"x -> <adsrc.grad({name})(x), u>", **options)
+                        f"x -> <adsrc.grad({name})(x), u>", check_name=f"vjp_{name}", **options)
     if "fwd" in modes:
         check_fwd(grad_f, args, argnums, what=f"second derivative (forward over reverse) of {name}: "
                                               f"jvp of adsrc.grad({name})", **options)

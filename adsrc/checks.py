@@ -200,7 +200,7 @@ def _step(args, nums, eps):
 
 
 def _check_rev(f, args, argnums, *, directions, eps, rtol, atol, seed, kwargs, full, static_argnums,
-               static_argnames, what=None):
+               static_argnames, what=None, check_name=None):
     """The reverse-mode check (order 1): <adsrc.grad(f), v> against central differences of f."""
     kwargs = kwargs or {}
     single = isinstance(argnums, int)
@@ -234,7 +234,8 @@ def _check_rev(f, args, argnums, *, directions, eps, rtol, atol, seed, kwargs, f
     if worst[1] is not None:
         label, ad, fd, err, tol = worst[1]
         what = what or f"gradient of {getattr(f, '__qualname__', f)}"
-        raise GradientMismatch(f"{what} disagrees with finite differences "
+        check_name = check_name or getattr(f, "__name__", "f")
+        raise GradientMismatch(f"Derivative (VJP) check of {check_name} failed: {what} disagrees with finite differences "
                                f"along {label}: adsrc {ad!r}, finite differences {fd!r} (error {err:.3g} > "
                                f"tolerance {tol:.3g}, rtol={rtol}, atol={atol})")
     return grads
