@@ -45,7 +45,6 @@ def _grads(adj, final):
     return out
 
 
-# names and rules that make complex numbers out of real ones
 def assemble_grad(adj, fn, name, options):
     has_aux = options.get("has_aux", False)
     res = fn.result

@@ -210,13 +210,13 @@ class MethodCalls:
         def np_call(fn, *args):
             return gast.Call(func=gast.Attribute(value=astutil.clone(np_), attr=fn, ctx=gast.Load()), args=list(args),
                              keywords=[])
-        mask = astutil.name(self.atom(e.args[1]).id) if isinstance(self.atom(e.args[1]), gast.Name) else e.args[1]
+        mask = self.atom(e.args[1])          # (computed once, before the values, as NumPy's call does)
         if obj is np.putmask:
             index = astutil.const(Ellipsis)
-            value = np_call("where", mask, np_call("resize", e.args[2], np_call("shape", astutil.name(dst))),
-                            astutil.name(dst))
+            resized = np_call("resize", e.args[2], np_call("shape", astutil.name(dst)))
+            value = np_call("where", astutil.clone(mask), resized, astutil.name(dst))
         else:
-            index = self.atom(mask)
+            index = mask
             value = np_call("resize", e.args[2], np_call("count_nonzero", astutil.clone(mask)))
         self.emit(ir.SetItem(dst, index, self.atom(gast.copy_location(value, e))), e)
         if target is not None:

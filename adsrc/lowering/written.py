@@ -76,8 +76,9 @@ class Written:
                 any(k.arg == "where" for k in e.keywords) and {k.arg for k in e.keywords} <= {"where", "out"} and \
                 not any(isinstance(a, gast.Starred) for a in e.args):
             return self.ufunc_where(e, obj, target)
-        if obj is np.array and any(k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value in (False, None)
-                                   for k in e.keywords) and {k.arg for k in e.keywords} <= {"copy", "dtype"}:
+        if obj is np.array and {k.arg for k in e.keywords} <= {"copy", "dtype"} and \
+                any(k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value in (False, None)
+                    for k in e.keywords):
             # np.array(a, copy=False) (NumPy 2: a itself, or an error if a copy is needed), copy=None: np.asarray
             func = gast.Attribute(value=astutil.name(self.bind("np", np)), attr="asarray", ctx=gast.Load())
             keywords = [k for k in e.keywords if k.arg != "copy"]
