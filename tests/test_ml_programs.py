@@ -259,3 +259,44 @@ def test_has_aux_with_a_function_that_returns_no_pair():
         adsrc.value_and_grad(_loss_without_aux, has_aux=True)(np.ones(2))
     g, aux = adsrc.grad(_loss_with_aux_in_a_list, has_aux=True)(np.ones(2))
     assert np.allclose(g, 2.0) and aux == {"n": 2}
+
+
+class _AsArrayLayer:
+    """A registered class whose __init__ stores np.asarray of each child (the same array) or a copy of it."""
+
+    def __init__(self, W, b, copy=False):
+        self.W = np.array(W) if copy else np.asarray(W)
+        self.b = np.asarray(b)
+
+
+adsrc.register_pytree_node(_AsArrayLayer, lambda m: ((m.W, m.b), None), lambda aux, ch: _AsArrayLayer(*ch))
+
+
+class _CopyingLayer(_AsArrayLayer):
+    def __init__(self, W, b):
+        super().__init__(W, b, copy=True)
+
+
+adsrc.register_pytree_node(_CopyingLayer, lambda m: ((m.W, m.b), None), lambda aux, ch: _CopyingLayer(*ch))
+
+
+def _doubled_affine(m, x):
+    d = adsrc.tree_util.tree_map(lambda p: 2.0 * p, m)
+    return np.sum(np.tanh(x @ d.W + d.b))
+
+
+def test_attribute_reads_of_a_tree_map_whose_class_stores_asarray_of_its_children():
+    # (the stand-in children were plain objects, which np.asarray wraps: no attribute matched, and every
+    # cotangent was silently 0)
+    W, b, x = np.array([[0.3, -0.2], [0.5, 0.1], [-0.4, 0.7]]), np.array([0.1, -0.3]), np.array([0.5, -1.0, 2.0])
+    g = adsrc.grad(_doubled_affine)(_AsArrayLayer(W, b), x)
+    z = 2.0 * (x @ W + b)
+    s = 1.0 - np.tanh(z) ** 2
+    np.testing.assert_allclose(g.W, 2.0 * np.outer(x, s), rtol=1e-12)        # by hand
+    np.testing.assert_allclose(g.b, 2.0 * s, rtol=1e-12)
+
+
+def test_a_class_storing_copies_of_its_children_is_refused_not_given_zeros():
+    m = _CopyingLayer(np.ones((3, 2)), np.zeros(2))
+    with pytest.raises(TypeError, match="store each child in an attribute"):
+        adsrc.grad(_doubled_affine)(m, np.array([0.5, -1.0, 2.0]))

@@ -9,6 +9,8 @@ whole container) with none: a dict for a dict or a dataclass, a list or tuple fo
 class for a registered node.
 """
 
+import numpy as np
+
 from .. import tree_util
 from ..flatten import sorted_dicts
 from ..runtime import helper, is_zero, item_cot
@@ -90,24 +92,25 @@ def _child_cot(d, c, i):
     return c[i]
 
 
-class _Marker:
-    """A stand-in child, to find the attribute a registered class's unflatten stores each child in."""
-
-
 def _child_attribute(d, i):
     """The attribute of a registered class's object holding its child i (d its PyTreeDef)."""
     from .. import pytree_nodes
     node = d.kind
     if node.data_names is not None:
         return node.data_names[i]
-    markers = [_Marker() for _ in d.children]
+    # stand-in children, each its own empty array (np.asarray of one, in __init__, is that array itself)
+    markers = [np.empty(0) for _ in d.children]
+    problem = (f"adsrc cannot tell which attribute of a {node.name} holds its child {i}, so it cannot give that "
+               "child the cotangent its attribute reads gave. Register the class with adsrc.register_dataclass, "
+               "or store each child in an attribute as unflatten gets it (not a copy or a function of it).")
     try:
         names = pytree_nodes.attribute_cotangents(pytree_nodes.unflatten(node, d.aux, markers))
     except Exception as e:
-        raise TypeError(f"adsrc cannot tell which attribute of a {node.name} holds its child {i}, so it cannot "
-                        "give that child the cotangent its attribute reads gave. Register the class with "
-                        "adsrc.register_dataclass, or store each child in an attribute in unflatten.") from e
-    return next((n for n, v in names.items() if v is markers[i]), None)
+        raise TypeError(problem) from e
+    found = next((n for n, v in names.items() if v is markers[i]), None)
+    if found is None:
+        raise TypeError(problem)            # (a child stored as a copy: its cotangent would be lost silently)
+    return found
 
 
 def same_structure(treedef, other):
