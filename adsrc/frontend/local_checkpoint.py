@@ -48,10 +48,10 @@ def _decorator_is_checkpoint(d, lookup, local):
     return _is_checkpoint(d, lookup, local)
 
 
-def _local_functions(fdef):
-    """Names a nested def, or an assignment of a lambda, binds anywhere in fdef."""
+def _local_functions(fdef, nodes):
+    """Names a nested def, or an assignment of a lambda, binds anywhere in fdef (nodes: astutil.walk(fdef))."""
     out = set()
-    for node in astutil.walk(fdef):
+    for node in nodes:
         if isinstance(node, gast.FunctionDef) and node is not fdef:
             out.add(node.name)
         elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
@@ -86,11 +86,12 @@ class _Rewriter(gast.NodeTransformer):
 def rewrite_local_checkpoints(fdef, lookup):
     """Rewrite, in place, checkpoints of fdef's own functions (see the module's docstring). lookup(name) ->
     (kind, value) resolves a free name (UserFunction.lookup). Returns whether it rewrote any."""
-    if not any(isinstance(n, (gast.Lambda, gast.FunctionDef)) and n is not fdef for n in astutil.walk(fdef)):
+    nodes = astutil.walk(fdef)
+    if not any(isinstance(n, (gast.Lambda, gast.FunctionDef)) and n is not fdef for n in nodes):
         return False            # (only a lambda or a nested def is rewritten)
-    local = {n for node in astutil.walk(fdef) if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store)
+    local = {n for node in nodes if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store)
              for n in [node.id]} | {a.id for a in fdef.args.args + fdef.args.kwonlyargs}
-    functions = _local_functions(fdef)
+    functions = _local_functions(fdef, nodes)
     rewriter = _Rewriter(lookup, local | functions, functions)
     for s in fdef.body:
         rewriter.visit(s)
