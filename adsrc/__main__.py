@@ -75,7 +75,8 @@ def _names(value):
 def gradient_for(obj, argnums=None, has_aux=False, value_and_grad=False, statics=()):
     """(gradient object, notes) for what `show` prints: obj's own settings, overridden by the options given."""
     import adsrc
-    from adsrc.api import FixedGradient, Gradient
+    from adsrc.fixed_gradients import FixedGradient
+    from adsrc.gradient import Gradient
     if isinstance(obj, (Gradient, FixedGradient)):
         fun, options, with_value = obj.fun, dict(obj.options), obj.with_value
     else:

@@ -47,7 +47,7 @@ class SpecializationCache:
         self.hits = 0
         self.misses = 0
         self.several = False            # more than one entry: hits must update the LRU order
-        self.only = None                # (key, *value) while the cache holds one entry, a tuple (api.py)
+        self.only = None                # (key, *value) while the cache holds one entry, a tuple (gradient.py)
         self._last_key = None
 
     def newest(self):

@@ -12,6 +12,8 @@ tinted rows.
 import html
 import re
 
+from . import transform
+
 USER_LINE = re.compile(r"^(\s*)# line (\d+): (.*)$")
 
 _PRE_STYLE = ("font-family: monospace; font-size: 0.9em; line-height: 1.35; padding: 0.6em 0.8em; "
@@ -71,3 +73,30 @@ def _pygments():
     def run(code):
         return highlight(code, lexer, formatter).rstrip("\n")
     return run
+def unit_source(unit):
+    """Source of a unit followed by the units it calls (each once)."""
+    seen, out, stack = set(), [], [unit]
+    while stack:
+        u = stack.pop(0)
+        if id(u) in seen:
+            continue
+        seen.add(id(u))
+        out.append(u.text)
+        stack.extend(u.callees)
+    return "\n\n".join(t.rstrip("\n") for t in out) + "\n"
+
+
+def lowered_source(fun, statics=None, key=()):
+    """The lowered program of fun and of the user functions it calls."""
+    seen, out, stack = set(), [], [fun]
+    while stack:
+        f = stack.pop(0)
+        if f in seen:
+            continue
+        seen.add(f)
+        lw = transform.lowered(f, statics, key) if f is fun else transform.lowered(f)
+        text, _ = lw.source()
+        out.append(text)
+        stack.extend(transform.called_functions(lw))
+    return "\n\n".join(t.rstrip("\n") for t in out) + "\n"
+

@@ -12,9 +12,10 @@ import numbers
 import numpy as np
 
 from . import callables, entries, frontend, keys, object_args, pytree_nodes, transform, varargs
-from .api import _annotate, check_function
+from .generated_errors import annotate
+from .gradient import check_function
 from .callables import name_of
-from .display import Source
+from .display import Source, unit_source
 from .kinds import arg_kind, static_key, static_snapshot
 from .pullback import check_cotangent, function_cache
 
@@ -144,7 +145,7 @@ class _Call:
         try:
             result, out_dot = fn(*self.front, *self.primals, **self.fixed_kw, **tkw)
         except Exception as e:
-            _annotate(e)
+            annotate(e)
             raise
         if self.has_aux:
             out, aux = result
@@ -168,7 +169,6 @@ class _Jvp:
 
     def source(self, fun, primals, tangents, has_aux=False, *, static_argnums=(), static_argnames=()):
         """The generated forward-mode source for this call's specialization."""
-        from .api import unit_source
         call = _Call(fun, primals, tangents, has_aux, static_argnums, static_argnames)
         return Source(unit_source(call.compiled().unit))
 

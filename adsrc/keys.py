@@ -19,7 +19,7 @@ from . import names
 _EMPTY = inspect.Parameter.empty
 SIMPLE_STATIC = frozenset({int, float, bool, str, type(None), complex, bytes})
 # values of exactly these types are neither objects of the user's classes nor functions: they never select a
-# specialization of their own (object_args.py), and a call passing only these may skip looking (api.py)
+# specialization of their own (object_args.py), and a call passing only these may skip looking (gradient.py)
 PLAIN_TYPES = frozenset({np.ndarray, float, int, bool, complex, str, bytes, type(None), list, tuple, dict, set,
                          frozenset, np.float64, np.float32, np.int64, np.int32, np.bool_, np.complex128})
 

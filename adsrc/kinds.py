@@ -112,7 +112,7 @@ def arg_kind(x, fname, pname):
 
 
 # the key entry of an argument of a gradient called inside a function adsrc transforms (higher order): a float,
-# an array or a container of them, which its code tells apart when it runs (api.Gradient._adsrc_general)
+# an array or a container of them, which its code tells apart when it runs (gradient.Gradient._adsrc_general)
 GENERAL = "general"
 
 

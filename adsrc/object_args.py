@@ -57,7 +57,7 @@ def new_parameters(gradient, args, kwargs):
         (name, value) for name, value in bound.items()
         if name not in skip and sig.parameters[name].kind not in (inspect.Parameter.VAR_POSITIONAL,
                                                                   inspect.Parameter.VAR_KEYWORD))
-    # (a parameter typed already that holds a function now becomes static: api.Gradient._learn_classes)
+    # (a parameter typed already that holds a function now becomes static: gradient.Gradient._learn_classes)
     return [n for n in classes if n not in gradient._typed], list(functions)
 
 

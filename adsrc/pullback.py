@@ -5,7 +5,8 @@ import numbers
 import numpy as np
 
 from . import callables, entries, frontend, keys, numba_backend, object_args, pytree_nodes, transform, varargs
-from .api import _annotate, check_function
+from .generated_errors import annotate
+from .gradient import check_function
 from .cache import DEFAULT_MAXSIZE, SpecializationCache
 from .callables import name_of
 from .checkpoint import loop_policy
@@ -134,7 +135,7 @@ def vjp(fun, *primals, has_aux=False, checkpoint_loops=None, backend="numpy"):
     try:
         result, residuals = fn(*front, *primals, **fixed_kw)
     except Exception as e:
-        _annotate(e)
+        annotate(e)
         raise
     out, aux = result if has_aux else (result, None)
 
@@ -143,7 +144,7 @@ def vjp(fun, *primals, has_aux=False, checkpoint_loops=None, backend="numpy"):
         try:
             grads = iter(bwd(residuals, pytree_nodes.internal_cotangent(cotangent, out)))
         except Exception as e:
-            _annotate(e)
+            annotate(e)
             raise
         return tuple(next(grads) if k is not None else None for k in kinds)
 

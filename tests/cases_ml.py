@@ -288,7 +288,7 @@ def weight_decay_masked_by_leaf_paths(p, x):
 # -- an activation looked up in a dict display by a factory, with the name in a configuration object
 
 def act_fn(name):
-    return {"relu": lambda z: np.maximum(z, 0.0), "tanh": np.tanh, "sin": _swish, "sin": np.sin}[name]
+    return {"relu": lambda z: np.maximum(z, 0.0), "tanh": np.tanh, "swish": _swish, "sin": np.sin}[name]
 
 
 @dataclasses.dataclass
