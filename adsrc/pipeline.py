@@ -26,6 +26,7 @@ from .analysis.summaries import CallOracle, Summaries, statics_key
 from .frontend import load, source_function, static_value
 from .frontend.varargs import SHAPE, specialize_signature
 from .frontend.iterators import check_iterators
+from .frontend.closure_args import rewrite_closure_args
 from .frontend.next_calls import rewrite_next_calls
 from .lowering.refused_branches import refuse_in_branches
 from .ir import verify as verify_mod
@@ -78,6 +79,7 @@ class Front:
         source = source_function(fun)       # its code may be replaced in place (IPython's autoreload)
         self.uf.guards.record("static", source, self.uf.name, [(True, "__code__")], source.__code__)
         self.code = source.__code__
+        rewrite_closure_args(self.uf)
         rewrite_next_calls(self.uf)
         check_iterators(self.uf)
         fn, namer = normalize(self.uf)

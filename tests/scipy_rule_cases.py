@@ -427,3 +427,13 @@ def _ivp_field(s, y, k):
 @case("scipy.integrate.solve_ivp", np.array([1.0, 0.5]), np.array([0.2, 0.5, 1.0]), pos(2))
 def solve_ivp_rule(y0, t_eval, k):
     return si.solve_ivp(_ivp_field, (0.1, 1.5), y0, t_eval=t_eval, args=(k,), rtol=1e-10, atol=1e-10).y
+
+
+def _quad_integrand(s, k, c):
+    return np.sum(np.sin(k * s)) * c + s * s
+
+
+@case("scipy.integrate.quad", 0.2, 1.4, pos(2), 0.7)
+def quad_rule(a, b, k, c):
+    value, err = si.quad(_quad_integrand, a, b, args=(k, c))
+    return value

@@ -97,10 +97,12 @@ def test_refusals_name_solve_ivp():
     with pytest.raises(adsrc.TransformError, match="dense_output"):
         adsrc.grad(dense)(0.5)
 
-    def closure(k):
-        def rhs(t, y):
-            return -k * y
-        return solve_ivp(rhs, (0.0, 1.0), np.array([1.0]), t_eval=[1.0]).y[0, 0]
+    def closure(k):     # args given as a name, not a tuple display: rhs is left a closure over k
+        params = (0.3,)
+
+        def rhs(t, y, c):
+            return -k * y * c
+        return solve_ivp(rhs, (0.0, 1.0), np.array([1.0]), t_eval=[1.0], args=params).y[0, 0]
     with pytest.raises(adsrc.TransformError, match="uses `k`"):
         adsrc.grad(closure)(0.5)
 

@@ -1,6 +1,8 @@
 """Derivative rules for scipy.integrate (loaded once the program has imported scipy.integrate):
 
 * trapezoid: the same computation as np.trapezoid, with the same rule (trapezoid_vjp in helpers_series.py);
+* quad: its limits by the integrand there, args by integrating the integrand's vector-Jacobian product
+  (scipy_quad.py);
 * odeint: the adjoint method in reverse mode, the sensitivity equations in forward mode, both
   solved with odeint at the user's tolerances, differentiating the user's function with adsrc.vjp
   and adsrc.jvp when the code runs (scipy_ode.py).
@@ -78,3 +80,19 @@ _rule = general(si.solve_ivp, "scipy.integrate.solve_ivp", _SOLVE_IVP_SIG, conta
                 args=_solve_ivp("args"), fun="solve_ivp_fun_cot(fun)")
 _rule.jvp_joint = ("solve_ivp_jvp(fun, t_span, y0, method, t_eval, args, ans, t_fun, t_t_span, t_y0, t_t_eval, t_args, "
                    "rtol, atol, max_step)")     # forward mode: the sensitivity equations (scipy_ivp.py)
+
+
+# -- quad: the integral's derivatives in its limits and, by quad_vec, in args (scipy_quad.py) --------------------
+
+from . import scipy_quad  # noqa: E402,F401  (registers quad_vjp)
+
+_QUAD_SIG = ("func, a, b, args=(), full_output=0, epsabs=1.49e-08, epsrel=1.49e-08, limit=50, points=None, "
+             "weight=None, wvar=None, wopts=None, maxp1=50, limlst=50, complex_func=False")
+_QUAD_OPTIONS = "epsabs, epsrel, limit, points, weight, full_output"
+
+_rule = general(si.quad, "scipy.integrate.quad", _QUAD_SIG, tuple_output=True, real_only=True,
+                a=f"quad_vjp('a', g, func, a, b, args, {_QUAD_OPTIONS})",
+                b=f"quad_vjp('b', g, func, a, b, args, {_QUAD_OPTIONS})",
+                args=f"quad_vjp('args', g, func, a, b, args, {_QUAD_OPTIONS})",
+                func="quad_func_cot(func)")
+_rule.jvp_joint = f"quad_jvp(func, a, b, args, t_func, t_a, t_b, t_args, {_QUAD_OPTIONS})"

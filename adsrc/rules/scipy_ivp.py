@@ -60,7 +60,7 @@ def solve_ivp_adjoint(g, fun, t_span, y0, method, t_eval, args, ans, rtol, atol,
         if isinstance(t_span, (tuple, list)) else np.array(span_bar)
     return {"y0": y0_bar.reshape(np.shape(y0)), "t_span": span_bar,
             "t_eval": ts_bar.reshape(np.shape(t_eval)),
-            "args": args_cotangent(rhs, p_bar, args, False) if args is not None else 0.0}
+            "args": args_cotangent(rhs.layout, p_bar, args, False) if args is not None else 0.0}
 
 
 @helper

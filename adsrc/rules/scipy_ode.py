@@ -256,9 +256,10 @@ def adjoint(rhs, Y, ts, G, y0, t0, solve):
     return a, p_bar, ts_bar, t0_bar
 
 
-def args_cotangent(rhs, p_bar, args, wrapped):
-    """The cotangent of the `args` argument (in generated code's form) from the flat p_bar."""
-    out = rhs.layout.unflatten(p_bar)
+def args_cotangent(layout, p_bar, args, wrapped):
+    """The cotangent of the `args` argument (in generated code's form) from the flat p_bar (laid out by
+    layout)."""
+    out = layout.unflatten(p_bar)
     if wrapped:
         out = out[0]
     elif isinstance(args, list):
@@ -287,7 +288,7 @@ def odeint_adjoint(g, func, y0, t, args, ans, rtol, atol, tcrit, mxstep, hmax, h
     y0_bar, p_bar, ts_bar, t0_bar = adjoint(rhs, Y, ts, G, y0, ts[0], solve)
     ts_bar[0] += t0_bar
     return {"y0": y0_bar.reshape(np.shape(y0)), "t": ts_bar.reshape(np.shape(t)),
-            "args": args_cotangent(rhs, p_bar, args, not isinstance(args, tuple))}
+            "args": args_cotangent(rhs.layout, p_bar, args, not isinstance(args, tuple))}
 
 
 # One backward solve serves all the arguments of one call: the templates for y0, t and args each ask
