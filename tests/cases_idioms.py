@@ -23,7 +23,7 @@ def trapezoid_of_this_numpy_or_trapz_of_an_older_one(f):
 @case(rand(3))
 def a_missing_function_in_a_branch_never_taken(x):
     if np.sum(x ** 2) > 1e6:
-        return np.trapz(x)
+        return np.product(x)        # (removed in NumPy 2.0; np.trapz, still in 2.2, is gone from 2.4)
     return np.sum(np.sin(x))
 
 
