@@ -53,6 +53,7 @@ from .jacobian_calls import JacobianCalls
 from .vmap_calls import VmapCalls
 from .record_replace import RecordContainers, RecordReplace
 from .library_objects import LibraryObjects
+from .inplace_methods import InplaceMethods, is_shuffle
 from .local_classes import is_record_maker
 from .tables import LOCAL_FUNCTION_HINT, UNRESOLVED_HINT, Tables
 
@@ -144,7 +145,7 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
 
 class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls,
             JacobianCalls, VmapCalls, RecordReplace, RecordContainers, LibraryObjects, ClassChoices, MethodCalls,
-            RuleCalls, PassedFunctions, NestedCalls):
+            RuleCalls, PassedFunctions, NestedCalls, InplaceMethods):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -478,6 +479,10 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return self.writer(e, obj, target)
         if obj is np.putmask or obj is np.place:
             return self.masked_writer(e, obj, target)
+        if is_shuffle(obj):
+            return self.shuffle_call(e, obj, target)
+        if obj is np.nan_to_num and self.nan_to_num_in_place(e, target):
+            return
         if hashable(obj) and obj in FUNCTIONAL and not e.keywords:
             return self.functional_call(e, obj, target)
         if hashable(obj) and obj in COPYING:

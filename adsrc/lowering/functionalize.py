@@ -34,7 +34,7 @@ from .sharer_statements import SharerStatements, bases_first, held_parts_togethe
 
 # list and dict methods: method -> helper returning the changed object's new value
 _METHODS = {"extend": "list_extend", "insert": "list_insert", "clear": "clear_copy", "update": "dict_update",
-            "sort": "sorted_value", "fill": "fill_value", "remove": "list_remove",
+            "sort": "sorted_value", "fill": "fill_value", "remove": "list_remove", "resize": "resized_value",
             "__delitem__": "delete_item", "pop": "delete_item", "setdefault": "dict_setdefault"}
 
 

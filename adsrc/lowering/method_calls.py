@@ -119,6 +119,8 @@ class MethodCalls:
             if target is not None:
                 self.emit(ir.Const(target, astutil.const(None)), e)
             return
+        if self.inplace_method(e, target):      # x.partition(k), x.resize(n), rng.shuffle(x) (inplace_methods.py)
+            return
         if name in REFUSED_METHODS:
             raise self.error(e, f"the method `.{name}()` changes its object in place, which adsrc does not "
                                 "support inside a differentiated function.",
