@@ -242,3 +242,98 @@ def test_i0_second_derivative():
     x = POINTS[1]
     h = adsrc.hessian(lambda x: np.sum(np.i0(x)))(x)
     np.testing.assert_allclose(np.diag(h), (sp.i0(x) + sp.iv(2, x)) / 2.0, rtol=1e-8)
+
+
+# -- scipy.special ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("x", [np.array([-7.5, -3.0, -0.5, 0.0]), np.array([0.5, 1.5, 2.0, 3.7]),
+                               np.array([1.2, 6.0, 10.0, 0.9])])
+def test_riemann_zeta(x):
+    check_grad(lambda x: np.sum(sp.zeta(x) * WEIGHTS), x, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("x, q", [(np.array([1.5, 2.0, 3.3, 6.0]), np.array([0.3, 1.5, 7.0, 0.6])),
+                                  (np.array([2.5, 4.0, 1.1, 8.0]), np.array([2.0, 0.2, 1.0, 3.0]))])
+def test_hurwitz_zeta_in_both_arguments(x, q):
+    check_grad(lambda x: np.sum(sp.zeta(x, q) * WEIGHTS), x, rtol=1e-6, atol=1e-7)
+    check_grad(lambda q: np.sum(sp.zeta(x, q) * WEIGHTS), q, rtol=1e-6, atol=1e-7)
+    one = adsrc.grad(lambda x: sp.zeta(x, 3.0))(8.0)          # (alone: the differences' rounding is small)
+    np.testing.assert_allclose(one, (sp.zeta(8.0 + 1e-4, 3.0) - sp.zeta(8.0 - 1e-4, 3.0)) / 2e-4, rtol=1e-7)
+
+
+@pytest.mark.parametrize("x", [np.array([0.0, 0.5, 2.0, 10.0]), np.array([-0.3, 1e-3, 5.0, 100.0])])
+def test_lambertw(x):
+    check_grad(lambda x: np.sum(np.real(sp.lambertw(x)) * WEIGHTS), x, rtol=1e-6, atol=1e-9)
+    check_grad(lambda x: np.sum(np.abs(sp.lambertw(x + 0.0, 0)) ** 2), x, rtol=1e-6, atol=1e-9)
+
+
+def test_lambertw_other_branch_and_complex_argument():
+    x = np.array([-0.3, -0.2, -0.1])
+    check_grad(lambda x: np.sum(np.real(sp.lambertw(x, -1)) * WEIGHTS[:3]), x, rtol=1e-6, atol=1e-9)
+
+    def f(t):                # along a complex path: the holomorphic rule
+        z = t * (1.0 + 0.5j) + 0.7j        # (off the branch cut, the negative real axis)
+        w = sp.lambertw(z, 1)
+        return np.sum(np.real(w) * WEIGHTS + np.imag(w) ** 2)
+    check_grad(f, POINTS[2], rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("x", POINTS)
+def test_wofz(x):
+    check_grad(lambda x: np.sum(np.real(sp.wofz(x)) * WEIGHTS + np.imag(sp.wofz(x)) ** 2), x, rtol=1e-6, atol=1e-9)
+
+    def complex_path(t):
+        w = sp.wofz(t + 0.3j * t * t)
+        return np.sum(np.abs(w) ** 2 * WEIGHTS)
+    check_grad(complex_path, x, rtol=1e-6, atol=1e-9)
+
+
+# -- scipy.stats ------------------------------------------------------------------------------------------------
+
+STATS_METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+STATS_CASES = {
+    "vonmises": (np.array([-2.3, -0.3, 0.7, 2.2]), (1.7,)),       # (sf < 0 past a turn: no logsf)
+    "skewnorm": (np.array([-1.5, -0.2, 0.4, 2.1]), (2.5,)),
+    "truncnorm": (np.array([-0.8, -0.1, 0.5, 1.4]), (-1.2, 1.9)),
+}
+
+
+@pytest.mark.parametrize("dist", sorted(STATS_CASES))
+@pytest.mark.parametrize("method", STATS_METHODS)
+def test_new_distributions_in_every_parameter(dist, method):
+    fn = getattr(getattr(st, dist), method)
+    x, shape = STATS_CASES[dist]
+    loc, scale = 0.15, 1.3
+    x = loc + scale * x
+    params = np.array(list(shape) + [loc, scale])
+    w = WEIGHTS
+    if len(shape) == 1:         # (a function per number of shape parameters: adsrc checks every call's arguments)
+        def in_x(x):
+            return np.sum(fn(x, shape[0], loc=loc, scale=scale) * w)
+
+        def in_params(p):
+            return np.sum(fn(x, p[0], loc=p[1], scale=p[2]) * w)
+    else:
+        def in_x(x):
+            return np.sum(fn(x, shape[0], shape[1], loc=loc, scale=scale) * w)
+
+        def in_params(p):
+            return np.sum(fn(x, p[0], p[1], loc=p[2], scale=p[3]) * w)
+    check_grad(in_x, x, rtol=1e-5, atol=1e-8)
+    check_grad(in_params, params, rtol=1e-5, atol=1e-8)
+
+
+def test_vonmises_large_concentration_and_several_turns():
+    x = np.array([-9.0, -3.0, 0.05, 7.0])
+    for kappa in (0.05, 30.0):
+        check_grad(lambda k: np.sum(st.vonmises.cdf(x, k[0]) * WEIGHTS), np.array([kappa]), rtol=1e-5, atol=1e-8)
+        check_grad(lambda k: np.sum(st.vonmises.logpdf(x, k[0]) * WEIGHTS), np.array([kappa]), rtol=1e-6)
+
+
+def test_truncnorm_outside_its_bounds_and_in_far_tails():
+    x = np.array([-3.0, 0.0, 2.5, 9.0])
+    check_grad(lambda p: np.sum(st.truncnorm.cdf(x, p[0], p[1]) * WEIGHTS), np.array([-1.0, 2.0]), rtol=1e-5, atol=1e-8)
+    tail = np.array([6.1, 6.5, 7.0])
+    check_grad(lambda p: np.sum(st.truncnorm.logpdf(tail, p[0], p[1])), np.array([6.0, 8.0]), rtol=1e-5, atol=1e-8)
+    check_grad(lambda p: np.sum(st.truncnorm.logpdf(-tail, -p[1], -p[0])), np.array([6.0, 8.0]), rtol=1e-5,
+               atol=1e-8)

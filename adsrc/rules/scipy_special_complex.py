@@ -19,7 +19,6 @@ import numpy as np
 import scipy.special as sp
 
 from ..runtime import helper
-from .scipy_special import _ew
 
 _TERMS = 16
 _BERNOULLI = (1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730, 7.0 / 6, -3617.0 / 510,
@@ -79,6 +78,7 @@ def lambertw_dz(ans):
 
 
 def install():
+    from .scipy_special import _ew         # (which imports this module)
     _ew(sp.zeta, "zeta", "x, q=None", x="g * zeta_dx(x, q)", q="-g * x * sp.zeta(x + 1.0, q)")
     _ew(sp.lambertw, "lambertw", "z, k=0, tol=1e-08", real_only=False, z="g * lambertw_dz(ans)")
     _ew(sp.wofz, "wofz", "z, /", real_only=False, z=f"g * (-2.0 * z * ans + {TWO_OVER_SQRT_PI!r}j)")
