@@ -337,3 +337,36 @@ def test_truncnorm_outside_its_bounds_and_in_far_tails():
     check_grad(lambda p: np.sum(st.truncnorm.logpdf(tail, p[0], p[1])), np.array([6.0, 8.0]), rtol=1e-5, atol=1e-8)
     check_grad(lambda p: np.sum(st.truncnorm.logpdf(-tail, -p[1], -p[0])), np.array([6.0, 8.0]), rtol=1e-5,
                atol=1e-8)
+
+
+# -- np.histogram2d ---------------------------------------------------------------------------------------------
+
+HIST_RNG = np.random.default_rng(4)
+HX, HY, HW = HIST_RNG.normal(size=40), HIST_RNG.normal(size=40), HIST_RNG.random(40) + 0.2
+
+
+@pytest.mark.parametrize("kw", [dict(bins=3), dict(bins=[3, 4]), dict(bins=np.linspace(-2.0, 2.0, 5)),
+                                dict(bins=3, range=[[-1.0, 1.0], [-0.5, 2.0]]), dict(bins=4, density=True)])
+def test_histogram2d_weights_are_linear(kw):
+    cell = np.cos(np.arange(16.0))
+
+    def f(w):
+        H, xe, ye = np.histogram2d(HX, HY, weights=w * w, **kw)
+        return np.sum(H * cell[:H.size].reshape(H.shape))
+    check_grad(f, HW, rtol=1e-6, atol=1e-8)
+    H, xe, ye = adsrc.value_and_grad(lambda w: np.sum(np.histogram2d(HX, HY, weights=w, **kw)[0]))(HW)[0], 0, 0
+    np.testing.assert_allclose(H, np.sum(np.histogram2d(HX, HY, weights=HW, **kw)[0]), rtol=1e-12)
+
+
+def test_histogram2d_samples_move_only_the_edges():
+    def counts(x):              # piecewise constant: zero gradient between bin edges
+        H, xe, ye = np.histogram2d(x, HY, bins=[3, 4], range=[[-3.0, 3.0], [-3.0, 3.0]])
+        return np.sum(H * np.arange(12.0).reshape(3, 4))
+    g = check_grad(counts, HX, rtol=1e-6, atol=1e-8)
+    assert np.all(g == 0.0)
+
+    def edges(x):               # the edges follow min(x) and max(x), and the density's areas with them
+        H, xe, ye = np.histogram2d(x, HY, bins=3, density=True)
+        return np.sum(H * np.arange(9.0).reshape(3, 3)) + np.sum(xe ** 2)
+    g = check_grad(edges, HX, rtol=1e-5, atol=1e-7)
+    assert np.count_nonzero(g) == 2
