@@ -370,3 +370,73 @@ def test_histogram2d_samples_move_only_the_edges():
         return np.sum(H * np.arange(9.0).reshape(3, 3)) + np.sum(xe ** 2)
     g = check_grad(edges, HX, rtol=1e-5, atol=1e-7)
     assert np.count_nonzero(g) == 2
+
+
+# -- scipy.linalg ---------------------------------------------------------------------------------------------
+
+LA_RNG = np.random.default_rng(1)
+LA_W = LA_RNG.normal(size=(4, 4))
+LA_E = LA_RNG.normal(size=(4, 4))
+MATRICES = [np.eye(4) * 2.0 + 0.3 * LA_RNG.normal(size=(4, 4)), np.eye(4) + 0.2 * LA_RNG.normal(size=(4, 4)),
+            np.diag([0.5, 1.0, 3.0, 7.0]) + 0.1 * LA_RNG.normal(size=(4, 4))]
+
+
+@pytest.mark.parametrize("a", MATRICES)
+def test_logm(a):
+    check_grad(lambda a: np.sum(sl.logm(a) * LA_W), a, rtol=1e-6, atol=1e-8)
+
+
+def test_logm_with_complex_values():
+    a = np.array([[-1.0, 0.3, 0.0], [0.1, 2.0, 0.2], [0.0, 0.4, 1.5]])      # a negative eigenvalue
+
+    def f(a):
+        x = sl.logm(a)
+        return np.sum(np.real(x) * LA_W[:3, :3]) + np.sum(np.imag(x) ** 2)
+    check_grad(f, a, rtol=1e-6, atol=1e-8)
+
+
+def test_logm_disp_false_is_refused():
+    def f(a):
+        return np.sum(sl.logm(a, disp=False)[0])
+    with pytest.raises(adsrc.TransformError, match=r"logm(.|\n)*sl\.logm\(a, disp=False\)"):
+        adsrc.grad(f)(MATRICES[0])
+
+
+@pytest.mark.parametrize("a", MATRICES)
+def test_expm_frechet_in_both_arguments(a):
+    def in_a(a):
+        x, l = sl.expm_frechet(a, LA_E)
+        return np.sum(l * LA_W) + np.sum(x * x)
+
+    def in_e(e):
+        return np.sum(sl.expm_frechet(a, e * e, compute_expm=False) * LA_W)
+    # (wider steps: scipy's expm_frechet is accurate to ~1e-13 of values up to e^14 here)
+    size = np.exp(2.0 * np.max(np.real(np.linalg.eigvals(a))))       # the gradient's scale
+    check_grad(in_a, a, rtol=1e-6, atol=1e-6 + 1e-9 * size, eps=1e-4)
+    check_grad(in_e, LA_E, rtol=1e-6, atol=1e-7 + 1e-9 * size)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_real_schur_with_real_eigenvalues(seed):
+    rng = np.random.default_rng(seed)
+    q = np.linalg.qr(rng.normal(size=(4, 4)))[0]
+    b = q @ (np.triu(rng.normal(size=(4, 4)), 1) + np.diag([1.0, -2.0, 3.5, 5.0])) @ q.T
+
+    def f(b):
+        t, z = sl.schur(b)
+        return np.sum(t * LA_W) + np.sum((z * LA_W) ** 2) + np.sum(z[:, 0] * LA_W[0])
+    check_grad(f, b, rtol=1e-6, atol=1e-7)
+
+
+def test_schur_refusals():
+    rotation = np.array([[0.0, -1.0, 0.2], [1.0, 0.0, 0.1], [0.0, 0.0, 2.0]])      # eigenvalues +-i, 2
+
+    def real(b):
+        return np.sum(sl.schur(b)[0])
+    with pytest.raises(ValueError, match="2 x 2 blocks"):
+        adsrc.grad(real)(rotation)
+
+    def complex_output(b):
+        return np.sum(np.abs(sl.schur(b, output="complex")[0]))
+    with pytest.raises(adsrc.TransformError, match=r"output='real'(.|\n)*schur\(b, output=\"complex\"\)"):
+        adsrc.grad(complex_output)(MATRICES[0])
