@@ -14,7 +14,10 @@ triangular. With C = Z^T dA Z and Omega = Z^T dZ (skew), dT = C - Omega T + T Om
 is zero: the strictly lower part L of Omega solves L_ij (T_jj - T_ii) + sum_(k<j) L_ik T_kj - sum_(k>i) T_ik L_kj =
 C_ij, by substitution (columns left to right, rows bottom up). The reverse rule transposes each step. T with
 2 x 2 blocks (complex eigenvalues, which LAPACK normalizes) and output='complex' (whose Schur vectors' phases no
-equation fixes) are refused.
+equation fixes) are refused. The signs of Z's columns are LAPACK's: they stay put under small changes of a
+generic matrix, but flip where the Hessenberg reduction's reflections switch (a matrix already Hessenberg, with
+zeros below its subdiagonal), and T's off-diagonal entries flip with them: there, only sign-independent uses of
+T and Z have a derivative.
 """
 
 import numpy as np
