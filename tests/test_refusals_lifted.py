@@ -440,3 +440,24 @@ def test_schur_refusals():
         return np.sum(np.abs(sl.schur(b, output="complex")[0]))
     with pytest.raises(adsrc.TransformError, match=r"output='real'(.|\n)*schur\(b, output=\"complex\"\)"):
         adsrc.grad(complex_output)(MATRICES[0])
+
+
+# -- complex arguments: adsrc.grad gives dL/dx - i dL/dy (JAX's convention) ----------------------------------------
+
+def check_complex_grad(f, z, rtol=1e-6, atol=1e-8):
+    before = z.copy()
+    g = adsrc.grad(f)(z)
+    assert np.array_equal(z, before)
+    dx = central(lambda x: f(x + 1j * z.imag), z.real)
+    dy = central(lambda y: f(z.real + 1j * y), z.imag)
+    assert not np.any(np.isnan(g))
+    np.testing.assert_allclose(g, dx - 1j * dy, rtol=rtol, atol=atol)
+
+
+def test_complex_ready_rules_on_complex_arguments():
+    z = np.array([0.4 + 0.3j, 1.5 - 0.8j, -0.2 + 1.1j])
+    check_complex_grad(lambda z: np.sum(np.abs(sp.lambertw(z)) ** 2 + np.real(sp.lambertw(z, 1))), z)
+    check_complex_grad(lambda z: np.sum(np.abs(sp.wofz(z)) ** 2 * WEIGHTS[:3]), z)
+    a = MATRICES[0][:3, :3] + 0.2j * LA_E[:3, :3]
+    check_complex_grad(lambda a: np.sum(np.abs(sl.logm(a)) ** 2), a)
+    check_complex_grad(lambda a: np.sum(np.real(sl.expm_frechet(a, LA_E[:3, :3] * 1j)[1] * LA_W[:3, :3])), a)
