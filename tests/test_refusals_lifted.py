@@ -461,3 +461,36 @@ def test_complex_ready_rules_on_complex_arguments():
     a = MATRICES[0][:3, :3] + 0.2j * LA_E[:3, :3]
     check_complex_grad(lambda a: np.sum(np.abs(sl.logm(a)) ** 2), a)
     check_complex_grad(lambda a: np.sum(np.real(sl.expm_frechet(a, LA_E[:3, :3] * 1j)[1] * LA_W[:3, :3])), a)
+
+
+# -- np.frompyfunc ------------------------------------------------------------------------------------------------
+
+def _cube_minus(a):
+    return a ** 3 - 2.0 * a
+
+
+@pytest.mark.parametrize("x", POINTS)
+def test_frompyfunc_called_where_made_and_by_name(x):
+    def named(x):
+        u = np.frompyfunc(_cube_minus, 1, 1)
+        return np.sum(u(x).astype(float) * WEIGHTS)
+
+    def inline(x):
+        return np.sum(np.frompyfunc(lambda a, b: a * np.sin(b), 2, 1)(x, 2.0 * x).astype(float))
+    check_grad(named, x)
+    check_grad(inline, x)
+
+
+def test_frompyfunc_refusals_name_the_line():
+    def wrong_count(x):
+        u = np.frompyfunc(_cube_minus, 1, 1)
+        return np.sum(u(x, x).astype(float))
+    with pytest.raises(adsrc.TransformError, match=r"np.frompyfunc takes 1 argument(.|\n)*u\(x, x\)"):
+        adsrc.grad(wrong_count)(POINTS[0])
+
+    def passed_on(x):           # the ufunc object itself used as a value: not followed
+        u = np.frompyfunc(_cube_minus, 1, 1)
+        v = u
+        return np.sum(v(x).astype(float))
+    with pytest.raises(adsrc.TransformError, match=r"cannot differentiate through `v`(.|\n)*v\(x\)"):
+        adsrc.grad(passed_on)(POINTS[0])
