@@ -157,6 +157,35 @@ def test_resize_method_pads_with_zeros_and_cuts(x):
     assert y.shape == (3, 3) and y[2, 2] == 0.0
 
 
+def test_resize_where_numpy_raises_is_refused():
+    def shared(x):
+        y = x * 1.0
+        z = y
+        y.resize(6)
+        return np.sum(z)
+    with pytest.raises(adsrc.TransformError, match=r"`z` may refer to the same array(.|\n)*y\.resize\(6\)"
+                                                   r"(.|\n)*refcheck=False"):
+        adsrc.grad(shared)(POINTS[0])
+    with pytest.raises(ValueError, match="cannot resize"):
+        shared(POINTS[0].copy())
+
+    def view(x):
+        y = x[1:]
+        y.resize(6, refcheck=False)
+        return np.sum(y)
+    with pytest.raises(adsrc.TransformError, match=r"may be a view of `x`(.|\n)*y\.resize\(6, refcheck=False\)"):
+        adsrc.grad(view)(POINTS[0])
+    with pytest.raises(ValueError, match="does not own its data"):
+        view(POINTS[0].copy())
+
+    def shared_unchecked(x):        # refcheck=False: the other name sees the new array, as in NumPy
+        y = x * 2.0
+        z = y
+        y.resize(6, refcheck=False)
+        return np.sum(z * np.arange(6.0))
+    check_grad(shared_unchecked, POINTS[1])
+
+
 @pytest.mark.parametrize("x", POINTS)
 def test_nan_to_num_without_a_copy(x):
     def f(x):

@@ -110,8 +110,10 @@ class InplaceMethods:
                                 "`refcheck=`) only.", "Give the new shape.")
         shape = self.atom(e.args[0]) if len(e.args) == 1 else \
             self.atom(gast.Tuple(elts=list(e.args), ctx=gast.Load()))
+        refcheck = next((k.value for k in e.keywords if k.arg == "refcheck"), astutil.const(True))
         receiver = self.item_receiver(e.func.value, e)
-        self.emit(ir.MutatingCall(None, receiver, "resize", [shape]), e)
+        # (functionalize.py checks what else may refer to the array: resize_checks.py)
+        self.emit(ir.MutatingCall(None, receiver, "resize", [shape, self.atom(refcheck)]), e)
         self._none_to(target, e)
         return True
 

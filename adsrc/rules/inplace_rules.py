@@ -14,8 +14,9 @@ def _size(shape):
 
 
 @helper
-def resized_value(x, shape):
-    """ndarray.resize's result: x's flattened elements, zeros after them, in the new shape."""
+def resized_value(x, shape, refcheck=True):
+    """ndarray.resize's result: x's flattened elements, zeros after them, in the new shape (refcheck: see
+    lowering/resize_checks.py)."""
     a = np.asarray(x)
     shape = tuple(shape) if np.ndim(shape) else (int(shape),)
     flat = np.ravel(a)
@@ -26,7 +27,7 @@ def resized_value(x, shape):
 
 
 @helper
-def resized_value_cot(g, x, shape):
+def resized_value_cot(g, x, shape, refcheck=True):
     """The cotangent of x: the new array's first elements (zeros for the elements cut off)."""
     if is_zero(g):
         return 0.0
@@ -39,5 +40,5 @@ def resized_value_cot(g, x, shape):
 
 
 def install():
-    rule = general(resized_value, ".resize()", "x, shape", x="resized_value_cot(g, x, shape)")
+    rule = general(resized_value, ".resize()", "x, shape, refcheck=True", x="resized_value_cot(g, x, shape)")
     rule.jvp_form = "linear"         # (the call on the tangent is its tangent)
