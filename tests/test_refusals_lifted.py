@@ -199,6 +199,31 @@ def test_nan_to_num_without_a_copy(x):
         np.testing.assert_allclose(g, np.where(x > 0, (WEIGHTS + 1.0) / x, 0.0), rtol=1e-12)
 
 
+def test_nan_to_num_without_a_copy_positional_and_on_numbers():
+    def positional(x):
+        y = x * 1.0
+        np.nan_to_num(y, False)
+        return np.sum(y * WEIGHTS)
+    check_grad(positional, POINTS[0])
+
+    def number(x):                          # NumPy 2: ValueError, a number cannot be changed in place
+        y = float(x[0]) * 2.0
+        return np.nan_to_num(y, copy=False) + y
+    with pytest.raises(ValueError, match="Unable to avoid copy"):
+        number(POINTS[0])
+    with pytest.raises(ValueError, match="Unable to avoid copy"):
+        adsrc.grad(number)(POINTS[0])
+
+
+def test_generator_shuffle_of_a_list():
+    def f(x):
+        rng = np.random.default_rng(0)
+        items = [x[0], x[1] * 2.0, x[2] * 3.0, x[3] * x[3]]
+        rng.shuffle(items)
+        return items[0] + items[1] * 10.0 + items[2] * 100.0 + items[3] * 1000.0
+    check_grad(f, POINTS[0], forward=False)
+
+
 def test_itemset_in_a_branch_not_taken():
     def f(x, flag):
         y = x * 2.0

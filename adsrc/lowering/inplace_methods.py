@@ -147,20 +147,32 @@ class InplaceMethods:
 
     # -- np.nan_to_num(x, copy=False) -----------------------------------------------------------------------------
     def nan_to_num_in_place(self, e, target):
-        """np.nan_to_num(x, copy=False, ...) with x a local array: x[...] = np.nan_to_num(x, ...), and the call's
-        value is x. False (the ordinary rule) for copy=True or a value that is not a local name."""
-        copy = [k for k in e.keywords if k.arg == "copy"]
-        if not copy or len(e.args) > 1 or not isinstance(copy[0].value, gast.Constant) or copy[0].value.value or \
-                not e.args or not isinstance(e.args[0], gast.Name) or not self.is_local(e.args[0].id) or \
-                any(k.arg is None for k in e.keywords):
+        """np.nan_to_num(x, copy=False, ...) with x a local name: x[...] = np.nan_to_num(x, ...), and the call's value
+        is x. False (the ordinary rule) for copy=True or a value that is not a local name."""
+        if any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords) or \
+                len(e.args) > len(_NAN_TO_NUM):
             return False
-        dst = e.args[0].id
+        given = dict(zip(_NAN_TO_NUM, e.args))
+        given.update({k.arg: k.value for k in e.keywords})
+        copy, x = given.pop("copy", None), given.pop("x", None)
+        if not (isinstance(copy, gast.Constant) and copy.value is False) or not isinstance(x, gast.Name) or \
+                not self.is_local(x.id):
+            return False
+        dst = x.id
+        # NumPy's own first step, np.array(x, subok=True, copy=False): no copy of an array; for a number or a
+        # list, NumPy 2's ValueError ("Unable to avoid copy")
+        check = gast.Call(func=self._np_attr("array"), args=[astutil.name(dst)],
+                          keywords=[gast.keyword(arg="subok", value=astutil.const(True)),
+                                    gast.keyword(arg="copy", value=astutil.const(False))])
+        self.emit(ir.Effect(check), e)
         call = gast.Call(func=self._np_attr("nan_to_num"), args=[astutil.name(dst)],
-                         keywords=[k for k in e.keywords if k.arg != "copy"])
+                         keywords=[gast.keyword(arg=k, value=v) for k, v in given.items()])
         fixed = self.temp("fixed")
         self.value(gast.fix_missing_locations(gast.copy_location(call, e)), fixed)
-        # (a Python number or a 0-d value: NumPy gives a new value and x keeps its own)
         self.emit(ir.SetItem(dst, astutil.const(Ellipsis), astutil.name(fixed)), e)
-        if target is not None:
+        if target is not None:          # (the array itself; NumPy gives x[()] for a 0-d x, the same number)
             self.emit(ir.Copy(target, astutil.name(dst)), e)
         return True
+
+
+_NAN_TO_NUM = ("x", "copy", "nan", "posinf", "neginf")
