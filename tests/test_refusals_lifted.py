@@ -56,7 +56,7 @@ def test_generator_shuffle_made_in_the_function(x):
         y = x * x
         rng.shuffle(y)
         return np.sum(y * WEIGHTS) + rng.random()        # the state after the shuffle, as Python leaves it
-    check_grad(f, x, forward=False)
+    check_grad(f, x)
     value, _ = adsrc.value_and_grad(f)(x)
     assert value == f(x)
 
@@ -221,7 +221,7 @@ def test_generator_shuffle_of_a_list():
         items = [x[0], x[1] * 2.0, x[2] * 3.0, x[3] * x[3]]
         rng.shuffle(items)
         return items[0] + items[1] * 10.0 + items[2] * 100.0 + items[3] * 1000.0
-    check_grad(f, POINTS[0], forward=False)
+    check_grad(f, POINTS[0])
 
 
 def test_itemset_in_a_branch_not_taken():
@@ -290,6 +290,13 @@ def test_i1_without_scipy_matches_scipy():
     from adsrc.rules.bessel_i0 import i1_series
     x = np.concatenate([-np.logspace(-8, 2.8, 300), [0.0], np.logspace(-8, 2.8, 300)])
     np.testing.assert_allclose(i1_series(x), sp.i1(x), rtol=1e-13, atol=1e-300)
+
+
+def test_i0_without_scipy(monkeypatch):
+    from adsrc.rules import bessel_i0
+    monkeypatch.setattr(bessel_i0, "_scipy_i1", lambda: None)
+    for x in POINTS[:2]:
+        check_grad(lambda x: np.sum(np.i0(x) * WEIGHTS), x, rtol=1e-6, atol=1e-8)
 
 
 def test_i0_second_derivative():

@@ -1,8 +1,10 @@
 """np.i0, the modified Bessel function of the first kind of order 0: d/dx I0 = I1, and d/dx I1 = I0 - I1 / x
-(1/2 at 0). I1 is scipy.special.i1 when SciPy can be imported; without SciPy (adsrc needs only NumPy) it is
-computed here: its power series for |x| <= 30 (positive terms, no cancellation) and its asymptotic series
+(1/2 at 0). I1 is scipy.special.i1 when the program has imported scipy.special; without it (adsrc needs only
+NumPy) it is computed here: its power series for |x| <= 30 (positive terms, no cancellation) and its asymptotic series
 e^x / sqrt(2 pi x) (1 - 3 / (8x) - 15 / (128 x^2) - ...) above.
 """
+
+import sys
 
 import numpy as np
 
@@ -15,11 +17,9 @@ _SWITCH = 30.0
 
 
 def _scipy_i1():
-    try:
-        from scipy.special import i1
-    except ImportError:          # (adsrc's own series below)
-        return None
-    return i1
+    """scipy.special.i1 if the program has imported scipy.special (adsrc never imports SciPy on its own)."""
+    special = sys.modules.get("scipy.special")
+    return getattr(special, "i1", None)
 
 
 def i1_series(x):
