@@ -120,6 +120,25 @@ def test_shuffle_in_a_loop_of_unknown_length():
         np.testing.assert_allclose(g, central(lambda v: f(v, n), x), rtol=1e-6, atol=1e-8)
 
 
+def test_shuffle_of_another_generator_is_refused_when_it_runs():
+    import random
+
+    def f(x):
+        r = random.Random(0)            # Python's own generator: another algorithm, not followed
+        y = x * 1.0
+        r.shuffle(y)
+        return np.sum(y * WEIGHTS)
+    with pytest.raises(TypeError, match=r"NumPy generator(.|\n)*Random \(.*line \d+, in f\)"):
+        adsrc.grad(f)(POINTS[0])
+
+
+def test_str_partition_is_not_an_array_partition():
+    def f(x, key):
+        head, _, tail = key.partition(":")
+        return np.sum(x * x) * len(head) + len(tail)
+    np.testing.assert_allclose(adsrc.grad(f)(POINTS[0], "ab:c"), 4.0 * POINTS[0])
+
+
 @pytest.mark.parametrize("x", POINTS)
 def test_partition_method_and_its_aliases(x):
     def f(x):

@@ -49,7 +49,7 @@ class InplaceMethods:
         """x.partition(...), x.resize(...), x.itemset(...), rng.shuffle(x) on a receiver adsrc has no class for:
         True if emitted here."""
         name = e.func.attr
-        if name == "partition":
+        if name == "partition" and target is None:       # (str.partition's value is used: not this)
             self._plain_arguments(e, ".partition()")
             dst = self.item_receiver(e.func.value, e)
             call = gast.Call(func=self._np_attr("partition"), args=[astutil.name(dst)] + list(e.args),
@@ -65,7 +65,13 @@ class InplaceMethods:
             self._plain_arguments(e, ".shuffle()")
             if e.keywords and [k.arg for k in e.keywords] != ["axis"]:
                 return False
-            self.shuffle(e, e.func.value, e.args[0], e.keywords[0].value if e.keywords else None, target)
+            rng = e.func.value
+            known = isinstance(rng, gast.Name) and self.library_objects.get(rng.id, ("",))[0] == "generator"
+            if not known:           # (an argument, an attribute: a NumPy generator's method, checked when it runs)
+                where = astutil.const(f"{self.uf.loc(e)}, in {self.uf.name}")
+                self.emit(ir.Effect(astutil.call(astutil.name(self.namer.helper("check_numpy_generator")),
+                                                 [self.atom(rng), where])), e)
+            self.shuffle(e, rng, e.args[0], e.keywords[0].value if e.keywords else None, target)
             return True
         return False
 

@@ -39,6 +39,16 @@ def resized_value_cot(g, x, shape, refcheck=True):
     return np.reshape(out, a.shape)
 
 
+@helper
+def check_numpy_generator(rng, where):
+    """rng.shuffle(x) is followed as NumPy's shuffle (lowering/inplace_methods.py): refuse another object's."""
+    if not isinstance(rng, (np.random.Generator, np.random.RandomState)):
+        raise TypeError(f"adsrc follows `.shuffle(x)` as the method of a NumPy generator (np.random.Generator or "
+                        f"RandomState), and this object is a {type(rng).__name__} ({where}). Shuffle an index array "
+                        "outside the differentiated values (`order = list(range(n)); rnd.shuffle(order); "
+                        "x = x[order]`) instead.")
+
+
 def install():
     rule = general(resized_value, ".resize()", "x, shape, refcheck=True", x="resized_value_cot(g, x, shape)")
     rule.jvp_form = "linear"         # (the call on the tangent is its tangent)
