@@ -538,6 +538,7 @@ def test_complex_ready_rules_on_complex_arguments():
     z = np.array([0.4 + 0.3j, 1.5 - 0.8j, -0.2 + 1.1j])
     check_complex_grad(lambda z: np.sum(np.abs(sp.lambertw(z)) ** 2 + np.real(sp.lambertw(z, 1))), z)
     check_complex_grad(lambda z: np.sum(np.abs(sp.wofz(z)) ** 2 * WEIGHTS[:3]), z)
+    check_complex_grad(lambda c: np.sum(np.abs(np.roots(c)) ** 3), np.array([1.0 + 0.2j, -0.5 + 1.0j, 2.0 - 0.3j]))
     a = MATRICES[0][:3, :3] + 0.2j * LA_E[:3, :3]
     check_complex_grad(lambda a: np.sum(np.abs(sl.logm(a)) ** 2), a)
     check_complex_grad(lambda a: np.sum(np.real(sl.expm_frechet(a, LA_E[:3, :3] * 1j)[1] * LA_W[:3, :3])), a)

@@ -131,8 +131,8 @@ class InplaceMethods:
         if HAS_ITEMSET and e.args and not e.keywords:        # (NumPy 1: a flat index, or one index per axis)
             dst = self.item_receiver(e.func.value, e)
             *index, value = e.args
-            if not index:
-                key = astutil.call(astutil.name(self.namer.helper("only_item_index")), [astutil.name(dst)])
+            if not index:               # (an array of one element: NumPy 1 raises for more)
+                key = astutil.const(Ellipsis)
             elif len(index) == 1:
                 key = astutil.call(self._np_attr("unravel_index"),
                                    [index[0], astutil.call(self._np_attr("shape"), [astutil.name(dst)])])
