@@ -256,6 +256,20 @@ def test_itemset_in_a_branch_not_taken():
             adsrc.grad(f)(POINTS[0], True)
 
 
+def test_itemset_as_numpy_1_has_it(monkeypatch):
+    from adsrc.lowering import inplace_methods
+    monkeypatch.setattr(inplace_methods, "HAS_ITEMSET", True)      # (the generated code does not call itemset)
+
+    def f(x):
+        y = x * 2.0
+        y.itemset(1, 5.0)                   # a flat index
+        z = y.reshape(2, 2)                 # a view of y: y sees z's change
+        z.itemset(0, 1, x[0] ** 2)          # one index per axis
+        return np.sum(y * np.arange(4.0))
+    x = POINTS[0]
+    np.testing.assert_allclose(adsrc.grad(f)(x), [2.0 * x[0], 0.0, 4.0, 6.0])
+
+
 def test_itemset_run_unconditionally_is_refused_on_numpy_2():
     if hasattr(np.ndarray, "itemset"):
         pytest.skip("NumPy 1 has ndarray.itemset")
