@@ -270,3 +270,11 @@ def ufunc_reduce_extrema(a):
 @case(("np.add.accumulate", "np.multiply.accumulate"), rand(3, 2))
 def ufunc_accumulate(a):
     return np.add.accumulate(a) ** 2 + np.multiply.accumulate(a, axis=1)
+
+
+# -- added with tests/test_refusals_lifted.py ------------------------------------------------------------------
+
+@case(("np.roots", "np.i0"), np.array([1.0, -0.5, -2.0, 0.7]))
+def roots_and_i0(p):
+    r = np.roots(p)
+    return np.sum(np.sort(np.real(r)) ** 2) + np.sum(np.imag(r) ** 2) + np.i0(p)

@@ -437,3 +437,40 @@ def _quad_integrand(s, k, c):
 def quad_rule(a, b, k, c):
     value, err = si.quad(_quad_integrand, a, b, args=(k, c))
     return value
+
+
+# -- added with tests/test_refusals_lifted.py (fixed inputs: the draws above stay as they were) ------------------
+
+@case(("scipy.special.zeta", "scipy.special.lambertw", "scipy.special.wofz"), np.array([1.7, 2.5, 4.0]),
+      np.array([0.4, 1.5, 3.0]))
+def zeta_lambertw_wofz(x, q):
+    w = sp.wofz(q + 0.5j * x)
+    return sp.zeta(x, q) + sp.zeta(x + 1.0) + np.real(sp.lambertw(q)) * 2.0 + np.real(w) + np.imag(w) ** 2
+
+
+@case(tuple(f"scipy.stats.{d}.{m}" for d in ("vonmises", "skewnorm") for m in ("logpdf", "pdf", "cdf", "logcdf",
+                                                                              "sf", "logsf")),
+      np.array([-1.2, 0.3, 1.1]), 1.6, 0.2, 1.3)
+def vonmises_skewnorm_methods(x, shape, loc, scale):
+    return np.stack([st.vonmises.logpdf(x, shape, loc, scale), st.vonmises.pdf(x, shape, loc, scale),
+                     st.vonmises.cdf(x, shape, loc, scale), st.vonmises.logcdf(x, shape, loc, scale),
+                     st.vonmises.sf(x, shape, loc, scale), st.vonmises.logsf(x, shape, loc, scale)] +
+                    [st.skewnorm.logpdf(x, shape, loc, scale), st.skewnorm.pdf(x, shape, loc, scale),
+                     st.skewnorm.cdf(x, shape, loc, scale), st.skewnorm.logcdf(x, shape, loc, scale),
+                     st.skewnorm.sf(x, shape, loc, scale), st.skewnorm.logsf(x, shape, loc, scale)])
+
+
+@case(tuple(f"scipy.stats.truncnorm.{m}" for m in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")),
+      np.array([-0.7, 0.2, 1.1]), -1.1, 1.8, 0.1, 1.2)
+def truncnorm_methods(x, a, b, loc, scale):
+    return np.stack([st.truncnorm.logpdf(x, a, b, loc, scale), st.truncnorm.pdf(x, a, b, loc, scale),
+                     st.truncnorm.cdf(x, a, b, loc, scale), st.truncnorm.logcdf(x, a, b, loc, scale),
+                     st.truncnorm.sf(x, a, b, loc, scale), st.truncnorm.logsf(x, a, b, loc, scale)])
+
+
+@case(("scipy.linalg.logm", "scipy.linalg.expm_frechet", "scipy.linalg.schur"),
+      np.array([[2.0, 0.3, -0.1], [0.2, 1.5, 0.4], [0.25, -0.3, 3.1]]),        # (dense: see schur_vjp)
+      np.array([[0.5, -0.2, 0.1], [0.3, 0.4, 0.0], [-0.1, 0.2, 0.6]]))
+def logm_expm_frechet_schur(a, e):
+    t, z = sl.schur(a)
+    return sl.logm(a) + sl.expm_frechet(a, e, compute_expm=False) + sl.expm_frechet(a, e)[0] + t + z * z

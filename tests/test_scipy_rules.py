@@ -124,7 +124,8 @@ def erf_of_complex(z):
 
 
 COMPLEX_READY = ("scipy.special.erf", "scipy.special.erfc", "scipy.signal.convolve", "scipy.signal.correlate",
-                 "scipy.integrate.trapezoid", "scipy.linalg.expm", "scipy.linalg.solve_sylvester")
+                 "scipy.integrate.trapezoid", "scipy.linalg.expm", "scipy.linalg.solve_sylvester",
+                 "scipy.special.lambertw", "scipy.special.wofz", "scipy.linalg.logm", "scipy.linalg.expm_frechet")
 
 
 def signal_of_complex(a, v):

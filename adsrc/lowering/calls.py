@@ -53,6 +53,7 @@ from .jacobian_calls import JacobianCalls
 from .vmap_calls import VmapCalls
 from .record_replace import RecordContainers, RecordReplace
 from .library_objects import LibraryObjects
+from .inplace_methods import InplaceMethods, is_shuffle
 from .local_classes import is_record_maker
 from .tables import LOCAL_FUNCTION_HINT, UNRESOLVED_HINT, Tables
 
@@ -66,9 +67,6 @@ _AUGMENTED = {operator.iadd: gast.Add, operator.isub: gast.Sub, operator.imul: g
               operator.ipow: gast.Pow, operator.imatmul: gast.MatMult, operator.iconcat: gast.Add}
 
 # NumPy functions that write into an argument; functionalize.py cannot rewrite these
-_WRITERS = {np.random.shuffle: "np.random.shuffle"}
-
-
 def callable_name(obj, node=None):
     mod = getattr(obj, "__module__", None)
     qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
@@ -144,7 +142,7 @@ _GETATTR_HINT = ("adsrc follows `getattr(obj, name)(...)` when the name is known
 
 class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Written, Deques, Tables, SpreadCalls,
             JacobianCalls, VmapCalls, RecordReplace, RecordContainers, LibraryObjects, ClassChoices, MethodCalls,
-            RuleCalls, PassedFunctions, NestedCalls):
+            RuleCalls, PassedFunctions, NestedCalls, InplaceMethods):
     """Mixin of the Normalizer: calls (control-flow primitives and value-passing builtins in builtins.py)."""
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -468,16 +466,16 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
             return self.new_object(e.args[0], self.resolved(e.args[0]), target, e)
         if getattr(obj, "_adsrc_numpy_helper", obj) is call_changing:     # (xp/dispatch.py wraps helpers)
             return self.changing_call(e, target)
-        if hashable(obj) and obj in _WRITERS:
-            raise self.error(e, f"`{_WRITERS[obj]}` writes into its argument in place, which adsrc cannot "
-                                "differentiate.", "Compute a new array instead (for example with `np.where`, or "
-                                                  "`y = x.copy(); y[idx] = v`).")
+        if is_shuffle(obj):                          # rng.shuffle(x), np.random.shuffle(x) (inplace_methods.py)
+            return self.shuffle_call(e, obj, target)
         if isinstance(getattr(obj, "__self__", None), np.ufunc) and getattr(obj, "__name__", "") == "at":
             return self.ufunc_at(e, obj, target)
         if obj is np.copyto or obj is np.fill_diagonal:
             return self.writer(e, obj, target)
         if obj is np.putmask or obj is np.place:
             return self.masked_writer(e, obj, target)
+        if obj is np.nan_to_num and self.nan_to_num_in_place(e, target):
+            return
         if hashable(obj) and obj in FUNCTIONAL and not e.keywords:
             return self.functional_call(e, obj, target)
         if hashable(obj) and obj in COPYING:

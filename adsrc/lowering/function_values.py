@@ -19,6 +19,9 @@ class FunctionValues:
     def local_function(self, e, what, target):
         kind = what[0]
         if kind == "vectorized":            # v = np.vectorize(f); v(x)
+            if len(what) > 3 and what[3] != len(e.args):       # u = np.frompyfunc(f, nin, 1)
+                raise self.error(e, f"this function made by np.frompyfunc takes {what[3]} argument(s), and "
+                                    f"{len(e.args)} are given here (Python raises ValueError).", None)
             if not self.vectorized(what[1], e, target, what[2]):
                 raise self.error(e, "adsrc follows a function made by np.vectorize when it is called with one "
                                     "to three arguments (one or two with signature=), by position.",

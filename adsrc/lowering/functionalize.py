@@ -31,10 +31,11 @@ from ..ir import nodes as ir
 from ..ir.walk import assigned, target_names
 from . import object_classes
 from .sharer_statements import SharerStatements, bases_first, held_parts_together
+from .resize_checks import check_resize
 
 # list and dict methods: method -> helper returning the changed object's new value
 _METHODS = {"extend": "list_extend", "insert": "list_insert", "clear": "clear_copy", "update": "dict_update",
-            "sort": "sorted_value", "fill": "fill_value", "remove": "list_remove",
+            "sort": "sorted_value", "fill": "fill_value", "remove": "list_remove", "resize": "resized_value",
             "__delitem__": "delete_item", "pop": "delete_item", "setdefault": "dict_setdefault"}
 
 
@@ -343,6 +344,8 @@ class Functionalizer(SharerStatements):
     def mutating_call(self, s, state):
         r = s.receiver
         self.refuse_foreign(s, state, r, f"`{r}.{s.method}(...)`")
+        if s.method == "resize":
+            check_resize(self, s, state)
         out = []
         if s.method in ("pop", "setdefault") and s.target:
             key = s.args[0] if s.args else astutil.const(-1)

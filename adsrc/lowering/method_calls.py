@@ -119,7 +119,9 @@ class MethodCalls:
             if target is not None:
                 self.emit(ir.Const(target, astutil.const(None)), e)
             return
-        if name in REFUSED_METHODS:
+        if self.inplace_method(e, target):      # x.partition(k), x.resize(n), rng.shuffle(x) (inplace_methods.py)
+            return
+        if name in REFUSED_METHODS and not (name == "partition" and target is not None):    # (str.partition)
             raise self.error(e, f"the method `.{name}()` changes its object in place, which adsrc does not "
                                 "support inside a differentiated function.",
                              "Compute a new value instead (for example `np.sort(x)` or `a + b`).")

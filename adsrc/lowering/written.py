@@ -29,6 +29,13 @@ class Written:
             self.piecewise(e, target)
             return True
         signature = _signature(e) if obj is np.vectorize else None
+        if obj is np.frompyfunc and _one_output_ufunc(e) and isinstance(target, str) and target in self.single and \
+                self._only_called(target):
+            # u = np.frompyfunc(f, nin, 1): u(x) as np.vectorize(f)(x) (a float array where NumPy's is an object
+            # array of the same numbers)
+            self.functions[target] = ("vectorized", e.args[0], None, e.args[1].value)
+            self.emit_op(ir.Const, target, astutil.const(None), e)
+            return True
         if obj is np.vectorize and len(e.args) == 1 and (not e.keywords or signature) and isinstance(target, str) \
                 and target in self.single:
             # v = np.vectorize(f): calls v(x) are calls of by_source.vectorized_1(f, x)
@@ -157,9 +164,20 @@ class Written:
         self.call(self.helper_call(name, [items] + ([key] if key is not None else []) + extra), target)
         return True
 
+    def _only_called(self, name):
+        """Is the local `name` only ever called (nothing reads the object itself)?"""
+        reads = [n for n in astutil.walk(self.uf.node) if isinstance(n, gast.Name) and n.id == name and
+                 isinstance(n.ctx, gast.Load)]
+        calls = [n.func for n in astutil.walk(self.uf.node) if isinstance(n, gast.Call) and n.func in reads]
+        return len(calls) == len(reads)
+
     def vectorized_now(self, e, target):
-        """`np.vectorize(f)(x)`: emitted as by_source.vectorized_1(f, x): True, or False for another call."""
+        """`np.vectorize(f)(x)`: emitted as by_source.vectorized_1(f, x), and `np.frompyfunc(f, 1, 1)(x)` too: True,
+        or False for another call."""
         f = e.func
+        if isinstance(f, gast.Call) and self.static(f.func) is np.frompyfunc and _one_output_ufunc(f) and \
+                f.args[1].value == len(e.args):
+            return self.vectorized(f.args[0], e, target)
         if self.static(f.func) is not np.vectorize or len(f.args) != 1 or f.keywords and not _signature(f):
             return False
         return self.vectorized(f.args[0], e, target, _signature(f))
@@ -230,3 +248,9 @@ def _signature(e):
         return None
     value = e.keywords[0].value
     return value.value if isinstance(value, gast.Constant) and isinstance(value.value, str) else None
+
+
+def _one_output_ufunc(e):
+    """`np.frompyfunc(f, nin, 1)` with nin written as a number?"""
+    return len(e.args) == 3 and not e.keywords and all(isinstance(a, gast.Constant) and type(a.value) is int
+                                                         for a in e.args[1:]) and e.args[2].value == 1

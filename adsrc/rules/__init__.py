@@ -396,6 +396,7 @@ def _load_tables():
     from . import helpers, numpy_rules, linalg_rules, math_rules  # noqa: F401  (tables register on import)
     from . import complex_helpers, numpy_more  # noqa: F401
     from . import operators, methods, builtin_rules, operator_rules, containers, sharing, made_like, held_parts
+    from . import inplace_rules, polynomial_roots, bessel_i0
     operators._install()
     methods._install()
     builtin_rules._install()
@@ -404,6 +405,9 @@ def _load_tables():
     made_like.install()
     sharing.install()
     held_parts.install()
+    inplace_rules.install()
+    polynomial_roots.install()
+    bessel_i0.install()
     complex_helpers.install_projections()
 
 

@@ -22,6 +22,7 @@ from .by_source_arrays import (VECTORIZED, add_reduceat, along_axis_index, apply
                                ufunc_outer, ufunc_reduce, vectorized_1, vectorized_2, vectorized_3,
                                VECTORIZED_SIGNATURE, vectorized_signature_1, vectorized_signature_2)
 from .by_source_more import percentile_method, quantile_method  # noqa: F401
+from .by_source_hist import histogram2d
 from .python_source import (PYTHON_IMPLEMENTATIONS, max_by, max_of, min_by, min_of, next_item,  # noqa: F401
                             next_item_or, next_split, next_split_or)
 
@@ -321,7 +322,8 @@ IMPLEMENTATIONS = {
     np.nanquantile: nanquantile, np.vander: vander, np.polyfit: polyfit, np.geomspace: geomspace,
     np.logspace: logspace, np.insert: insert, np.ediff1d: ediff1d, np.block: block, np.choose: choose,
     np.apply_along_axis: apply_along_axis, np.frexp: frexp, np.unwrap: unwrap,
-    np.linalg.cond: cond, np.histogram: histogram, np.ndenumerate: ndenumerate, np.polymul: polymul,
+    np.linalg.cond: cond, np.histogram: histogram, np.histogram2d: histogram2d,
+    np.ndenumerate: ndenumerate, np.polymul: polymul,
     np.polyder: polyder, np.polyint: polyint, np.polyadd: polyadd, np.polysub: polysub,
     np.polynomial.polynomial.polyval: polyval_ascending,
     np.float64: _cast_to(np.float64), np.float32: _cast_to(np.float32), np.float16: _cast_to(np.float16),

@@ -311,3 +311,6 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
 
 nondiff(lu_rows, "lu_rows")
 scipy_source.SCIPY_LINALG["lu"] = lu
+
+from . import scipy_linalg_functions  # noqa: E402  (logm, expm_frechet, schur)
+scipy_linalg_functions.install()

@@ -92,3 +92,5 @@ general(sp.log_softmax, "scipy.special.log_softmax", "x, axis=None", real_only=T
         x="log_softmax_vjp(g, ans, axis)")
 
 from . import scipy_special_more  # noqa: E402,F401  (more functions; it reads _ew above)
+from . import scipy_special_complex  # noqa: E402  (zeta, lambertw, wofz)
+scipy_special_complex.install()

@@ -14,10 +14,12 @@ import scipy.stats as st
 from . import NOT_STATIC, Rule, by_source, general, register
 from . import stats_helpers  # noqa: F401  (registers the helpers)
 from .stats_helpers import MVN_SINGULAR
+from .stats_families_more import CONTINUOUS_MORE
 
 CONTINUOUS = {"norm": (), "t": ("df",), "gamma": ("a",), "beta": ("a", "b"), "chi2": ("df",), "expon": (),
               "laplace": (), "cauchy": (), "logistic": (), "lognorm": ("s",), "uniform": (), "halfnorm": (),
-              "invgamma": ("a",), "weibull_min": ("c",), "pareto": ("b",), "gumbel_r": (), "rayleigh": ()}
+              "invgamma": ("a",), "weibull_min": ("c",), "pareto": ("b",), "gumbel_r": (), "rayleigh": (),
+              **CONTINUOUS_MORE}
 METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 
 for _dist, _shape in CONTINUOUS.items():

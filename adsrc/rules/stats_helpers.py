@@ -17,6 +17,7 @@ import scipy.special as sp
 
 from ..runtime import helper
 from .scipy_helpers import betainc_dx, betainc_partials, gammainc_da
+from .stats_families_more import FAMILIES_MORE, family_cdf_shape_more, family_logpdf_more
 
 LOG_SQRT_2PI = 0.9189385332046727
 LOG_PI = 1.1447298858494002
@@ -250,7 +251,7 @@ class Rayleigh:
 FAMILIES = {"norm": Norm(), "t": StudentT(), "gamma": Gamma(), "beta": Beta(), "chi2": Chi2(), "expon": Expon(),
             "laplace": Laplace(), "cauchy": Cauchy(), "logistic": Logistic(), "lognorm": LogNorm(),
             "uniform": Uniform(), "halfnorm": HalfNorm(), "invgamma": InvGamma(), "weibull_min": WeibullMin(),
-            "pareto": Pareto(), "gumbel_r": GumbelR(), "rayleigh": Rayleigh()}
+            "pareto": Pareto(), "gumbel_r": GumbelR(), "rayleigh": Rayleigh(), **FAMILIES_MORE}
 NSHAPE = {name: fam.nshape for name, fam in FAMILIES.items()}
 
 
@@ -290,6 +291,8 @@ def family_logpdf(dist, z, args):
         return FAMILIES["gumbel_r"].logpdf(z)
     if dist == "rayleigh":
         return FAMILIES["rayleigh"].logpdf(z)
+    if dist in FAMILIES_MORE:
+        return family_logpdf_more(dist, z, args)
     return FAMILIES["norm"].logpdf(z)
 
 
@@ -310,6 +313,8 @@ def family_cdf_shape(dist, z, args):
         return FAMILIES["weibull_min"].cdf_shape(z, args[1])
     if dist == "pareto":
         return FAMILIES["pareto"].cdf_shape(z, args[1])
+    if dist in FAMILIES_MORE:
+        return family_cdf_shape_more(dist, z, args)
     return []
 
 
