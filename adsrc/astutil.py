@@ -428,3 +428,13 @@ def index_value(idx):
     if isinstance(idx, gast.Tuple):
         return tuple_([index_value(e) for e in idx.elts])
     return idx
+
+
+def fresh_name(stem, taken):
+    """stem, or stem_1, stem_2, ... : the first not in the set taken, which it is added to."""
+    name, k = stem, 0
+    while name in taken:
+        k += 1
+        name = f"{stem}_{k}"
+    taken.add(name)
+    return name

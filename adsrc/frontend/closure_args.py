@@ -132,8 +132,7 @@ def _rewrite_call(uf, call, pos, values, functions, enclosing):
         free = _free_values(fdef, local_names(fdef), values)
         if not free:
             return False
-        lifted = _fresh(f"{fdef.name}_args", enclosing)
-        enclosing.add(lifted)
+        lifted = astutil.fresh_name(f"{fdef.name}_args", enclosing)
         uf.locals.add(lifted)
         copy = astutil.clone(fdef)
         copy.name, copy.args = lifted, _with_params(copy.args, free)
@@ -158,14 +157,6 @@ def _with_params(args, names):
     out.args = list(out.args) + [gast.Name(id=v, ctx=gast.Param(), annotation=None, type_comment=None)
                                  for v in names]
     return out
-
-
-def _fresh(stem, taken):
-    name, k = stem, 1
-    while name in taken:
-        k += 1
-        name = f"{stem}_{k}"
-    return name
 
 
 def _insert_after(root, fdef, new):

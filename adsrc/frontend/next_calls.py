@@ -140,7 +140,7 @@ def _hoist_nested(uf, scope, nodes):
                 calls = [] if any(_next_of(st, n) is not None for n in made) else \
                     [c for part in _evaluated(st) for c in _nexts_in_order(part, made)]
                 for call in calls:
-                    name = _fresh(f"{call.args[0].id}_next", taken)
+                    name = astutil.fresh_name(f"{call.args[0].id}_next", taken)
                     out.append(gast.fix_missing_locations(gast.copy_location(
                         gast.Assign(targets=[astutil.name(name, gast.Store())], value=_replace(st, call, name),
                                     type_comment=None), st)))
@@ -192,15 +192,6 @@ def _replace(s, call, name):
             elif isinstance(value, list) and any(v is call for v in value):
                 setattr(node, field, [astutil.name(name) if v is call else v for v in value])
     return call
-
-
-def _fresh(stem, taken):
-    name, k = stem, 0
-    while name in taken:
-        k += 1
-        name = f"{stem}_{k}"
-    taken.add(name)
-    return name
 
 
 def _makes_iterator(uf, value):
