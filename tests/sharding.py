@@ -2,11 +2,12 @@
 
 Each Python collects every file and runs one share; together the shares run every test once. The shares are
 balanced by time: durations.txt holds each file's seconds from one full run (`python tests/sharding.py
---record LOG` reads them off `pytest --durations=0`). A file slower than a share's tenth is cut into parts
-(its tests spread over them by a hash of their names), unless it says SHARD_AS_ONE (a test there sums up what
-the file's other tests found in the same process); the parts, slowest first, each go to the share with the
-least time so far. A file not in durations.txt counts as the median file. Every Python computes the same
-assignment: it depends only on the file names and durations.txt.
+--record LOG` reads them off `pytest --durations=0 --durations-min=0`; `--add LOG` adds the files of a
+partial run). A file slower than a share's tenth is cut into parts (its tests spread over them by a hash of
+their names), unless it says SHARD_AS_ONE (a test there sums up what the file's other tests found in the same
+process); the parts, slowest first, each go to the share with the least time so far. A file not in
+durations.txt counts as the median file. Every Python computes the same assignment: it depends only on the
+file names and durations.txt.
 """
 
 import hashlib
@@ -62,8 +63,9 @@ def select(items, k, n):
             if share_of[(file_of(item), _part(item.nodeid, parts[file_of(item)]))] == k]
 
 
-def record(log, path=DURATIONS):
-    """Write durations.txt from the output of `pytest --durations=0 --durations-min=0`."""
+def record(log, path=DURATIONS, add=False):
+    """Write durations.txt from the output of `pytest --durations=0 --durations-min=0` (add: of some files only,
+    kept beside the times already there)."""
     per_file = {}
     pattern = re.compile(r"^\s*([0-9.]+)s (?:call|setup|teardown)\s+(\S+?)::")
     with open(log) as fh:
@@ -71,15 +73,17 @@ def record(log, path=DURATIONS):
             m = pattern.match(line)
             if m:
                 per_file[m.group(2)] = per_file.get(m.group(2), 0.0) + float(m.group(1))
+    if add:
+        per_file = {**read_durations(path), **per_file}
     with open(path, "w") as fh:
-        fh.write("# seconds per test file in one full run on Python %d.%d (tests/sharding.py --record)\n"
-                 % sys.version_info[:2])
+        fh.write("# seconds per test file on Python %d.%d (tests/sharding.py --record LOG of a full run, --add LOG "
+                 "of some files)\n" % sys.version_info[:2])
         for name in sorted(per_file):
             fh.write(f"{per_file[name]:.1f} {name}\n")
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--record"]:
-        record(sys.argv[2])
+    if sys.argv[1:2] in (["--record"], ["--add"]):
+        record(sys.argv[2], add=sys.argv[1] == "--add")
     else:
         print(__doc__)

@@ -61,3 +61,8 @@ def test_record_reads_pytest_durations(tmp_path):
     out = tmp_path / "durations.txt"
     sharding.record(str(log), str(out))
     assert sharding.read_durations(str(out)) == {"tests/test_a.py": 3.0, "tests/test_b.py": 1.0}
+    more = tmp_path / "more.txt"
+    more.write_text("4.00s call     tests/test_c.py::test_w\n0.50s call     tests/test_a.py::test_x[1]\n")
+    sharding.record(str(more), str(out), add=True)
+    assert sharding.read_durations(str(out)) == {"tests/test_a.py": 0.5, "tests/test_b.py": 1.0,
+                                                 "tests/test_c.py": 4.0}
