@@ -173,3 +173,25 @@ def rows_scaled_in_place_through_the_loop(v):
         row *= 2.0
         row[0] += np.sum(v)
     return np.sum(mc ** 2)
+
+
+@case((_X,), (_Y,))
+def factory_of_a_factory(x):
+    def make(a):
+        def mid(b):
+            return lambda t: a * t + b
+        return mid
+    return np.sum(make(x[0])(x[1])(x) ** 2)
+
+
+@case((_X,), (_Y,))
+def factory_bound_anew_in_a_loop(x):
+    def make(c):
+        def g(t):
+            return np.tanh(t) * c
+        return g
+    tot = 0.0
+    for i in range(3):
+        step = make(x[i])
+        tot = tot + np.sum(step(step(x)))
+    return tot

@@ -267,12 +267,15 @@ class FunctionValues:
 
     def nested_factory_call(self, e, target):
         """`make(c)(x)` with make a nested def or lambda of this function: `made = make(c)`, then `made(x)`, two
-        calls of nested functions that inline.py writes out (the function make returns is the one called).
-        True when so emitted."""
+        calls of nested functions that inline.py writes out (the function make returns is the one called;
+        `make(a)(b)(x)` splits twice). True when so emitted."""
         f = e.func
-        if not (isinstance(f.func, gast.Name) and (f.func.id in self.def_names or f.func.id in self.local_defs)):
+        root = f.func
+        while isinstance(root, gast.Call):          # make(a)(b)(x): made = make(a)(b) splits again
+            root = root.func
+        if not (isinstance(root, gast.Name) and (root.id in self.def_names or root.id in self.local_defs)):
             return False
-        made = self.namer.fresh(f.func.id + "_made")
+        made = self.namer.fresh(root.id + "_made")
         self.call(f, made)
         call = gast.copy_location(gast.Call(func=astutil.name(made), args=e.args, keywords=e.keywords), e)
         self.emit_op(ir.CallLocal, target, self.plain_call(call, astutil.name(made)), e)
