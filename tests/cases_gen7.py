@@ -195,3 +195,12 @@ def factory_bound_anew_in_a_loop(x):
         step = make(x[i])
         tot = tot + np.sum(step(step(x)))
     return tot
+
+
+def nested_def_returning_a_numpy_function(x):
+    """refused (test_gen7_programs.py): the message names the factory as the user wrote it"""
+    def pick(k):
+        if k == 1:
+            return np.sin
+        return np.cos
+    return np.sum(pick(1)(x))

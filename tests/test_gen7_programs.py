@@ -61,3 +61,11 @@ def test_value_and_tangent(fn, inputs, argnums):
     down = [a - STEP * t for a, t in zip(args, tangents)]
     np.testing.assert_allclose(out, fn(*_copies(args)), rtol=1e-12)
     np.testing.assert_allclose(dout, (fn(*up) - fn(*down)) / (2 * STEP), rtol=1e-5, atol=1e-7)
+
+
+def test_refusal_names_the_nested_factory():
+    from cases_gen7 import nested_def_returning_a_numpy_function as f
+    with pytest.raises(adsrc.TransformError) as info:
+        adsrc.grad(f)(np.ones(3))
+    message = str(info.value)
+    assert "the function that `pick(...)` returns" in message and "_made" not in message

@@ -278,7 +278,8 @@ class FunctionValues:
         made = self.namer.fresh(root.id + "_made")
         self.call(f, made)
         call = gast.copy_location(gast.Call(func=astutil.name(made), args=e.args, keywords=e.keywords), e)
-        self.emit_op(ir.CallLocal, target, self.plain_call(call, astutil.name(made)), e)
+        self.emit_op(ir.CallLocal, target, self.plain_call(call, astutil.name(made)), e,
+                     describe=f"the function that `{root.id}(...)` returns")
         return True
 
     def held_value(self, a):
