@@ -145,8 +145,10 @@ class CallLocal(Op):
     """A call to a function defined inside this one (inlined by lowering/inline.py).
 
     hint: what to do instead if the name called holds no function defined here (an item of a list of lambdas
-    whose length is known only when the code runs, tables.py)."""
+    whose length is known only when the code runs, tables.py); describe: what a message calls it then (a name
+    made for the function a nested factory returns: `the function that make(...) returns`)."""
     hint: Optional[str] = None
+    describe: Optional[str] = None
 
 
 @dataclass(eq=False, slots=True)

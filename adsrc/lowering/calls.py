@@ -247,6 +247,8 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                 return self.call(lifted, target)
             if self.vectorized_now(e, target) or self.vmap_now(e, target):
                 return
+            if self.nested_factory_call(e, target):                 # make(c)(x), make a nested def
+                return
             if object_classes.made_class(self.resolved(f.func)) is not None or \
                     object_classes.factory_class(self.resolved(f.func)) is not None:
                 # Model(w)(x): the new object, then its __call__

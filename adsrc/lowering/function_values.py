@@ -268,6 +268,23 @@ class FunctionValues:
         for k in value.keywords:
             k.value = self.held_value(k.value)
 
+    def nested_factory_call(self, e, target):
+        """`make(c)(x)` with make a nested def or lambda of this function: `made = make(c)`, then `made(x)`, two
+        calls of nested functions that inline.py writes out (the function make returns is the one called;
+        `make(a)(b)(x)` splits twice). True when so emitted."""
+        f = e.func
+        root = f.func
+        while isinstance(root, gast.Call):          # make(a)(b)(x): made = make(a)(b) splits again
+            root = root.func
+        if not (isinstance(root, gast.Name) and (root.id in self.def_names or root.id in self.local_defs)):
+            return False
+        made = self.namer.fresh(root.id + "_made")
+        self.call(f, made)
+        call = gast.copy_location(gast.Call(func=astutil.name(made), args=e.args, keywords=e.keywords), e)
+        self.emit_op(ir.CallLocal, target, self.plain_call(call, astutil.name(made)), e,
+                     describe=f"the function that `{root.id}(...)` returns")
+        return True
+
     def held_value(self, a):
         """a computed into a name of its own that nothing rebinds (a constant as it is)."""
         if astutil.is_constant_literal(a):

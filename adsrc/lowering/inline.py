@@ -107,7 +107,7 @@ class Inliner:
             return [s]          # `f(t, y)` with f a parameter: the function a call passes, when that call is inlined
         if d is None:
             # a local name that does not hold a function defined here: adsrc cannot see what it calls
-            return [ir.Opaque(s.target, s.expr, describe=f"`{self.namer.user(name)}`", loc=s.loc,
+            return [ir.Opaque(s.target, s.expr, describe=s.describe or f"`{self.namer.user(name)}`", loc=s.loc,
                               hint=s.hint or LOCAL_FUNCTION_HINT)]
         if name in self.stack:
             raise self.uf.error(s.loc, f"the nested function `{name}` calls itself; adsrc does not differentiate "
