@@ -139,3 +139,25 @@ def copy_rows_then_sum(x):
     for t in range(len(h)):
         h[t] = x[t] * x[t - 1]
     return np.sum(h * h)
+
+
+class Scaler:
+    """A plain class (no pytree registration): its tangent is a Scaler, its cotangent a dict of fields."""
+
+    def __init__(self, w):
+        self.w = w * 2.0
+
+    def apply(self, v):
+        return np.sum(np.tanh(self.w * v))
+
+
+@_vector
+def object_field_replaced(x):
+    s = Scaler(x)
+    s.w = s.w * x
+    return s.apply(x)
+
+
+# functions differentiated as grad of a jvp (a forward pass transposed): an object's tangent read through
+# its attributes once came back from the transpose as the tangent object itself
+GRAD_OF_JVP = [object_field_replaced, write_row_of_transpose]

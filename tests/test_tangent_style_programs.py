@@ -10,7 +10,7 @@ import pytest
 
 import adsrc
 from casekit import central_grad, check_case
-from cases_tangent_style import CASES, VECTOR_CASES
+from cases_tangent_style import CASES, GRAD_OF_JVP, VECTOR_CASES
 
 RTOL, ATOL = 1e-5, 1e-7
 
@@ -53,3 +53,16 @@ def test_second_order_matches_differences(fn, n):
     assert not np.any(np.isnan(hv)) and not np.any(np.isnan(gg))
     np.testing.assert_allclose(hv, hessian @ v, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(gg, hessian.T @ v, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn", GRAD_OF_JVP, ids=lambda f: f.__name__)
+def test_gradient_of_jvp_matches_differences(fn):
+    x = np.array([0.3, -0.7, 1.2, 0.5])
+    v = np.array([1.0, 0.5, -0.2, 0.3])
+    got = adsrc.grad(lambda y: adsrc.jvp(fn, (y,), (v,))[1])(x)
+    want = central_grad(lambda y: float(np.sum(adsrc.grad(fn)(y) * v)), x)
+    assert not np.any(np.isnan(got))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    third = adsrc.grad(lambda y: np.sum(adsrc.hvp(fn, y, v) * v))(x)
+    np.testing.assert_allclose(third, central_grad(lambda y: float(np.sum(adsrc.hvp(fn, y, v) * v)), x),
+                               rtol=1e-4, atol=1e-5)

@@ -10,6 +10,8 @@ Loaded after the tables, outside `_loading`: these helpers may return their
 argument itself, so their results are not fresh arrays for the alias analysis.
 """
 
+import inspect
+
 import numpy as np
 
 from .. import pytree_nodes, runtime, tangents
@@ -265,6 +267,12 @@ def _linear_of(fn, default):
     return LINEAR.get(getattr(fn, "_adsrc_numpy_helper", fn), default)
 
 
+def _plain_object(v):
+    """An object of a user's class that is no pytree: its fields are its __dict__."""
+    return isinstance(getattr(v, "__dict__", None), dict) and not isinstance(v, (np.ndarray, type)) and \
+        not inspect.isroutine(v) and pytree_nodes.node_of(v) is None and not hasattr(type(v), "__dataclass_fields__")
+
+
 def _with(args, k, v):
     return tuple(args[:k]) + (v,) + tuple(args[k + 1:])
 
@@ -395,6 +403,20 @@ class _Mismatch(NotImplementedError):
 def transpose_linear(fn, k, g, args):
     """The cotangent of argument k of a helper linear in it: entry e of it is <g, fn(..., e_e, ...)>."""
     c = args[k]
+    if _plain_object(c):
+        # the tangent of an object of the user's class is such an object; its cotangent is the dict of its
+        # attributes' cotangents (as runtime.add_attr makes): the directions are copies with one field moved
+        fields = dict(vars(c))
+        positions, multilinear = _linear_of(fn, ((k,), False))
+        if not multilinear:     # (what apply_linear does, here where fn's linear arguments are known)
+            args = tuple(_zeros(a) if j in positions and j != k else a for j, a in enumerate(args))
+
+        def as_object(d):
+            out = runtime.copy_object(c)
+            out.__dict__.update(d)
+            return out
+        cot = transpose_linear(lambda *a: fn(*_with(a, k, as_object(a[k]))), k, g, _with(args, k, fields))
+        return {n: v for n, v in cot.items() if v is not fields[n]}      # (fields with no derivative left out)
 
     def pair(a, b):
         if runtime.is_zero(a) or runtime.is_zero(b):
