@@ -158,6 +158,30 @@ def object_field_replaced(x):
     return s.apply(x)
 
 
+class Holder:
+    """A plain object holding another (nested tangents and cotangents)."""
+
+    def __init__(self, w):
+        self.inner = Scaler(w)
+        self.parts = [w * 0.5, w ** 2]
+        self.label = "holder"
+
+
+@_vector
+def nested_field_replaced(x):
+    h = Holder(x)
+    h.inner.w = h.inner.w * 3.0
+    return np.sum(h.inner.w * h.inner.w * h.parts[1]) + h.inner.apply(x)
+
+
+@_vector
+def nested_field_read(x):
+    h = Holder(x)
+    return np.sum(h.parts[1] * x) * np.sum(h.inner.w)
+
+
 # functions differentiated as grad of a jvp (a forward pass transposed): an object's tangent read through
-# its attributes once came back from the transpose as the tangent object itself
-GRAD_OF_JVP = [object_field_replaced, write_row_of_transpose]
+# its attributes once came back from the transpose as the tangent object itself (a crash, or for an object
+# inside an object a silently wrong derivative), and a tangent object was not zeroed where the transpose
+# of a helper jointly linear in it and another tangent needed it zero
+GRAD_OF_JVP = [object_field_replaced, nested_field_replaced, nested_field_read, write_row_of_transpose]

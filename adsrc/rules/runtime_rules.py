@@ -10,14 +10,12 @@ Loaded after the tables, outside `_loading`: these helpers may return their
 argument itself, so their results are not fresh arrays for the alias analysis.
 """
 
-import inspect
-
 import numpy as np
 
 from .. import pytree_nodes, runtime, tangents
 from ..checks import _map
 from . import general, nondiff, transposes
-from .transposes import _zeros
+from .transposes import _as_object, _fields_of, _plain_object, _zeros
 
 
 # helper -> (positions of the parameters it is linear in, whether it is multilinear in them: linear in each
@@ -267,10 +265,10 @@ def _linear_of(fn, default):
     return LINEAR.get(getattr(fn, "_adsrc_numpy_helper", fn), default)
 
 
-def _plain_object(v):
-    """An object of a user's class that is no pytree: its fields are its __dict__."""
-    return isinstance(getattr(v, "__dict__", None), dict) and not isinstance(v, (np.ndarray, type)) and \
-        not inspect.isroutine(v) and pytree_nodes.node_of(v) is None and not hasattr(type(v), "__dataclass_fields__")
+def _moved_only(cot, fields):
+    """The cotangent dict without the fields that have no derivative (left as they were by the transpose)."""
+    return {n: _moved_only(v, fields[n]) if isinstance(fields[n], dict) and isinstance(v, dict) else v
+            for n, v in cot.items() if v is not fields[n]}
 
 
 def _with(args, k, v):
@@ -406,21 +404,18 @@ def transpose_linear(fn, k, g, args):
     if _plain_object(c):
         # the tangent of an object of the user's class is such an object; its cotangent is the dict of its
         # attributes' cotangents (as runtime.add_attr makes): the directions are copies with one field moved
-        fields = dict(vars(c))
+        fields = _fields_of(c)
         positions, multilinear = _linear_of(fn, ((k,), False))
         if not multilinear:     # (what apply_linear does, here where fn's linear arguments are known)
             args = tuple(_zeros(a) if j in positions and j != k else a for j, a in enumerate(args))
-
-        def as_object(d):
-            out = runtime.copy_object(c)
-            out.__dict__.update(d)
-            return out
-        cot = transpose_linear(lambda *a: fn(*_with(a, k, as_object(a[k]))), k, g, _with(args, k, fields))
-        return {n: v for n, v in cot.items() if v is not fields[n]}      # (fields with no derivative left out)
+        cot = transpose_linear(lambda *a: fn(*_with(a, k, _as_object(c, a[k]))), k, g, _with(args, k, fields))
+        return _moved_only(cot, fields)
 
     def pair(a, b):
         if runtime.is_zero(a) or runtime.is_zero(b):
             return 0.0
+        if _plain_object(a) and isinstance(b, dict):
+            a = vars(a)
         if isinstance(a, dict):
             return sum(pair(v, b[key]) for key, v in a.items() if key in b)
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
