@@ -8,6 +8,8 @@ SCALAR_CASES take floats at both signs so that each branch is taken; VECTOR_CASE
 are also checked at second order (a Hessian-vector product and a gradient of the gradient).
 """
 
+import dataclasses
+
 import numpy as np
 
 from casekit import Registry, rand
@@ -180,8 +182,30 @@ def nested_field_read(x):
     return np.sum(h.parts[1] * x) * np.sum(h.inner.w)
 
 
+@dataclasses.dataclass
+class Pair:
+    left: np.ndarray
+    factor: float
+
+
+class Carrier:
+    """A plain object holding a dataclass (whose cotangent a transpose gives as a Pair)."""
+
+    def __init__(self, w):
+        self.pair = Pair(w * 1.5, 0.5)
+        self.w = w
+
+
+@_vector
+def dataclass_field_rebuilt(x):
+    c = Carrier(x)
+    c.pair = Pair(c.pair.left * x, c.pair.factor)
+    return np.sum(c.pair.left * c.w ** 2) * c.pair.factor
+
+
 # functions differentiated as grad of a jvp (a forward pass transposed): an object's tangent read through
 # its attributes once came back from the transpose as the tangent object itself (a crash, or for an object
 # inside an object a silently wrong derivative), and a tangent object was not zeroed where the transpose
 # of a helper jointly linear in it and another tangent needed it zero
-GRAD_OF_JVP = [object_field_replaced, nested_field_replaced, nested_field_read, write_row_of_transpose]
+GRAD_OF_JVP = [object_field_replaced, nested_field_replaced, nested_field_read, dataclass_field_rebuilt,
+               write_row_of_transpose]

@@ -416,6 +416,9 @@ def transpose_linear(fn, k, g, args):
             return 0.0
         if _plain_object(a) and isinstance(b, dict):
             a = vars(a)
+        if hasattr(type(a), "__dataclass_fields__") and (type(b) is type(a) or isinstance(b, dict)):
+            a = {f: getattr(a, f) for f in type(a).__dataclass_fields__}    # (a dataclass's cotangent as
+            b = b if isinstance(b, dict) else {f: getattr(b, f) for f in a}   # either form)
         if isinstance(a, dict):
             return sum(pair(v, b[key]) for key, v in a.items() if key in b)
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
