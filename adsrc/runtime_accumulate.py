@@ -178,8 +178,10 @@ def add_cot(a, b):
         for k, v in b.items():
             out[k] = add_cot(out[k], v) if k in out else v
         return out
-    if isinstance(a, dict) and _object_cot(b) or isinstance(b, dict) and _object_cot(a):
-        # an object's cotangent as its own class (tree_leaves' rule) and as attribute reads give it (a dict)
+    if isinstance(a, dict) and _object_cot(b) or isinstance(b, dict) and _object_cot(a) or \
+            _is_dataclass_instance(a) and _is_dataclass_instance(b) and not hasattr(a, "__add__"):
+        # an object's cotangent as its own class (tree_leaves' rule) and as attribute reads give it (a dict);
+        # two dataclass cotangents (a transpose's, of a dataclass tangent) field by field
         return add_cot(a if isinstance(a, dict) else pytree_nodes.attribute_cotangents(a),
                        b if isinstance(b, dict) else pytree_nodes.attribute_cotangents(b))
     if isinstance(a, (tuple, list, dict)) or isinstance(b, (tuple, list, dict)):

@@ -145,10 +145,13 @@ def _statics_bound(adj, fn, pullback, body, residuals):
 
 
 def _bound_in(args, body):
-    """Names the forward function binds: its parameters and what its statements assign."""
+    """Names the forward function binds: its parameters, what its statements assign and the functions
+    they define (a lambda of the code being differentiated again becomes a local def that the pullback
+    may read: it is a residual like any other value)."""
     out = set(astutil.names_stored(args)) | {a.id for a in astutil.walk(args) if isinstance(a, gast.Name)}
     for s in body:
         out |= set(astutil.names_stored(s))
+        out |= {n.name for n in astutil.walk(s) if isinstance(n, gast.FunctionDef)}
     return out
 
 

@@ -70,6 +70,10 @@ _AUTOGRAD_CONVOLVE = ("`axes` and `dot_axes` belong to autograd's own autograd.s
                       "convolve(x, k, axes=([2, 3], [2, 3]), dot_axes=([1], [0]), mode='valid')")
 FOREIGN_KEYWORDS = {("scipy.signal.convolve", kw): _AUTOGRAD_CONVOLVE for kw in ("axes", "dot_axes")}
 
+# Keywords a rule need not know when the call passes the library's default, spelled out: the call is the
+# same without them (`np.arctan(b, out=None)`). Any other value of them is refused as before.
+SPELLED_DEFAULTS = {"out": None}
+
 # Names of the callables with rules: their results never share memory with their arguments, except
 # for the view-returning ones the alias analysis lists itself (used by lower/inplace.py).
 FRESH_NAMES = set()
@@ -236,6 +240,9 @@ class Rule:
             p = by_name.get(kw.arg)
             if (p is None or p.kind in ("pos", "var", "varkw")) and self.varkw is not None:
                 bound["**" + kw.arg] = kw.value      # gathered by **kwargs
+                continue
+            if p is None and kw.arg in SPELLED_DEFAULTS and isinstance(kw.value, gast.Constant) \
+                    and kw.value.value is SPELLED_DEFAULTS[kw.arg]:
                 continue
             if p is None and (self.name, kw.arg) in FOREIGN_KEYWORDS:
                 raise TypeError(f"{self.name} has no argument `{kw.arg}`: "

@@ -15,7 +15,7 @@ import numpy as np
 from .. import pytree_nodes, runtime, tangents
 from ..checks import _map
 from . import general, nondiff, transposes
-from .transposes import _zeros
+from .transposes import _as_object, _fields_of, _plain_object, _zeros
 
 
 # helper -> (positions of the parameters it is linear in, whether it is multilinear in them: linear in each
@@ -265,6 +265,12 @@ def _linear_of(fn, default):
     return LINEAR.get(getattr(fn, "_adsrc_numpy_helper", fn), default)
 
 
+def _moved_only(cot, fields):
+    """The cotangent dict without the fields that have no derivative (left as they were by the transpose)."""
+    return {n: _moved_only(v, fields[n]) if isinstance(fields[n], dict) and isinstance(v, dict) else v
+            for n, v in cot.items() if v is not fields[n]}
+
+
 def _with(args, k, v):
     return tuple(args[:k]) + (v,) + tuple(args[k + 1:])
 
@@ -395,10 +401,24 @@ class _Mismatch(NotImplementedError):
 def transpose_linear(fn, k, g, args):
     """The cotangent of argument k of a helper linear in it: entry e of it is <g, fn(..., e_e, ...)>."""
     c = args[k]
+    if _plain_object(c):
+        # the tangent of an object of the user's class is such an object; its cotangent is the dict of its
+        # attributes' cotangents (as runtime.add_attr makes): the directions are copies with one field moved
+        fields = _fields_of(c)
+        positions, multilinear = _linear_of(fn, ((k,), False))
+        if not multilinear:     # (what apply_linear does, here where fn's linear arguments are known)
+            args = tuple(_zeros(a) if j in positions and j != k else a for j, a in enumerate(args))
+        cot = transpose_linear(lambda *a: fn(*_with(a, k, _as_object(c, a[k]))), k, g, _with(args, k, fields))
+        return _moved_only(cot, fields)
 
     def pair(a, b):
         if runtime.is_zero(a) or runtime.is_zero(b):
             return 0.0
+        if _plain_object(a) and isinstance(b, dict):
+            a = vars(a)
+        if hasattr(type(a), "__dataclass_fields__") and (type(b) is type(a) or isinstance(b, dict)):
+            a = {f: getattr(a, f) for f in type(a).__dataclass_fields__}    # (a dataclass's cotangent as
+            b = b if isinstance(b, dict) else {f: getattr(b, f) for f in a}   # either form)
         if isinstance(a, dict):
             return sum(pair(v, b[key]) for key, v in a.items() if key in b)
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):

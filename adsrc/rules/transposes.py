@@ -12,16 +12,41 @@ transposes here are direct, and each is itself linear with the original as its
 transpose, so the family is closed under differentiation to any order.
 """
 
+import inspect
 import numbers
 
 import numpy as np
 
-from .. import runtime
+from .. import pytree_nodes, runtime
 from ..checks import _map
 
 
 def _zeros(tree):
-    return _map(tree, lambda path, v: np.zeros_like(v) if isinstance(v, np.ndarray) else type(v)(0.0))
+    """tree with zero leaves; an object of the user's class (a tangent of one) as a copy with zero fields."""
+    if _plain_object(tree):
+        return _as_object(tree, _zeros(_fields_of(tree)))
+    return _map(tree, lambda path, v: np.zeros_like(v) if isinstance(v, np.ndarray) else type(v)(0.0),
+                lambda v: _zeros(v) if _plain_object(v) else v)
+
+
+def _plain_object(v):
+    """An object of a user's class that is no pytree: its fields are its __dict__."""
+    return isinstance(getattr(v, "__dict__", None), dict) and not isinstance(v, (np.ndarray, type)) and \
+        not inspect.isroutine(v) and pytree_nodes.node_of(v) is None and not hasattr(type(v), "__dataclass_fields__")
+
+
+def _fields_of(obj):
+    """A plain object as the dict of its fields (the objects among them as dicts too)."""
+    return {n: _fields_of(v) if _plain_object(v) else v for n, v in vars(obj).items()}
+
+
+def _as_object(like, fields):
+    """The object like `like` with the fields (from _fields_of) given."""
+    out = runtime.copy_object(like)
+    for n, v in fields.items():
+        old = vars(like).get(n)
+        out.__dict__[n] = _as_object(old, v) if _plain_object(old) and isinstance(v, dict) else v
+    return out
 
 
 def _like(container, items):
