@@ -125,3 +125,10 @@ def test_a_nonlocal_integrand_is_left_as_a_closure_and_refused():
         return si.quad(integrand, 0.0, 1.0)[0]
     with pytest.raises(TransformError):
         adsrc.grad(counting)(0.5)
+
+
+def test_a_module_imported_in_the_function_is_read_as_it_is():
+    def local_import(a):
+        import numpy as xp
+        return si.quad(lambda t: xp.exp(-a * t), 0.0, 1.0)[0]
+    check(local_import, 0.8)
