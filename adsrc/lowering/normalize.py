@@ -30,6 +30,7 @@ from .. import rules as rules_mod
 from . import autograd_numpy, factories
 from .assignments import Assignments
 from .calls import Calls
+from .comprehensions import Comprehensions
 from .expressions import Expressions
 from .function_choices import FunctionChoices
 from .local_classes import LocalClasses
@@ -57,8 +58,8 @@ _HARMLESS_CONTEXTS = ("errstate", "printoptions", "catch_warnings", "suppress_wa
 _MADE = {}     # (adsrc.grad, f, options) -> the gradient object a call in a transformed function makes
 
 
-class Normalizer(Assignments, Expressions, Calls, Loops, Trys, LocalClasses, Matches, ErrStates, Contexts,
-                 FunctionChoices):
+class Normalizer(Assignments, Expressions, Comprehensions, Calls, Loops, Trys, LocalClasses, Matches, ErrStates,
+                 Contexts, FunctionChoices):
     """Normalizes one user function (and its nested defs) into structured IR."""
 
     def __init__(self, uf, namer=None):
