@@ -22,7 +22,7 @@ from .method_calls import MUTATING_METHODS, REFUSED_METHODS
 from ..rules.runtime_rules import COPYING
 from ..rules.sharing import call_changing
 from . import closures, unpacked_dicts
-from .objects import summed
+from .class_inference import summed
 from .object_classes import _plain_class, _record_type, is_user_function, user_class
 from .checkpoint import checkpoint_call
 from .derivatives import FUNCTIONAL, is_derivative
