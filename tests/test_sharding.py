@@ -1,19 +1,16 @@
 """CI's shares (sharding.py) run every test exactly once, keep a SHARD_AS_ONE file whole and balance time."""
 
-import types
-
 import sharding
 
 
 class Item:
-    def __init__(self, nodeid, whole=False):
+    def __init__(self, nodeid):
         self.nodeid = nodeid
-        self.module = types.SimpleNamespace(SHARD_AS_ONE=whole)
 
 
 def _items():
     out = [Item(f"tests/test_big.py::test_{i}") for i in range(400)]
-    out += [Item(f"tests/test_whole.py::test_{i}", whole=True) for i in range(50)]
+    out += [Item(f"tests/test_whole.py::test_{i}") for i in range(50)]
     out += [Item(f"tests/test_small_{j}.py::test_{i}") for j in range(20) for i in range(5)]
     out += [Item("tests/test_unknown.py::test_0")]
     return out
@@ -25,6 +22,7 @@ DURATIONS = {"tests/test_big.py": 400.0, "tests/test_whole.py": 60.0,
 
 def _shares(n, monkeypatch):
     monkeypatch.setattr(sharding, "read_durations", lambda: DURATIONS)
+    monkeypatch.setattr(sharding, "says_whole", lambda path: path == "tests/test_whole.py")
     items = _items()
     return items, [sharding.select(items, k, n) for k in range(n)]
 
@@ -66,3 +64,16 @@ def test_record_reads_pytest_durations(tmp_path):
     sharding.record(str(more), str(out), add=True)
     assert sharding.read_durations(str(out)) == {"tests/test_a.py": 0.5, "tests/test_b.py": 1.0,
                                                  "tests/test_c.py": 4.0}
+
+
+def test_the_marked_files_are_read_from_their_text():
+    assert sharding.says_whole("tests/test_complex.py") and sharding.says_whole("tests/test_dask.py")
+    assert not sharding.says_whole("tests/test_rules.py") and not sharding.says_whole("tests/no_such_file.py")
+
+
+def test_a_file_one_python_does_not_collect_leaves_the_others_in_their_shares(monkeypatch):
+    items, shares = _shares(4, monkeypatch)
+    fewer = [item for item in items if "test_small_3" not in item.nodeid]
+    for k in range(4):
+        assert [i.nodeid for i in sharding.select(fewer, k, 4)] == \
+            [i.nodeid for i in shares[k] if "test_small_3" not in i.nodeid]
