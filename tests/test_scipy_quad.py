@@ -132,3 +132,12 @@ def test_a_module_imported_in_the_function_is_read_as_it_is():
         import numpy as xp
         return si.quad(lambda t: xp.exp(-a * t), 0.0, 1.0)[0]
     check(local_import, 0.8)
+
+
+def test_a_partial_over_a_differentiated_value_is_refused_naming_quad():
+    import functools
+
+    def partial_integrand(a):
+        return si.quad(functools.partial(_decay, a=a), 0.0, 1.0)[0]
+    with pytest.raises(TypeError, match="scipy.integrate.quad.*args="):
+        adsrc.grad(partial_integrand)(0.5)

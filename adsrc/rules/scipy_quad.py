@@ -15,7 +15,7 @@ import numpy as np
 import scipy.integrate as si
 
 from ..runtime import helper, is_zero
-from .scipy_ode import Layout, args_cotangent, odeint_func_cot
+from .scipy_ode import Layout, args_cotangent
 
 
 def _value_cot(g):
@@ -62,8 +62,12 @@ def quad_vjp(part, g, func, a, b, args, epsabs, epsrel, limit, points, weight, f
 
 @helper
 def quad_func_cot(func):
-    """The function passed to quad depends on a differentiated value adsrc could not pass through args."""
-    odeint_func_cot(func)
+    """The function passed to quad depends on a differentiated value adsrc could not pass through args: refuse
+    (its gradient would be lost)."""
+    raise TypeError(f"adsrc cannot differentiate scipy.integrate.quad with respect to values its function "
+                    f"`{getattr(func, '__qualname__', type(func).__name__)}` captures (a functools.partial, an "
+                    "object's attributes, or a closure adsrc could not rewrite): pass them through quad's "
+                    "`args=(...)` and take them as parameters after t")
 
 
 @helper
@@ -71,7 +75,7 @@ def quad_jvp(func, a, b, args, t_func, t_a, t_b, t_args, epsabs, epsrel, limit, 
     """The tangent of (I, err) = quad(...): (dI, 0.0)."""
     _check_options(weight, full_output)
     if t_func is not None and not is_zero(t_func):
-        odeint_func_cot(func)
+        quad_func_cot(func)
     args_t = args if isinstance(args, tuple) else (args,)
     out = 0.0
     if t_b is not None and not is_zero(t_b):
