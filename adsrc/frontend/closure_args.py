@@ -23,7 +23,7 @@ from .. import astutil
 from .generators import own_nodes
 from .source import local_names
 
-# module, function: (position of `args`, number of leading parameters the integrator passes)
+# (module, function): the position of its `args` parameter
 INTEGRATORS = {("scipy.integrate", "quad"): 3, ("scipy.integrate", "odeint"): 3,
                ("scipy.integrate", "solve_ivp"): 8}
 
