@@ -166,10 +166,10 @@ class Written:
 
     def _only_called(self, name):
         """Is the local `name` only ever called (nothing reads the object itself)?"""
-        reads = [n for n in astutil.walk(self.uf.node) if isinstance(n, gast.Name) and n.id == name and
-                 isinstance(n.ctx, gast.Load)]
-        calls = [n.func for n in astutil.walk(self.uf.node) if isinstance(n, gast.Call) and n.func in reads]
-        return len(calls) == len(reads)
+        nodes = astutil.walk(self.uf.node)
+        called = {id(n.func) for n in nodes if isinstance(n, gast.Call)}
+        return all(id(n) in called for n in nodes if isinstance(n, gast.Name) and n.id == name and
+                   isinstance(n.ctx, gast.Load))
 
     def vectorized_now(self, e, target):
         """`np.vectorize(f)(x)`: emitted as by_source.vectorized_1(f, x), and `np.frompyfunc(f, 1, 1)(x)` too: True,
