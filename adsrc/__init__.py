@@ -30,6 +30,7 @@ from .primitives import cond, fori_loop, scan, stop_gradient, while_loop, within
 from .pullback import vjp
 from .pytree_nodes import register_dataclass, register_pytree_node, register_pytree_node_class
 from . import tree_util
+from . import dynamic_calls  # noqa: F401  (helpers generated code calls for function values found at run time)
 from .vmap import vmap
 
 __version__ = "0.1.0"

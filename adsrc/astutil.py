@@ -438,3 +438,8 @@ def fresh_name(stem, taken):
         name = f"{stem}_{k}"
     taken.add(name)
     return name
+
+
+def spelled_out(call):
+    """The call's arguments are written one by one (no `*args` or `**kwargs`)."""
+    return not any(isinstance(a, gast.Starred) for a in call.args) and all(k.arg for k in call.keywords)

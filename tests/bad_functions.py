@@ -236,7 +236,7 @@ def misspelled_numpy_function(x):
     return np.sum(np.sine(x))       # numpy has no `sine`
 
 
-def appends_functions_over_an_unknown_range(x):
+def appends_functions_over_an_unknown_range(x):         # (differentiated: test_errors.py)
     fs = []
     for k in range(x.shape[0] - 1):       # (its length is not known when transforming)
         fs.append(lambda v, k=k: v[k] ** 2)

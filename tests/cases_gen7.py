@@ -198,7 +198,7 @@ def factory_bound_anew_in_a_loop(x):
 
 
 def nested_def_returning_a_numpy_function(x):
-    """refused (test_gen7_programs.py): the message names the factory as the user wrote it"""
+    """the function pick returns is found when the code runs (test_gen7_programs.py)"""
     def pick(k):
         if k == 1:
             return np.sin

@@ -1,6 +1,7 @@
 """Outputs that are arrays of one element, and iterators read twice or late (refused by name). The gradients of
 the other Python features ordinary programs use are checked, in every mode, in cases_python_features.py."""
 
+import sys
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -243,14 +244,45 @@ def _chosen_by_name(w, x, kind):
 
 
 def test_getattr_with_a_name_known_only_when_the_code_runs():
-    # each method of the class is a branch; another attribute is refused by name when its branch runs
+    # each method of the class is a branch; another attribute (a field holding np.tanh) is found when the
+    # code runs, and called as it is (it holds no differentiated value)
     x = np.array([0.3, -0.2, 0.5])
-    g = adsrc.grad(_chosen_by_name)
-    np.testing.assert_allclose(g(x, x * 2.0, "lin"), central_grad(lambda w: _chosen_by_name(w, x * 2.0, "lin"), x),
-                               rtol=1e-7, atol=1e-9)
-    with pytest.raises(TransformError, match=r"getattr\(obj, name\)\(\.\.\.\)` when the name is known") as info:
-        g(x, x, "act")
-    assert "line" in str(info.value) and "getattr(self, kind)(x)" in str(info.value)
+    g = adsrc.grad(_chosen_by_name, argnums=(0, 1))
+    for kind in ("lin", "act"):
+        gw, gx = g(x, x * 2.0, kind)
+        np.testing.assert_allclose(gw, central_grad(lambda w: _chosen_by_name(w, x * 2.0, kind), x),
+                                   rtol=1e-7, atol=1e-9)
+        np.testing.assert_allclose(gx, central_grad(lambda v: _chosen_by_name(x, v, kind), x * 2.0),
+                                   rtol=1e-7, atol=1e-9)
+
+
+def _scaled(w):
+    return lambda z: np.tanh(z * w)      # a closure over w
+
+
+def _factory_by_name(w, x, name):
+    return np.sum(getattr(sys.modules[__name__], name)(w)(x))
+
+
+def _array_method_by_name(w, x, op):
+    return np.sum(getattr(w, op)(x))
+
+
+def test_a_function_found_when_the_code_runs_that_holds_a_differentiated_value_is_refused():
+    x = np.array([0.3, -0.2, 0.5])
+    # the bound method w.dot, found when the code runs, holds w: its derivative would be lost
+    with pytest.raises(TransformError, match=r"holds values of its own") as info:
+        adsrc.grad(_array_method_by_name)(x, x, "dot")
+    assert "getattr(w, op)(x)" in str(info.value) + "".join(getattr(info.value, "__notes__", []))
+    # the closure _scaled(w) returns holds w: refused where it is made
+    with pytest.raises(TransformError, match=r"`lambda_1` uses `w`, which is differentiated"):
+        adsrc.grad(_factory_by_name)(x, x, "_scaled")
+    # w not differentiated: the closure is a constant
+    g = adsrc.grad(_factory_by_name, argnums=1)
+    np.testing.assert_allclose(g(x, x * 2.0, "_scaled"), central_grad(lambda v: _factory_by_name(x, v, "_scaled"),
+                                                                      x * 2.0), rtol=1e-7, atol=1e-9)
+    g = adsrc.grad(_array_method_by_name, argnums=1)
+    np.testing.assert_allclose(g(x, x * 2.0, "dot"), x, rtol=1e-12)
 
 
 class _Affine:

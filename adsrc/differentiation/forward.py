@@ -22,6 +22,7 @@ from ..ir import nodes as ir
 from ..ir import printer
 from ..ir.printer import Printer, op_expr
 from ..ir.walk import expr_reads, target_names
+from . import dynamic
 from .assemble import result_parts
 from ..errors import TransformError
 from .control import _unguard, refusal_statement
@@ -163,6 +164,8 @@ class Forward(TangentOps):
             return self.call_user(s)
         if isinstance(s, ir.CallCustom):
             return self.call_custom(s)
+        if isinstance(s, ir.Opaque) and s.dynamic and s.refusal is None and dynamic.useful(self, s):
+            return dynamic.tangent(self, s)      # a function value known when the code runs (dynamic.py)
         node = astutil.assign(s.target, op_expr(s, self.namer))
         node.adsrc_pure = isinstance(s, _PURE)
         self.note_update(s, node)

@@ -13,6 +13,7 @@ import gast
 
 from .. import astutil
 from ..ir import nodes as ir
+from . import dynamic
 from .checkpoint import recompute
 from .state import AdjState, is_const
 
@@ -68,6 +69,8 @@ class OpAdjoints:
             return       # a function value: calls of it that adsrc cannot follow are refused where they are
         if s.refusal is not None:
             raise s.refusal
+        if s.dynamic:
+            return dynamic.adjoint(self, s, g, out)
         raise self.error(s, f"adsrc cannot differentiate through {s.describe}.", s.hint)
 
     def adj_CallLocal(self, s, g, out):

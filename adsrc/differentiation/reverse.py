@@ -21,7 +21,7 @@ from ..analysis.buffers import exclusive_updates, fresh_values
 from ..ir import nodes as ir
 from ..ir.printer import Printer, op_expr
 from ..ir.walk import defines, expr_reads, own_reads, target_names, walk
-from . import checkpoint, remat
+from . import checkpoint, dynamic, remat
 from .complex_values import may_be_complex
 from .control import ControlAdjoints
 from .inplace import finish_updates
@@ -169,6 +169,8 @@ class Adjoint(Adjoints, OpAdjoints, ControlAdjoints):
             for a in expr_reads(s.expr):
                 if a in self.act.closures and self.act.active(a):
                     raise self.closure_error(s, a)
+        if active and isinstance(s, ir.Opaque) and s.dynamic:
+            return dynamic.forward(self, s)      # a function value known when the code runs (dynamic.py)
         if active and isinstance(s, ir.CallUser) and s.checkpoint is not None:
             return checkpoint.call_forward(self, s)      # adsrc.checkpoint (differentiation/checkpoint.py)
         if active and isinstance(s, ir.CallUser):

@@ -196,12 +196,15 @@ class Opaque(Op):
     a call of it that adsrc cannot follow is refused where it is made if it depends on
     differentiated values.
     refusal: a call of a function whose source adsrc refused (lowering/refused_branches.py).
+    dynamic: a call of a function value adsrc learns only when the code runs (`f(x)` with f an item of a
+    list argument): differentiated by differentiating that value when it runs (dynamic_calls.py).
     """
     describe: str = ""
     hint: Optional[str] = None
     fresh: bool = False
     function: bool = False
     refusal: Optional[Exception] = None     # raised instead, if set: why adsrc could not follow the call
+    dynamic: bool = False
 
 
 OPS = (Copy, Const, Apply, CallUser, CallCustom, CallLocal, GetItem, GetAttr, Pack, Update, Append, ScanSlice, Opaque)

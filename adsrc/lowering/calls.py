@@ -168,14 +168,16 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
                 # Model(w)(x): the new object, then its __call__
                 return self.call(gast.Call(func=self.atom(f), args=e.args, keywords=e.keywords), target)
             hint = _GETATTR_HINT if self.static(f.func) is builtins.getattr else factories.HINT
-            return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
-                                describe=f"the function that `{dotted(f.func)}(...)` returns", hint=hint)
+            call = self.plain_call(e, self.atom(f))
+            return self.emit_op(ir.Opaque, target, call, e, describe=f"the function that `{dotted(f.func)}(...)` "
+                                "returns", hint=hint, dynamic=astutil.spelled_out(call))
         local = isinstance(f, gast.Name) and self.is_local(f.id)
         held = f.value if isinstance(f, gast.Subscript) else f          # fs[i](x), fs of unknown length
         hint = self.unknown_lengths.get(held.id) if isinstance(held, gast.Name) else None
-        return self.emit_op(ir.Opaque, target, self.plain_call(e, self.atom(f)), e,
-                            describe=f"`{self.namer.user(what) if local else what}`",
-                            hint=hint or (LOCAL_FUNCTION_HINT if local else UNRESOLVED_HINT))
+        call = self.plain_call(e, self.atom(f))
+        return self.emit_op(ir.Opaque, target, call, e, describe=f"`{self.namer.user(what) if local else what}`",
+                            hint=hint or (LOCAL_FUNCTION_HINT if local else UNRESOLVED_HINT),
+                            dynamic=astutil.spelled_out(call))
 
     def own_class(self, f):
         """The class of `type(obj)` or `obj.__class__` with obj's class known when transforming, else None."""
@@ -295,6 +297,4 @@ class Calls(Primitives, Namespaces, Derivatives, FunctionValues, Objects, Writte
 
 # modules whose functions called for their effect only print, log, warn, wait or check (adsrc: generated code)
 _HARMLESS_MODULES = frozenset({"logging", "warnings", "time", "_io", "pprint", "pdb", "adsrc"})
-
-
 

@@ -108,7 +108,7 @@ class Inliner:
         if d is None:
             # a local name that does not hold a function defined here: adsrc cannot see what it calls
             return [ir.Opaque(s.target, s.expr, describe=s.describe or f"`{self.namer.user(name)}`", loc=s.loc,
-                              hint=s.hint or LOCAL_FUNCTION_HINT)]
+                              hint=s.hint or LOCAL_FUNCTION_HINT, dynamic=astutil.spelled_out(s.expr))]
         if name in self.stack:
             raise self.uf.error(s.loc, f"the nested function `{name}` calls itself; adsrc does not differentiate "
                                        "recursive nested functions.",

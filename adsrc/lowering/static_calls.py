@@ -95,6 +95,11 @@ def _no_rule_hint(obj):
         return (f"adsrc follows `{name}` in a function it differentiates when its arguments are passed by position, "
                 "without is_leaf= (tree_map: a function and one to three trees of one structure; tree_reduce's "
                 "initializer may be a keyword). Pass them so, or write the loop over the tree's parts.")
+    if getattr(obj, "__module__", None) == "adsrc.dynamic_calls":
+        return ("It differentiates a call of a function value that adsrc finds only when the code runs (an item "
+                "of a list of functions, `getattr(module, name)`), which it does for first derivatives only. For "
+                "derivatives of higher order, let adsrc see the function when it transforms: pass the functions "
+                "as a static argument (a tuple, with static_argnums/static_argnames), or call them by name.")
     if (getattr(obj, "__module__", None) or "").startswith("adsrc."):
         return (f"`{name}` is part of adsrc's own derivative of a function you called (the backward pass of a "
                 "custom rule), which adsrc does not differentiate again: a derivative of one order more through "
