@@ -45,9 +45,20 @@ def source(name, layout, roles, method=None):
         group.append(params[-1])
     callee = "f"
     if method is not None:
-        callee, params, npos = f"{params[0]}.{method}", params[1:], npos
+        callee, params = f"{params[0]}.{method}", params[1:]
+        npos -= 1
+        if method in _OPERATORS and npos == 1 and not keywords:      # `a.__mul__(b)`: `a * b`, by the rule of *
+            op, right = _OPERATORS[method]
+            operands = (params[0], callee.split(".")[0]) if right else (callee.split(".")[0], params[0])
+            body = f"{operands[0]} {op} {operands[1]}"
+            return f"def call_{name}({', '.join(consts + primals)}):\n    return {body}\n"
     args = params[:npos] + [f"{kw}={p}" for kw, p in zip(keywords, params[npos:])]
     return f"def call_{name}({', '.join(consts + primals)}):\n    return {callee}({', '.join(args)})\n"
+
+
+_OPERATORS = {f"__{r}{name}__": (op, bool(r)) for name, op in
+              (("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"), ("pow", "**"), ("matmul", "@"),
+               ("floordiv", "//"), ("mod", "%")) for r in ("", "r")}
 
 
 def _value_key(v):
