@@ -58,6 +58,8 @@ def _plan(f, layout, args):
     holds floats (the call then has no derivative). A bound method's object comes first, at position -1.
     layout[2] == "stateless": f comes from differentiated values, and must compute from its arguments
     only."""
+    if not callable(f):
+        return None             # (calling it raises Python's TypeError)
     if len(layout) > 2 and holds_state(f):
         _refuse_state(f)
     method = bound_method(f)

@@ -25,12 +25,16 @@ def test_a_name_the_class_lacks_raises_pythons_attribute_error_when_it_runs():
         adsrc.grad(_taken_by_name)(np.array([0.3, -0.2]), "nope")
 
 
-def test_an_attribute_that_is_not_a_function_is_refused_at_the_call():
-    with pytest.raises(adsrc.TransformError) as info:
+def test_an_attribute_that_is_not_a_function_raises_pythons_type_error_at_the_call():
+    with pytest.raises(TypeError, match="not callable") as info:
         adsrc.grad(_taken_by_name)(np.array([0.3, -0.2]), "scale")
-    message = str(info.value)
+    message = str(info.value) + "".join(getattr(info.value, "__notes__", []))
     assert "test_science_programs.py" in message and "return np.sum(act(x))" in message
-    assert "static" in message
+
+
+def test_a_static_method_taken_by_a_run_time_name_is_differentiated():
+    x = np.array([0.3, -0.2])
+    np.testing.assert_allclose(adsrc.grad(_taken_by_name)(x, "relu"), [1.0, 0.0])
 
 
 def _rebinds_its_function(x):
@@ -40,11 +44,10 @@ def _rebinds_its_function(x):
     return np.sum(apply(x, np.sin))
 
 
-def test_a_nested_def_that_rebinds_a_function_parameter_is_refused_where_it_calls_it():
-    with pytest.raises(adsrc.TransformError) as info:
-        adsrc.grad(_rebinds_its_function)(np.array([0.3, -0.2, 0.5]))
-    message = str(info.value)
-    assert "test_science_programs.py" in message and "return fn(v)" in message
+def test_a_nested_def_that_rebinds_a_function_parameter_calls_what_python_calls():
+    # the function `fn` holds is found when the code runs: np.sin for three elements, np.cos for two
+    for x, derivative in ((np.array([0.3, -0.2, 0.5]), np.cos), (np.array([0.3, -0.2]), lambda v: -np.sin(v))):
+        np.testing.assert_allclose(adsrc.grad(_rebinds_its_function)(x.copy()), derivative(x), rtol=1e-12)
 
 
 def _copy_reads_late(x):
@@ -129,8 +132,8 @@ def _composed_with_a_lambda(x):
     return np.sum(h(x))
 
 
-def test_a_factory_given_a_module_function_and_a_lambda_is_refused_not_crashed():
-    # (an AttributeError inside adsrc: np.sin held as a copy of a name)
-    with pytest.raises(adsrc.TransformError) as info:
-        adsrc.grad(_composed_with_a_lambda)(np.array([0.3, -0.2]))
-    assert "test_science_programs.py" in str(info.value) and "return np.sum(h(x))" in str(info.value)
+def test_a_factory_given_a_module_function_and_a_lambda_is_differentiated():
+    # (once an AttributeError inside adsrc: np.sin held as a copy of a name; then refused; now the closure
+    # the factory returns is found when the code runs and differentiated then)
+    x = np.array([0.3, -0.2])
+    np.testing.assert_allclose(adsrc.grad(_composed_with_a_lambda)(x.copy()), 2.0 * np.cos(x), rtol=1e-12)
