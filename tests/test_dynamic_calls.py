@@ -67,8 +67,15 @@ def until_small(x, fs):
 
 @pytest.mark.parametrize("x", POINTS)
 def test_functions_in_a_list_argument(x):
-    _check(apply_each, x, [np.sin, np.exp, lambda t: t ** 3, functools.partial(np.power, 2.0), math.tanh
-                           if False else np.tanh])
+    _check(apply_each, x, [np.sin, np.exp, lambda t: t ** 3, functools.partial(np.power, 2.0), np.tanh])
+
+
+@pytest.mark.parametrize("x", [0.4, -1.3])
+def test_math_functions_of_a_float(x):
+    fs = [math.sin, math.exp, abs]
+    g = adsrc.grad(apply_each)(x, fs)
+    assert isinstance(g, float)
+    np.testing.assert_allclose(g, math.cos(x) + math.exp(x) + np.sign(x), rtol=1e-12)
 
 
 @pytest.mark.parametrize("x", POINTS)

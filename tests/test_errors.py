@@ -94,10 +94,13 @@ def test_a_function_a_module_does_not_have_is_named_as_python_would():
         bad.misspelled_numpy_function(np.array([1.0, 2.0]))     # (what Python says)
 
 
-def test_method_of_an_object_of_unknown_class_suggests_marking_it_static():
+def test_method_of_an_object_of_unknown_class():
     x, model = np.array([1.0, 2.0]), bad.Scaler(3.0)
+    # the method is found when the code runs, and differentiated then
+    np.testing.assert_allclose(adsrc.grad(bad.method_of_an_item_of_an_argument)(x, [model]), [3.0, 3.0])
+    # with the object differentiated, its fields' derivatives would be lost: refused where it is called
     with pytest.raises(TransformError, match=r"mark it static") as info:
-        adsrc.grad(bad.method_of_an_item_of_an_argument)(x, [model])
+        adsrc.grad(bad.method_of_an_item_of_an_argument, argnums=1)(x, [model, 2.0])
     assert f"line {line_of(bad.method_of_an_item_of_an_argument, 'model.apply(x)')}" in str(info.value)
     # an argument's class is known: its methods are followed, static or not
     np.testing.assert_allclose(adsrc.grad(bad.method_of_an_argument, static_argnums=1)(x, model), [3.0, 3.0])

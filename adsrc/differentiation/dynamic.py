@@ -32,13 +32,23 @@ def _layout(d, s):
     values: the helper then refuses a value that holds state (d: the Adjoint or Forward differentiator)."""
     call = s.expr
     layout = (len(call.args), tuple(k.arg for k in call.keywords))
-    if isinstance(call.func, gast.Name) and d.act.any_varied([call.func]):
+    func = call.func.value if isinstance(call.func, gast.Attribute) else call.func     # (`obj.method`: obj)
+    if d.act.any_varied([func]):
         layout += ("stateless",)
     return astutil.const(layout)
 
 
+def refuse_differentiated_receiver(d, s):
+    """`obj.method(x)` with obj differentiated and its class unknown when transforming: the method found when
+    the code runs would hold obj, whose derivative would be lost; refused now, where the call is."""
+    func = s.expr.func
+    if isinstance(func, gast.Attribute) and d.act.any_varied([func.value]):
+        raise d.error(s, f"adsrc cannot differentiate through {s.describe}.", s.hint)
+
+
 def forward(adj, s):
     """The forward code of an active dynamic call: its value and residuals."""
+    refuse_differentiated_receiver(adj, s)
     call = s.expr
     res = adj.namer.fresh(_stem(s.target) + "_res")
     adj.calls[id(s)] = res
@@ -63,6 +73,7 @@ def adjoint(adj, s, g, out):
 
 def tangent(fwd, s):
     """Forward mode: the call's value and tangent."""
+    refuse_differentiated_receiver(fwd, s)
     call = s.expr
     args = _arguments(call)
     expr = fwd.hcall("call_value_jvp", call.func, _layout(fwd, s), astutil.tuple_(args),

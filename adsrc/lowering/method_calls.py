@@ -148,7 +148,8 @@ class MethodCalls:
             # run for its effect, which may be to keep its arguments in the object (`o.set(x)`)
             self.emit(ir.Effect(call, may_change=f"{f.value.id}.{name}", hint=hint), e)
             return
-        self.emit_op(ir.Opaque, target, call, e, describe=f"the method `.{name}()`", hint=hint)
+        self.emit_op(ir.Opaque, target, call, e, describe=f"the method `.{name}()`", hint=hint,
+                     dynamic=astutil.spelled_out(call))
 
     def refuse_missing_attribute(self, f, e):
         """`np.frobnicate(x)`, a module's function that does not exist: Python's AttributeError, said when
